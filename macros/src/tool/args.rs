@@ -1,0 +1,37 @@
+//! `#[tool(...)]` options.
+
+use darling::FromMeta;
+use darling::util::SpannedValue;
+
+/// The options of `#[tool(...)]`.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+pub(crate) struct ToolArgs {
+    /// The tool's wire name; defaults to the function's name.
+    pub(crate) name: Option<SpannedValue<String>>,
+    /// A human-readable title.
+    pub(crate) title: Option<String>,
+    /// A description; defaults to the doc comment.
+    pub(crate) description: Option<String>,
+    /// Path of the facade crate in generated code; defaults to `::mcp_resolve`.
+    #[darling(rename = "crate")]
+    pub(crate) krate: Option<syn::Path>,
+    /// `readOnlyHint`.
+    pub(crate) read_only: Option<bool>,
+    /// `destructiveHint`.
+    pub(crate) destructive: Option<bool>,
+    /// `idempotentHint`.
+    pub(crate) idempotent: Option<bool>,
+    /// `openWorldHint`.
+    pub(crate) open_world: Option<bool>,
+}
+
+/// The options of `#[arg(...)]` on a parameter.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+pub(crate) struct ArgAttr {
+    /// The argument's JSON key; defaults to the parameter's name.
+    pub(crate) rename: Option<SpannedValue<String>>,
+    /// A description; defaults to the parameter's doc comment.
+    pub(crate) description: Option<String>,
+}

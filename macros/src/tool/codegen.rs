@@ -1,0 +1,167 @@
+//! Code generation for `#[tool]`: quote only, no parsing.
+
+use super::param::Param;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Attribute, Block, Ident, ReturnType, Type, Visibility};
+
+/// Everything codegen needs, already validated.
+pub(crate) struct ToolModel {
+    pub(crate) krate: TokenStream,
+    pub(crate) vis: Visibility,
+    pub(crate) ident: Ident,
+    pub(crate) wire_name: String,
+    pub(crate) title: Option<String>,
+    pub(crate) description: TokenStream,
+    pub(crate) annotations: [Option<bool>; 4],
+    pub(crate) doc_attrs: Vec<Attribute>,
+    pub(crate) fn_attrs: Vec<Attribute>,
+    pub(crate) params: Vec<Param>,
+    pub(crate) output: ReturnType,
+    pub(crate) block: Block,
+}
+
+fn body_ident(ident: &Ident) -> Ident {
+    format_ident!("__mcp_resolve_body_{}", ident, span = Span::mixed_site())
+}
+
+fn return_type(output: &ReturnType) -> Type {
+    match output {
+        ReturnType::Default => syn::parse_quote!(()),
+        ReturnType::Type(_, ty) => (**ty).clone(),
+    }
+}
+
+/// The full expansion: the tool value, the body function, direct calls, and the `Tool` impl.
+pub(crate) fn expand(m: &ToolModel) -> TokenStream {
+    let ToolModel { krate, vis, ident, doc_attrs, fn_attrs, params, output, block, .. } = m;
+    let body = body_ident(ident);
+    let ret = return_type(output);
+    let idents: Vec<&Ident> = params.iter().map(|p| &p.ident).collect();
+    let tys: Vec<&Type> = params.iter().map(|p| &p.ty).collect();
+    let muts = params.iter().map(|p| &p.mutability);
+    let kept = params.iter().map(|p| &p.kept_attrs);
+    let wire_name = &m.wire_name;
+    let title = match &m.title {
+        Some(t) => quote!(::core::option::Option::Some(#t)),
+        None => quote!(::core::option::Option::None),
+    };
+    let description = &m.description;
+    let ann = m.annotations.iter().map(|a| match a {
+        Some(b) => quote!(::core::option::Option::Some(#b)),
+        None => quote!(::core::option::Option::None),
+    });
+    let describes = params.iter().map(|p| {
+        let ty = &p.ty;
+        let key = &p.key;
+        let desc = match &p.description {
+            Some(d) => quote!(::core::option::Option::Some(#d)),
+            None => quote!(::core::option::Option::None),
+        };
+        quote_spanned! {ty.span()=>
+            <#ty as #krate::__private::ToolParam>::describe(&mut __schema, #key, #desc);
+        }
+    });
+    let slots: Vec<Ident> =
+        (0..params.len()).map(|i| format_ident!("__arg{}", i, span = Span::mixed_site())).collect();
+    let takes = params.iter().zip(&slots).map(|(p, slot)| {
+        let ty = &p.ty;
+        let key = &p.key;
+        quote_spanned! {ty.span()=>
+            let #slot = __errors.take::<#ty>(&__call, #key);
+        }
+    });
+    let ret_span = match output {
+        ReturnType::Default => ident.span(),
+        ReturnType::Type(_, ty) => ty.span(),
+    };
+    let into_result = quote_spanned! {ret_span=>
+        #krate::__private::IntoToolResult::into_tool_result(#body(#(#idents),*).await)
+    };
+    let output_check = quote_spanned! {ret_span=>
+        .output::<#ret>()
+    };
+    let boxed = quote_spanned! {ident.span()=>
+        #krate::__private::boxed(#body(#(#idents),*))
+    };
+    quote! {
+        #(#doc_attrs)*
+        #[allow(non_camel_case_types)]
+        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+        #vis struct #ident;
+
+        #[doc(hidden)]
+        #[allow(non_snake_case, non_upper_case_globals, unused_qualifications, clippy::all)]
+        const _: () = {
+            #(#fn_attrs)*
+            async fn #body(#(#(#kept)* #muts #idents: #tys),*) #output #block
+
+            impl ::core::ops::Deref for #ident {
+                type Target = fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret>;
+                fn deref(&self) -> &Self::Target {
+                    const __F: fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret> =
+                        |#(#idents),*| #boxed;
+                    &__F
+                }
+            }
+
+            #[automatically_derived]
+            impl #krate::__private::Tool for #ident {
+                fn definition(&self) -> #krate::__private::ToolDefinition {
+                    let mut __schema = #krate::__private::ArgsSchema::new();
+                    #(#describes)*
+                    #krate::__private::definition(
+                        #wire_name,
+                        #title,
+                        #description,
+                        __schema,
+                        #krate::__private::annotations(#(#ann),*),
+                    ) #output_check
+                }
+
+                fn call(
+                    &self,
+                    __call: #krate::__private::ToolCall,
+                ) -> #krate::__private::BoxFuture<'static, #krate::__private::CallToolResult> {
+                    ::std::boxed::Box::pin(async move {
+                        let mut __errors = #krate::__private::ArgErrors::default();
+                        #(#takes)*
+                        match (#(#slots,)*) {
+                            (#(::core::option::Option::Some(#idents),)*) => #into_result,
+                            #[allow(unreachable_patterns)]
+                            _ => __errors.into_result(),
+                        }
+                    })
+                }
+            }
+        };
+    }
+}
+
+/// What is emitted when validation failed: the errors, plus a tool value with a stub `Tool`
+/// impl so uses elsewhere (`Server::tool(name)`) do not cascade into more errors.
+pub(crate) fn fallback(krate: &TokenStream, vis: &Visibility, ident: &Ident, doc_attrs: &[Attribute]) -> TokenStream {
+    quote! {
+        #(#doc_attrs)*
+        #[allow(non_camel_case_types)]
+        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+        #vis struct #ident;
+
+        #[doc(hidden)]
+        const _: () = {
+            #[automatically_derived]
+            impl #krate::__private::Tool for #ident {
+                fn definition(&self) -> #krate::__private::ToolDefinition {
+                    ::core::unreachable!()
+                }
+                fn call(
+                    &self,
+                    _: #krate::__private::ToolCall,
+                ) -> #krate::__private::BoxFuture<'static, #krate::__private::CallToolResult> {
+                    ::core::unreachable!()
+                }
+            }
+        };
+    }
+}

@@ -1,0 +1,119 @@
+//! `#[tool]`: parse → validate → generate.
+
+mod args;
+mod codegen;
+mod param;
+mod validate;
+
+use crate::util::docs;
+use crate::util::errors::Errors;
+use args::ToolArgs;
+use darling::FromMeta;
+use darling::ast::NestedMeta;
+use proc_macro2::TokenStream;
+use quote::{ToTokens, quote};
+
+/// Expands `#[tool(args)] item`.
+pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let func: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(e) => {
+            // Not a function: report it and give the item back untouched.
+            let e = syn::Error::new(e.span(), "`#[tool]` goes on an `async fn`");
+            let mut out = e.into_compile_error();
+            out.extend(item);
+            return out;
+        }
+    };
+    let mut errors = Errors::default();
+    let args = match NestedMeta::parse_meta_list(args) {
+        Ok(list) => ToolArgs::from_list(&list).unwrap_or_else(|e| {
+            errors.darling(e);
+            ToolArgs::default()
+        }),
+        Err(e) => {
+            errors.push(e);
+            ToolArgs::default()
+        }
+    };
+    let krate = match &args.krate {
+        Some(p) => p.to_token_stream(),
+        None => quote!(::mcp_resolve),
+    };
+
+    let syn::ItemFn { attrs, vis, sig, block, .. } = func;
+    let (doc_attrs, fn_attrs) = docs::take_docs(attrs);
+    validate::signature(&sig, &mut errors);
+    let params = param::parse_params(sig.inputs.iter(), &mut errors);
+    validate::unique_keys(&params, &mut errors);
+    let wire_name = match &args.name {
+        Some(n) => {
+            if let Err(msg) = validate::tool_name(n) {
+                errors.push(syn::Error::new(n.span(), msg));
+            }
+            (**n).clone()
+        }
+        None => {
+            let s = sig.ident.to_string();
+            s.strip_prefix("r#").unwrap_or(&s).to_string()
+        }
+    };
+
+    if !errors.is_empty() {
+        let mut out = errors.into_tokens();
+        out.extend(codegen::fallback(&krate, &vis, &sig.ident, &doc_attrs));
+        return out;
+    }
+    let description = match &args.description {
+        Some(d) => quote!(#d),
+        None => docs::description(&doc_attrs),
+    };
+    codegen::expand(&codegen::ToolModel {
+        krate,
+        vis,
+        ident: sig.ident,
+        wire_name,
+        title: args.title,
+        description,
+        annotations: [args.read_only, args.destructive, args.idempotent, args.open_world],
+        doc_attrs,
+        fn_attrs,
+        params,
+        output: sig.output,
+        block: *block,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors_of(args: TokenStream, item: TokenStream) -> usize {
+        expand(args, item).to_string().matches("compile_error").count()
+    }
+
+    #[test]
+    fn valid_tool_has_no_errors() {
+        assert_eq!(errors_of(quote!(), quote!(async fn add(a: i64, b: i64) -> String { String::new() })), 0);
+    }
+
+    #[test]
+    fn every_problem_is_reported_at_once() {
+        let n = errors_of(
+            quote!(name = "bad name"),
+            quote!(fn f(&self, (a, b): (u8, u8), #[arg] #[arg] c: u8) {}),
+        );
+        // not async, self, pattern, duplicate #[arg], bad name
+        assert_eq!(n, 5);
+    }
+
+    #[test]
+    fn unknown_option_is_an_error() {
+        assert_eq!(errors_of(quote!(nam = "x"), quote!(async fn f() {})), 1);
+    }
+
+    #[test]
+    fn duplicate_keys_are_an_error() {
+        assert_eq!(errors_of(quote!(), quote!(async fn f(a: u8, #[arg(rename = "a")] b: u8) {})), 1);
+    }
+}

@@ -1,0 +1,92 @@
+//! The model of a `#[tool]` function's parameters.
+
+use super::args::ArgAttr;
+use crate::util::docs;
+use crate::util::errors::Errors;
+use darling::FromMeta;
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{Attribute, FnArg, Ident, Pat, PatType, Type};
+
+/// One parameter of a tool function.
+pub(crate) struct Param {
+    pub(crate) ident: Ident,
+    pub(crate) mutability: Option<syn::token::Mut>,
+    pub(crate) ty: Type,
+    /// The argument's JSON key.
+    pub(crate) key: String,
+    /// A `&'static str` description expression, or `None`.
+    pub(crate) description: Option<TokenStream>,
+    /// The token a "duplicate key" error points at.
+    pub(crate) key_span: proc_macro2::Span,
+    /// Attributes kept on the parameter of the body function (e.g. `#[allow]`).
+    pub(crate) kept_attrs: Vec<Attribute>,
+}
+
+/// Parses every parameter, collecting errors. A receiver or an unsupported pattern is reported
+/// and left out.
+pub(crate) fn parse_params<'a>(inputs: impl Iterator<Item = &'a FnArg>, errors: &mut Errors) -> Vec<Param> {
+    let mut params = Vec::new();
+    for arg in inputs {
+        match arg {
+            FnArg::Receiver(r) => errors.spanned(
+                r,
+                "`#[tool]` cannot take `self`: make it a free `async fn`, and reach shared state through a `static` (e.g. a `LazyLock`)",
+            ),
+            FnArg::Typed(pt) => {
+                if let Some(p) = parse_param(pt, errors) {
+                    params.push(p);
+                }
+            }
+        }
+    }
+    params
+}
+
+fn parse_param(pt: &PatType, errors: &mut Errors) -> Option<Param> {
+    let (doc_attrs, rest) = docs::take_docs(pt.attrs.clone());
+    let mut arg_attr: Option<ArgAttr> = None;
+    let mut kept_attrs = Vec::new();
+    for attr in rest {
+        if attr.path().is_ident("arg") {
+            if arg_attr.is_some() {
+                errors.spanned(attr.path(), "duplicate `#[arg]` attribute: put every option in one `#[arg(...)]`");
+                continue;
+            }
+            match ArgAttr::from_meta(&attr.meta) {
+                Ok(a) => arg_attr = Some(a),
+                Err(e) => errors.darling(e),
+            }
+        } else {
+            kept_attrs.push(attr);
+        }
+    }
+    let arg_attr = arg_attr.unwrap_or_default();
+    let (ident, mutability) = match &*pt.pat {
+        Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (pi.ident.clone(), pi.mutability),
+        other => {
+            errors.spanned(
+                other,
+                "`#[tool]` parameters must be plain names, since the name is the argument's JSON key: bind a name and destructure it in the body",
+            );
+            return None;
+        }
+    };
+    if let Type::ImplTrait(it) = &*pt.ty {
+        errors.spanned(it, "`#[tool]` parameters need concrete types to build the inputSchema: replace `impl Trait` with a type");
+        return None;
+    }
+    let (key, key_span) = match &arg_attr.rename {
+        Some(r) => ((**r).clone(), r.span()),
+        None => {
+            let s = ident.to_string();
+            (s.strip_prefix("r#").unwrap_or(&s).to_string(), ident.span())
+        }
+    };
+    let description = match arg_attr.description {
+        Some(d) => Some(quote!(#d)),
+        None if doc_attrs.is_empty() => None,
+        None => Some(docs::description(&doc_attrs)),
+    };
+    Some(Param { ident, mutability, ty: (*pt.ty).clone(), key, description, key_span, kept_attrs })
+}

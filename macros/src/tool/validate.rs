@@ -1,0 +1,81 @@
+//! Checks that span the whole function: signature shape, names.
+
+use super::param::Param;
+use crate::util::errors::Errors;
+use std::collections::HashSet;
+use syn::Signature;
+
+/// Signature checks: async, no generics, no const/unsafe/extern/variadic.
+pub(crate) fn signature(sig: &Signature, errors: &mut Errors) {
+    if sig.asyncness.is_none() {
+        errors.spanned(sig.fn_token, "`#[tool]` functions must be `async`: write `async fn`");
+    }
+    if let Some(c) = &sig.constness {
+        errors.spanned(c, "`#[tool]` functions cannot be `const`");
+    }
+    if let syn::Safety::Unsafe(u) = &sig.safety {
+        errors.spanned(u, "`#[tool]` functions cannot be `unsafe`: wrap the unsafe code in a safe function");
+    }
+    if let Some(abi) = &sig.abi {
+        errors.spanned(abi, "`#[tool]` functions cannot have an `extern` ABI");
+    }
+    if let Some(v) = &sig.variadic {
+        errors.spanned(v, "`#[tool]` functions cannot be variadic");
+    }
+    if !sig.generics.params.is_empty() {
+        errors.spanned(
+            &sig.generics.params,
+            "`#[tool]` functions cannot be generic: the argument types must be concrete to build the inputSchema",
+        );
+    }
+    if let Some(w) = &sig.generics.where_clause {
+        errors.spanned(w, "`#[tool]` functions cannot have a `where` clause");
+    }
+}
+
+/// A valid MCP tool name: 1–128 characters of `A–Z a–z 0–9 _ - .`.
+pub(crate) fn tool_name(name: &str) -> Result<(), String> {
+    if name.is_empty() || name.len() > 128 {
+        return Err(format!("tool name `{name}` must have 1 to 128 characters"));
+    }
+    if let Some(c) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
+        return Err(format!("tool name `{name}` has the character {c:?}; use only ASCII letters, digits, `_`, `-` and `.`"));
+    }
+    Ok(())
+}
+
+/// Two parameters may not share a JSON key.
+pub(crate) fn unique_keys(params: &[Param], errors: &mut Errors) {
+    let mut seen = HashSet::new();
+    for p in params {
+        if !seen.insert(p.key.as_str()) {
+            errors.push(syn::Error::new(
+                p.key_span,
+                format!("two parameters use the argument name `{}`: rename one with `#[arg(rename = \"...\")]`", p.key),
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_names() {
+        assert!(tool_name("delete_folder").is_ok());
+        assert!(tool_name("a.b-c").is_ok());
+        assert!(tool_name("").is_err());
+        assert!(tool_name("has space").is_err());
+        assert!(tool_name(&"x".repeat(129)).is_err());
+    }
+
+    #[test]
+    fn signature_errors_are_all_collected() {
+        let sig: Signature = syn::parse_quote!(const unsafe fn f<T>(x: T) where T: Copy);
+        let mut e = Errors::default();
+        signature(&sig, &mut e);
+        let n = e.into_tokens().to_string().matches("compile_error").count();
+        assert_eq!(n, 5);
+    }
+}

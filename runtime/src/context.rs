@@ -1,0 +1,160 @@
+//! The per-call context a tool (and later a resolver) can take as a parameter.
+
+use crate::protocol::{ClientCapabilities, Era, Implementation, ProtocolVersion, RequestId};
+use serde_json::{Map, Value, json};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+/// An authenticated caller. There is none on stdio; HTTP transports fill it from a verified token.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Principal {
+    /// The subject (`sub`).
+    pub subject: String,
+    /// The issuer (`iss`), when known.
+    pub issuer: Option<String>,
+}
+
+/// Where a connection's outgoing frames go.
+#[derive(Clone, Debug)]
+pub(crate) struct Outbound {
+    pub(crate) tx: mpsc::Sender<Vec<u8>>,
+}
+
+impl Outbound {
+    pub(crate) async fn send(&self, frame: Vec<u8>) -> bool {
+        self.tx.send(frame).await.is_ok()
+    }
+}
+
+/// The request a tool is serving: who asked, on which protocol era, with which capabilities, and
+/// the means to report progress and notice cancellation.
+///
+/// Take it as a parameter of a `#[tool]` function (any parameter name); it never appears in the
+/// tool's `inputSchema`.
+///
+/// ```
+/// use mcp_resolve_runtime::{ClientCapabilities, Context, Era, ProtocolVersion};
+/// // A detached context, as unit tests of a tool body may build one.
+/// let cx = Context::detached(ProtocolVersion::V2026_07_28, ClientCapabilities::default());
+/// assert_eq!(cx.era(), Era::Stateless);
+/// assert!(cx.principal().is_none());
+/// assert!(!cx.is_cancelled());
+/// ```
+#[derive(Clone, Debug)]
+pub struct Context {
+    inner: Arc<ContextInner>,
+}
+
+#[derive(Debug)]
+struct ContextInner {
+    request_id: Option<RequestId>,
+    version: ProtocolVersion,
+    capabilities: ClientCapabilities,
+    client_info: Option<Implementation>,
+    principal: Option<Principal>,
+    progress_token: Option<Value>,
+    outbound: Option<Outbound>,
+    cancel: CancellationToken,
+}
+
+pub(crate) struct ContextParts {
+    pub(crate) request_id: RequestId,
+    pub(crate) version: ProtocolVersion,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) client_info: Option<Implementation>,
+    pub(crate) principal: Option<Principal>,
+    pub(crate) progress_token: Option<Value>,
+    pub(crate) outbound: Outbound,
+    pub(crate) cancel: CancellationToken,
+}
+
+impl Context {
+    pub(crate) fn new(p: ContextParts) -> Self {
+        Self {
+            inner: Arc::new(ContextInner {
+                request_id: Some(p.request_id),
+                version: p.version,
+                capabilities: p.capabilities,
+                client_info: p.client_info,
+                principal: p.principal,
+                progress_token: p.progress_token,
+                outbound: Some(p.outbound),
+                cancel: p.cancel,
+            }),
+        }
+    }
+
+    /// A context attached to no connection, for unit tests of tool bodies: progress goes nowhere
+    /// and it is never cancelled.
+    pub fn detached(version: ProtocolVersion, capabilities: ClientCapabilities) -> Self {
+        Self {
+            inner: Arc::new(ContextInner {
+                request_id: None,
+                version,
+                capabilities,
+                client_info: None,
+                principal: None,
+                progress_token: None,
+                outbound: None,
+                cancel: CancellationToken::new(),
+            }),
+        }
+    }
+
+    /// The JSON-RPC id of the request being served (`None` when detached).
+    pub fn request_id(&self) -> Option<&RequestId> {
+        self.inner.request_id.as_ref()
+    }
+    /// The protocol version of this request.
+    pub fn protocol_version(&self) -> ProtocolVersion {
+        self.inner.version
+    }
+    /// The protocol era of this request.
+    pub fn era(&self) -> Era {
+        self.inner.version.era()
+    }
+    /// The client's capabilities for this request (2026-07-28: from this request's `_meta`;
+    /// handshake era: from `initialize`).
+    pub fn client_capabilities(&self) -> &ClientCapabilities {
+        &self.inner.capabilities
+    }
+    /// The client's name and version, when it sent them.
+    pub fn client_info(&self) -> Option<&Implementation> {
+        self.inner.client_info.as_ref()
+    }
+    /// The authenticated caller, when the transport has one (never on stdio).
+    pub fn principal(&self) -> Option<&Principal> {
+        self.inner.principal.as_ref()
+    }
+    /// Whether the client asked for progress notifications on this request.
+    pub fn wants_progress(&self) -> bool {
+        self.inner.progress_token.is_some()
+    }
+    /// Sends `notifications/progress` when the client supplied a `progressToken`; does nothing
+    /// otherwise. `progress` should increase with every call.
+    pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
+        let (Some(token), Some(out)) = (&self.inner.progress_token, &self.inner.outbound) else {
+            return;
+        };
+        let mut params = Map::new();
+        params.insert("progressToken".into(), token.clone());
+        params.insert("progress".into(), json!(progress));
+        if let Some(t) = total {
+            params.insert("total".into(), json!(t));
+        }
+        if let Some(m) = message {
+            params.insert("message".into(), json!(m));
+        }
+        let frame = crate::protocol::jsonrpc::encode_notification("notifications/progress", &Value::Object(params));
+        out.send(frame).await;
+    }
+    /// Whether the client cancelled this request (or the connection closed).
+    pub fn is_cancelled(&self) -> bool {
+        self.inner.cancel.is_cancelled()
+    }
+    /// Completes when the request is cancelled; use it in `tokio::select!` around long work.
+    pub async fn cancelled(&self) {
+        self.inner.cancel.cancelled().await
+    }
+}

@@ -1,0 +1,28 @@
+//! Runtime of [`mcp-resolve`](https://docs.rs/mcp-resolve): the protocol model of both MCP eras,
+//! tool dispatch, and transports.
+//!
+//! Most users depend on the `mcp-resolve` facade and its `#[tool]` macro instead of this crate.
+//!
+//! ```
+//! use mcp_resolve_runtime::Server;
+//! let server = Server::new("notes");
+//! assert_eq!(server.info().name, "notes");
+//! ```
+
+mod context;
+pub mod protocol;
+mod result;
+mod server;
+pub mod testing;
+mod tool;
+mod transport;
+
+#[doc(hidden)]
+pub mod __private;
+
+pub use context::{Context, Principal};
+pub use futures_util::future::BoxFuture;
+pub use protocol::{ClientCapabilities, Era, ErrorObject, Implementation, ProtocolVersion, RequestId, codes};
+pub use result::{CallToolResult, Content, EmbeddedResource, IntoToolResult, Json};
+pub use server::{CacheScope, Server};
+pub use tool::{ArgsSchema, ArgumentError, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};

@@ -1,0 +1,9 @@
+//! The wire model of both protocol eras: JSON-RPC framing, versions, the `_meta` envelope.
+
+pub(crate) mod envelope;
+pub(crate) mod jsonrpc;
+pub(crate) mod version;
+
+pub use envelope::{ClientCapabilities, Implementation};
+pub use jsonrpc::{ErrorObject, RequestId, codes};
+pub use version::{Era, ProtocolVersion};

@@ -1,0 +1,288 @@
+//! What a tool returns: content items, structured output, and the conversion trait.
+
+use schemars::{JsonSchema, SchemaGenerator};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use std::fmt::Display;
+
+/// A resource embedded in a tool result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EmbeddedResource {
+    /// The resource's URI.
+    pub uri: String,
+    /// Its MIME type.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mime_type: Option<String>,
+    /// Text contents (exclusive with `blob`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// Base64 contents (exclusive with `text`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blob: Option<String>,
+}
+
+/// One content item of a tool result.
+///
+/// ```
+/// use mcp_resolve_runtime::Content;
+/// let c = Content::text("hello");
+/// assert_eq!(serde_json::to_value(&c).unwrap(), serde_json::json!({"type": "text", "text": "hello"}));
+/// let i = Content::image("aGk=", "image/png");
+/// assert_eq!(serde_json::to_value(&i).unwrap()["mimeType"], "image/png");
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "camelCase")]
+#[non_exhaustive]
+pub enum Content {
+    /// Plain text.
+    Text {
+        /// The text.
+        text: String,
+    },
+    /// An image, base64-encoded.
+    #[serde(rename_all = "camelCase")]
+    Image {
+        /// Base64 data.
+        data: String,
+        /// e.g. `image/png`.
+        mime_type: String,
+    },
+    /// Audio, base64-encoded.
+    #[serde(rename_all = "camelCase")]
+    Audio {
+        /// Base64 data.
+        data: String,
+        /// e.g. `audio/wav`.
+        mime_type: String,
+    },
+    /// An embedded resource.
+    Resource {
+        /// The resource.
+        resource: EmbeddedResource,
+    },
+}
+
+impl Content {
+    /// A text item.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::Text { text: text.into() }
+    }
+    /// An image item from base64 data.
+    pub fn image(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Self::Image { data: data.into(), mime_type: mime_type.into() }
+    }
+    /// An audio item from base64 data.
+    pub fn audio(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
+        Self::Audio { data: data.into(), mime_type: mime_type.into() }
+    }
+    /// An embedded text resource.
+    pub fn resource_text(uri: impl Into<String>, mime_type: Option<String>, text: impl Into<String>) -> Self {
+        Self::Resource {
+            resource: EmbeddedResource { uri: uri.into(), mime_type, text: Some(text.into()), blob: None },
+        }
+    }
+}
+
+/// The result of `tools/call`.
+///
+/// ```
+/// use mcp_resolve_runtime::{CallToolResult, Content};
+/// let r = CallToolResult::error("no such folder: /x");
+/// assert!(r.is_error);
+/// assert_eq!(r.content, vec![Content::text("no such folder: /x")]);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct CallToolResult {
+    /// Unstructured content.
+    pub content: Vec<Content>,
+    /// Structured content, conforming to the tool's `outputSchema`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub structured_content: Option<Value>,
+    /// Whether the tool failed.
+    #[serde(default)]
+    pub is_error: bool,
+}
+
+impl CallToolResult {
+    /// A successful result with these content items.
+    pub fn success(content: Vec<Content>) -> Self {
+        Self { content, structured_content: None, is_error: false }
+    }
+    /// A failed result with one text item.
+    pub fn error(message: impl Into<String>) -> Self {
+        Self { content: vec![Content::text(message)], structured_content: None, is_error: true }
+    }
+    /// Adds structured content.
+    pub fn with_structured(mut self, value: Value) -> Self {
+        self.structured_content = Some(value);
+        self
+    }
+}
+
+/// Structured output: the tool gets an `outputSchema` from `T`'s JSON Schema and answers with
+/// `structuredContent` plus the same JSON as text.
+///
+/// A `T` whose schema is not an object is wrapped as `{"result": …}`, since handshake-era clients
+/// require object output.
+///
+/// ```
+/// use mcp_resolve_runtime::{IntoToolResult, Json};
+/// let r = Json(3_i64).into_tool_result();
+/// assert_eq!(r.structured_content, Some(serde_json::json!({"result": 3})));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Json<T>(pub T);
+
+/// Converts a tool function's return value into a [`CallToolResult`], and names its `outputSchema`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from a `#[tool]` function",
+    label = "not a tool result",
+    note = "return `String`, `Content`, `Vec<Content>`, `Json<T>`, `CallToolResult`, or `Result<T, E>` with `E: Display`"
+)]
+pub trait IntoToolResult {
+    /// The `outputSchema` for this return type, if it has structured output.
+    fn output_schema(_generator: &mut SchemaGenerator) -> Option<Map<String, Value>> {
+        None
+    }
+    /// The conversion.
+    fn into_tool_result(self) -> CallToolResult;
+}
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> CallToolResult {
+        self
+    }
+}
+
+impl IntoToolResult for String {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success(vec![Content::text(self)])
+    }
+}
+
+impl IntoToolResult for &'static str {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success(vec![Content::text(self)])
+    }
+}
+
+impl IntoToolResult for () {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success(Vec::new())
+    }
+}
+
+impl IntoToolResult for Content {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success(vec![self])
+    }
+}
+
+impl IntoToolResult for Vec<Content> {
+    fn into_tool_result(self) -> CallToolResult {
+        CallToolResult::success(self)
+    }
+}
+
+impl<T: IntoToolResult, E: Display> IntoToolResult for Result<T, E> {
+    fn output_schema(generator: &mut SchemaGenerator) -> Option<Map<String, Value>> {
+        T::output_schema(generator)
+    }
+    fn into_tool_result(self) -> CallToolResult {
+        match self {
+            Ok(v) => v.into_tool_result(),
+            Err(e) => CallToolResult::error(e.to_string()),
+        }
+    }
+}
+
+fn is_object_schema(schema: &Map<String, Value>) -> bool {
+    schema.get("type").and_then(Value::as_str) == Some("object")
+}
+
+impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
+    fn output_schema(generator: &mut SchemaGenerator) -> Option<Map<String, Value>> {
+        let schema = generator.root_schema_for::<T>().to_value();
+        let mut schema = match schema {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        };
+        schema.remove("$schema");
+        if is_object_schema(&schema) {
+            return Some(schema);
+        }
+        let defs = schema.remove("$defs");
+        schema.remove("title");
+        let mut wrapped = json!({
+            "type": "object",
+            "properties": { "result": Value::Object(schema) },
+            "required": ["result"],
+        });
+        if let (Some(defs), Some(obj)) = (defs, wrapped.as_object_mut()) {
+            obj.insert("$defs".into(), defs);
+        }
+        match wrapped {
+            Value::Object(m) => Some(m),
+            _ => None,
+        }
+    }
+    fn into_tool_result(self) -> CallToolResult {
+        let value = match serde_json::to_value(&self.0) {
+            Ok(v) => v,
+            Err(e) => return CallToolResult::error(format!("could not serialize the tool's output: {e}")),
+        };
+        if output_is_object::<T>() {
+            let text = value.to_string();
+            CallToolResult::success(vec![Content::text(text)]).with_structured(value)
+        } else {
+            let text = value.to_string();
+            CallToolResult::success(vec![Content::text(text)]).with_structured(json!({ "result": value }))
+        }
+    }
+}
+
+/// Whether `T`'s own schema is an object schema: then its value is structured content as it is,
+/// otherwise it travels as `{"result": …}`. The same rule picks the `outputSchema`.
+fn output_is_object<T: JsonSchema>() -> bool {
+    let schema = T::json_schema(&mut SchemaGenerator::default());
+    schema.get("type").and_then(Value::as_str) == Some("object")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn result_err_is_an_error_result() {
+        let r: Result<String, String> = Err("boom".into());
+        let r = r.into_tool_result();
+        assert!(r.is_error);
+        assert_eq!(r.content, vec![Content::text("boom")]);
+    }
+
+    #[test]
+    fn json_scalar_is_wrapped() {
+        let mut g = schemars::SchemaGenerator::default();
+        let s = <Json<i64> as IntoToolResult>::output_schema(&mut g).unwrap();
+        assert_eq!(Value::Object(s)["properties"]["result"]["type"], "integer");
+        let r = Json(3_i64).into_tool_result();
+        assert_eq!(r.content, vec![Content::text("3")]);
+        assert_eq!(r.structured_content, Some(json!({"result": 3})));
+    }
+
+    #[test]
+    fn json_object_is_passed_through() {
+        #[derive(Serialize, JsonSchema)]
+        struct Out {
+            n: u32,
+        }
+        let r = Json(Out { n: 1 }).into_tool_result();
+        assert_eq!(r.structured_content, Some(json!({"n": 1})));
+        let mut g = schemars::SchemaGenerator::default();
+        let s = <Json<Out> as IntoToolResult>::output_schema(&mut g).unwrap();
+        assert_eq!(s.get("type"), Some(&json!("object")));
+    }
+}

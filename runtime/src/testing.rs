@@ -1,0 +1,214 @@
+//! An in-memory client for unit tests: it speaks real newline-delimited JSON-RPC frames to a
+//! server running on an in-memory pipe, on either protocol era.
+//!
+//! It is for testing tools and the framework; interoperability is proven against the official
+//! SDK clients over real transports.
+
+use crate::protocol::ProtocolVersion;
+use crate::server::Server;
+use serde_json::{Map, Value, json};
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, ReadHalf, WriteHalf};
+use tokio::task::JoinHandle;
+
+/// How a [`TestClient`] frames its requests.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TestEra {
+    /// Sends nothing extra; call [`TestClient::initialize`] yourself (or test what happens without).
+    Raw,
+    /// Adds the 2026-07-28 `_meta` envelope, with these client capabilities, to every request.
+    Stateless(Value),
+}
+
+/// A client driving a [`Server`] over an in-memory pipe.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use mcp_resolve_runtime::{Server, testing::TestClient};
+/// let mut client = TestClient::stateless(Server::new("t"), serde_json::json!({}));
+/// let reply = client.request("tools/list", serde_json::json!({})).await;
+/// assert_eq!(reply["result"]["resultType"], "complete");
+/// assert_eq!(reply["result"]["tools"], serde_json::json!([]));
+/// # }
+/// ```
+pub struct TestClient {
+    writer: WriteHalf<DuplexStream>,
+    lines: Lines<BufReader<ReadHalf<DuplexStream>>>,
+    pending: VecDeque<Value>,
+    next_id: i64,
+    era: TestEra,
+    server: Option<JoinHandle<std::io::Result<()>>>,
+    timeout: Duration,
+}
+
+impl TestClient {
+    /// Starts `server` on an in-memory pipe and connects to it.
+    pub fn connect(server: Server, era: TestEra) -> Self {
+        let (client_side, server_side) = tokio::io::duplex(1 << 20);
+        let (sr, sw) = tokio::io::split(server_side);
+        let handle = tokio::spawn(crate::transport::serve_connection(Arc::new(server), sr, sw));
+        let (cr, cw) = tokio::io::split(client_side);
+        Self {
+            writer: cw,
+            lines: BufReader::new(cr).lines(),
+            pending: VecDeque::new(),
+            next_id: 1,
+            era,
+            server: Some(handle),
+            timeout: Duration::from_secs(10),
+        }
+    }
+    /// A client that puts the 2026-07-28 envelope with `capabilities` on every request.
+    pub fn stateless(server: Server, capabilities: Value) -> Self {
+        Self::connect(server, TestEra::Stateless(capabilities))
+    }
+    /// A client that adds nothing to requests.
+    pub fn raw(server: Server) -> Self {
+        Self::connect(server, TestEra::Raw)
+    }
+    /// A handshake-era client, already through `initialize` and `notifications/initialized`.
+    pub async fn handshake(server: Server, version: ProtocolVersion, capabilities: Value) -> Self {
+        let mut c = Self::raw(server);
+        let reply = c.initialize(version.as_str(), capabilities).await;
+        assert!(reply.get("result").is_some(), "initialize failed: {reply}");
+        c
+    }
+
+    /// Sends `initialize` then `notifications/initialized`; returns the `initialize` response.
+    pub async fn initialize(&mut self, version: &str, capabilities: Value) -> Value {
+        let reply = self
+            .request(
+                "initialize",
+                json!({
+                    "protocolVersion": version,
+                    "capabilities": capabilities,
+                    "clientInfo": { "name": "mcp-resolve-test", "version": "0" },
+                }),
+            )
+            .await;
+        self.notify("notifications/initialized", json!({})).await;
+        reply
+    }
+
+    /// The `_meta` envelope a stateless request carries.
+    pub fn envelope(capabilities: &Value) -> Value {
+        json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientInfo": { "name": "mcp-resolve-test", "version": "0" },
+            "io.modelcontextprotocol/clientCapabilities": capabilities,
+        })
+    }
+
+    fn with_envelope(&self, params: Value) -> Value {
+        match (&self.era, params) {
+            (TestEra::Stateless(caps), Value::Object(mut p)) => {
+                let mut meta = match p.remove("_meta") {
+                    Some(Value::Object(m)) => m,
+                    _ => Map::new(),
+                };
+                if let Value::Object(env) = Self::envelope(caps) {
+                    for (k, v) in env {
+                        meta.entry(k).or_insert(v);
+                    }
+                }
+                p.insert("_meta".into(), Value::Object(meta));
+                Value::Object(p)
+            }
+            (_, p) => p,
+        }
+    }
+
+    /// Writes one raw frame (a newline is added).
+    pub async fn send_raw(&mut self, frame: &str) {
+        let mut bytes = frame.as_bytes().to_vec();
+        bytes.push(b'\n');
+        self.writer.write_all(&bytes).await.expect("server pipe closed");
+        self.writer.flush().await.expect("server pipe closed");
+    }
+
+    /// Sends a JSON value as one frame.
+    pub async fn send(&mut self, frame: &Value) {
+        self.send_raw(&frame.to_string()).await;
+    }
+
+    /// Sends a notification (no envelope is added).
+    pub async fn notify(&mut self, method: &str, params: Value) {
+        self.send(&json!({ "jsonrpc": "2.0", "method": method, "params": params })).await;
+    }
+
+    /// Sends a request without waiting; returns its id.
+    pub async fn start(&mut self, method: &str, params: Value) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        let params = self.with_envelope(params);
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params })).await;
+        id
+    }
+
+    /// Sends a request and waits for its response frame (frames for other ids are kept for
+    /// later).
+    pub async fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.start(method, params).await;
+        self.response_to(&json!(id)).await
+    }
+
+    /// Waits for the response whose id is `id`.
+    pub async fn response_to(&mut self, id: &Value) -> Value {
+        if let Some(i) = self.pending.iter().position(|f| f.get("id") == Some(id) && f.get("method").is_none()) {
+            return self.pending.remove(i).unwrap_or(Value::Null);
+        }
+        loop {
+            let frame = self.recv_frame().await;
+            if frame.get("id") == Some(id) && frame.get("method").is_none() {
+                return frame;
+            }
+            self.pending.push_back(frame);
+        }
+    }
+
+    /// The next frame from the server, whatever it is (earlier skipped frames first).
+    pub async fn recv(&mut self) -> Value {
+        match self.pending.pop_front() {
+            Some(f) => f,
+            None => self.recv_frame().await,
+        }
+    }
+
+    /// The next frame within `wait`, or `None`.
+    pub async fn try_recv(&mut self, wait: Duration) -> Option<Value> {
+        if let Some(f) = self.pending.pop_front() {
+            return Some(f);
+        }
+        match tokio::time::timeout(wait, self.lines.next_line()).await {
+            Ok(Ok(Some(line))) => serde_json::from_str(&line).ok(),
+            _ => None,
+        }
+    }
+
+    async fn recv_frame(&mut self) -> Value {
+        let line = tokio::time::timeout(self.timeout, self.lines.next_line())
+            .await
+            .expect("timed out waiting for the server")
+            .expect("server pipe failed")
+            .expect("server closed the pipe");
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("server sent invalid JSON ({e}): {line}"))
+    }
+
+    /// Calls a tool and returns the whole response frame.
+    pub async fn call_tool(&mut self, name: &str, arguments: Value) -> Value {
+        self.request("tools/call", json!({ "name": name, "arguments": arguments })).await
+    }
+
+    /// Closes the client's side and waits for the server to finish; returns what it returned.
+    pub async fn close(mut self) -> std::io::Result<()> {
+        self.writer.shutdown().await.ok();
+        drop(self.writer);
+        match self.server.take() {
+            Some(h) => h.await.unwrap_or(Ok(())),
+            None => Ok(()),
+        }
+    }
+}

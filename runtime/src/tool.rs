@@ -1,0 +1,384 @@
+//! Tools: the trait the `#[tool]` macro implements, tool metadata, argument schemas and extraction.
+
+use crate::context::Context;
+use crate::result::{CallToolResult, IntoToolResult};
+use futures_util::future::BoxFuture;
+use schemars::{JsonSchema, SchemaGenerator, generate::SchemaSettings};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use std::fmt;
+
+/// Hints about a tool's behaviour, for clients deciding whether to confirm a call.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolAnnotations {
+    /// A human-readable title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// The tool does not modify its environment.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read_only_hint: Option<bool>,
+    /// The tool may perform destructive updates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub destructive_hint: Option<bool>,
+    /// Repeating the call with the same arguments has no further effect.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub idempotent_hint: Option<bool>,
+    /// The tool talks to an open world of external entities.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub open_world_hint: Option<bool>,
+}
+
+impl ToolAnnotations {
+    fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// A tool as `tools/list` shows it. Built once, when the tool is registered.
+///
+/// ```
+/// use mcp_resolve_runtime::{ArgsSchema, ToolDefinition};
+/// let mut args = ArgsSchema::new();
+/// args.argument::<String>("path", Some("The folder"));
+/// let def = ToolDefinition::new("delete_folder", args.finish()).description("Delete a folder");
+/// let v = serde_json::to_value(&def).unwrap();
+/// assert_eq!(v["inputSchema"]["required"], serde_json::json!(["path"]));
+/// ```
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct ToolDefinition {
+    /// The tool's unique name.
+    pub name: String,
+    /// A human-readable title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the tool does (from the doc comment).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// JSON Schema 2020-12 of the arguments; the root is `type: "object"`.
+    pub input_schema: Map<String, Value>,
+    /// JSON Schema of `structuredContent`, for tools with structured output.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_schema: Option<Map<String, Value>>,
+    /// Behaviour hints.
+    #[serde(skip_serializing_if = "ToolAnnotations::is_empty")]
+    pub annotations: ToolAnnotations,
+}
+
+impl ToolDefinition {
+    /// A definition with a name and an input schema.
+    pub fn new(name: impl Into<String>, input_schema: Map<String, Value>) -> Self {
+        Self {
+            name: name.into(),
+            title: None,
+            description: None,
+            input_schema,
+            output_schema: None,
+            annotations: ToolAnnotations::default(),
+        }
+    }
+    /// Sets the description.
+    pub fn description(mut self, d: impl Into<String>) -> Self {
+        let d = d.into();
+        self.description = (!d.is_empty()).then_some(d);
+        self
+    }
+    /// Sets the title.
+    pub fn title(mut self, t: impl Into<String>) -> Self {
+        self.title = Some(t.into());
+        self
+    }
+    /// Sets the output schema from a return type.
+    pub fn output<R: IntoToolResult>(mut self) -> Self {
+        self.output_schema = R::output_schema(&mut schema_generator());
+        self
+    }
+    /// Sets the annotations.
+    pub fn annotations(mut self, a: ToolAnnotations) -> Self {
+        self.annotations = a;
+        self
+    }
+}
+
+pub(crate) fn schema_generator() -> SchemaGenerator {
+    SchemaSettings::draft2020_12().into_generator()
+}
+
+/// Builds a tool's `inputSchema` from its argument types, once.
+///
+/// An argument is required unless its type accepts `null` (as `Option<T>` does).
+///
+/// ```
+/// use mcp_resolve_runtime::ArgsSchema;
+/// let mut s = ArgsSchema::new();
+/// s.argument::<i64>("a", None);
+/// s.argument::<Option<String>>("note", Some("optional"));
+/// let s = serde_json::Value::Object(s.finish());
+/// assert_eq!(s["type"], "object");
+/// assert_eq!(s["required"], serde_json::json!(["a"]));
+/// assert_eq!(s["properties"]["note"]["description"], "optional");
+/// ```
+#[derive(Debug)]
+pub struct ArgsSchema {
+    generator: SchemaGenerator,
+    properties: Map<String, Value>,
+    required: Vec<Value>,
+}
+
+impl Default for ArgsSchema {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl ArgsSchema {
+    /// An empty schema.
+    pub fn new() -> Self {
+        Self { generator: schema_generator(), properties: Map::new(), required: Vec::new() }
+    }
+    /// Adds one argument.
+    pub fn argument<T: JsonSchema + DeserializeOwned>(&mut self, name: &str, description: Option<&str>) {
+        let schema = self.generator.subschema_for::<T>().to_value();
+        let mut schema = match schema {
+            Value::Object(m) => m,
+            // `true` (anything goes) becomes `{}` so a description can sit beside it.
+            _ => Map::new(),
+        };
+        if let Some(d) = description.filter(|d| !d.is_empty()) {
+            schema.insert("description".into(), Value::String(d.into()));
+        }
+        self.properties.insert(name.into(), Value::Object(schema));
+        if serde_json::from_value::<T>(Value::Null).is_err() {
+            self.required.push(Value::String(name.into()));
+        }
+    }
+    /// The finished `inputSchema`.
+    pub fn finish(mut self) -> Map<String, Value> {
+        let mut root = Map::new();
+        root.insert("type".into(), "object".into());
+        if self.properties.is_empty() {
+            root.insert("additionalProperties".into(), false.into());
+            return root;
+        }
+        root.insert("properties".into(), Value::Object(self.properties));
+        if !self.required.is_empty() {
+            root.insert("required".into(), Value::Array(self.required));
+        }
+        let defs = std::mem::take(self.generator.definitions_mut());
+        if !defs.is_empty() {
+            root.insert("$defs".into(), Value::Object(defs));
+        }
+        root
+    }
+}
+
+/// One call of a tool: its arguments and its context.
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ToolCall {
+    /// The `arguments` object (empty when the client sent none).
+    pub arguments: Map<String, Value>,
+    /// The request's context.
+    pub context: Context,
+}
+
+impl ToolCall {
+    /// A call with these arguments and context.
+    pub fn new(arguments: Map<String, Value>, context: Context) -> Self {
+        Self { arguments, context }
+    }
+}
+
+/// A tool the server can list and call. `#[tool]` implements it; implement it by hand for tools
+/// whose shape is only known at run time.
+///
+/// ```
+/// use mcp_resolve_runtime::{ArgsSchema, CallToolResult, Content, Tool, ToolCall, ToolDefinition};
+/// use futures_util::future::BoxFuture;
+///
+/// struct Echo;
+/// impl Tool for Echo {
+///     fn definition(&self) -> ToolDefinition {
+///         let mut args = ArgsSchema::new();
+///         args.argument::<String>("text", None);
+///         ToolDefinition::new("echo", args.finish())
+///     }
+///     fn call(&self, call: ToolCall) -> BoxFuture<'static, CallToolResult> {
+///         let text = call.arguments.get("text").and_then(|v| v.as_str()).unwrap_or("").to_owned();
+///         Box::pin(async move { CallToolResult::success(vec![Content::text(text)]) })
+///     }
+/// }
+/// # let _ = Echo.definition();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a tool",
+    note = "annotate an `async fn` with `#[tool]`, or implement `Tool` by hand"
+)]
+pub trait Tool: Send + Sync + 'static {
+    /// The tool's metadata; called once, at registration.
+    fn definition(&self) -> ToolDefinition;
+    /// Runs one call.
+    fn call(&self, call: ToolCall) -> BoxFuture<'static, CallToolResult>;
+}
+
+/// Why an argument could not be extracted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgumentError {
+    name: String,
+    message: String,
+}
+
+impl ArgumentError {
+    /// The argument's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl fmt::Display for ArgumentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "argument `{}`: {}", self.name, self.message)
+    }
+}
+
+impl std::error::Error for ArgumentError {}
+
+fn describe_value(v: &Value) -> String {
+    let s = v.to_string();
+    if s.len() <= 60 {
+        return s;
+    }
+    let mut end = 57;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}...", &s[..end])
+}
+
+fn serde_expectation(e: &serde_json::Error) -> String {
+    let msg = e.to_string();
+    match msg.find(", expected ") {
+        Some(i) if msg.starts_with("invalid type") || msg.starts_with("invalid value") => {
+            msg[i + 2..].to_string()
+        }
+        _ => msg,
+    }
+}
+
+/// Reads one argument from the `arguments` object.
+pub(crate) fn extract_argument<T: DeserializeOwned>(
+    arguments: &Map<String, Value>,
+    name: &str,
+) -> Result<T, ArgumentError> {
+    match arguments.get(name) {
+        Some(v) => T::deserialize(v).map_err(|e| {
+            let expected = serde_expectation(&e);
+            let message = if expected.starts_with("expected ") {
+                format!("{expected}, got {}", describe_value(v))
+            } else {
+                expected
+            };
+            ArgumentError { name: name.into(), message }
+        }),
+        None => T::deserialize(&Value::Null).map_err(|e| {
+            let expected = serde_expectation(&e);
+            let message = match expected.strip_prefix("expected ") {
+                Some(what) => format!("missing required argument ({what})"),
+                None => "missing required argument".to_string(),
+            };
+            ArgumentError { name: name.into(), message }
+        }),
+    }
+}
+
+/// A `#[tool]` function parameter: an argument from the client's `arguments`, or something taken
+/// from the request itself (the [`Context`]).
+///
+/// Any type implementing `serde::Deserialize` and `schemars::JsonSchema` is an argument.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a `#[tool]` parameter",
+    label = "this type has no JSON Schema or cannot be deserialized",
+    note = "tool arguments need `serde::Deserialize` and `schemars::JsonSchema` (derive both), or use `Context`"
+)]
+pub trait ToolParam: Sized + Send + 'static {
+    /// Adds the parameter to the tool's `inputSchema` (the context adds nothing).
+    fn describe(schema: &mut ArgsSchema, name: &'static str, description: Option<&'static str>);
+    /// Extracts the parameter's value for one call.
+    fn extract(call: &ToolCall, name: &'static str) -> Result<Self, ArgumentError>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + JsonSchema + Send + 'static> ToolParam for T {
+    fn describe(schema: &mut ArgsSchema, name: &'static str, description: Option<&'static str>) {
+        schema.argument::<T>(name, description);
+    }
+    fn extract(call: &ToolCall, name: &'static str) -> Result<Self, ArgumentError> {
+        extract_argument(&call.arguments, name)
+    }
+}
+
+impl ToolParam for Context {
+    fn describe(_: &mut ArgsSchema, _: &'static str, _: Option<&'static str>) {}
+    fn extract(call: &ToolCall, _: &'static str) -> Result<Self, ArgumentError> {
+        Ok(call.context.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn wrong_type_names_argument_and_expectation() {
+        let e = extract_argument::<String>(&args(json!({"path": 42})), "path").unwrap_err();
+        assert_eq!(e.to_string(), "argument `path`: expected a string, got 42");
+        let e = extract_argument::<i64>(&args(json!({"a": "x"})), "a").unwrap_err();
+        assert_eq!(e.to_string(), "argument `a`: expected i64, got \"x\"");
+    }
+
+    #[test]
+    fn missing_argument_is_named() {
+        let e = extract_argument::<String>(&args(json!({})), "path").unwrap_err();
+        assert_eq!(e.to_string(), "argument `path`: missing required argument (a string)");
+        assert_eq!(extract_argument::<Option<String>>(&args(json!({})), "p").unwrap(), None);
+    }
+
+    #[test]
+    fn long_values_are_shortened() {
+        let long = "x".repeat(500);
+        let e = extract_argument::<i64>(&args(json!({"a": long})), "a").unwrap_err();
+        assert!(e.to_string().len() < 120, "{e}");
+    }
+
+    #[test]
+    fn no_arguments_schema_is_closed() {
+        let s = Value::Object(ArgsSchema::new().finish());
+        assert_eq!(s, json!({"type": "object", "additionalProperties": false}));
+    }
+
+    #[test]
+    fn vec_and_defs() {
+        #[derive(serde::Deserialize, JsonSchema)]
+        #[allow(dead_code)]
+        struct Point {
+            x: i32,
+        }
+        let mut s = ArgsSchema::new();
+        s.argument::<Vec<String>>("tags", None);
+        s.argument::<Point>("at", None);
+        let s = Value::Object(s.finish());
+        assert_eq!(s["properties"]["tags"]["type"], "array");
+        assert_eq!(s["properties"]["at"]["$ref"], "#/$defs/Point");
+        assert_eq!(s["$defs"]["Point"]["type"], "object");
+        assert_eq!(s["required"], json!(["tags", "at"]));
+    }
+}

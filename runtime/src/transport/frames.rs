@@ -1,0 +1,101 @@
+//! Newline-delimited framing with a size limit that refuses a long line without buffering it.
+
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Frame {
+    Line(Vec<u8>),
+    /// A line longer than the limit, skipped; carries its length.
+    TooLarge(usize),
+    Eof,
+}
+
+pub(crate) struct FrameReader<R> {
+    inner: BufReader<R>,
+    max: usize,
+}
+
+impl<R: AsyncRead + Unpin> FrameReader<R> {
+    pub(crate) fn new(reader: R, max: usize) -> Self {
+        Self { inner: BufReader::with_capacity(64 * 1024, reader), max }
+    }
+
+    /// The next non-blank line (without its `\n` / `\r\n`).
+    pub(crate) async fn next(&mut self) -> std::io::Result<Frame> {
+        loop {
+            let mut line = Vec::new();
+            let mut skipped: Option<usize> = None;
+            loop {
+                let buf = self.inner.fill_buf().await?;
+                if buf.is_empty() {
+                    // End of input: a last line without a newline still counts.
+                    if let Some(n) = skipped {
+                        return Ok(Frame::TooLarge(n));
+                    }
+                    if line.is_empty() {
+                        return Ok(Frame::Eof);
+                    }
+                    break;
+                }
+                let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
+                    Some(i) => (&buf[..i], Some(i + 1)),
+                    None => (buf, None),
+                };
+                match skipped.as_mut() {
+                    Some(n) => *n += chunk.len(),
+                    None if line.len() + chunk.len() > self.max => {
+                        skipped = Some(line.len() + chunk.len());
+                        line = Vec::new();
+                    }
+                    None => line.extend_from_slice(chunk),
+                }
+                let consumed = done.unwrap_or(buf.len());
+                self.inner.consume(consumed);
+                if done.is_some() {
+                    break;
+                }
+            }
+            if let Some(n) = skipped {
+                return Ok(Frame::TooLarge(n));
+            }
+            if line.last() == Some(&b'\r') {
+                line.pop();
+            }
+            if line.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            return Ok(Frame::Line(line));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn all(input: &[u8], max: usize) -> Vec<Frame> {
+        let mut r = FrameReader::new(input, max);
+        let mut out = Vec::new();
+        loop {
+            let f = r.next().await.unwrap();
+            if f == Frame::Eof {
+                return out;
+            }
+            out.push(f);
+        }
+    }
+
+    #[tokio::test]
+    async fn splits_and_skips_blank_lines() {
+        let frames = all(b"a\r\n\n  \nbb\nc", 10).await;
+        assert_eq!(frames, vec![Frame::Line(b"a".to_vec()), Frame::Line(b"bb".to_vec()), Frame::Line(b"c".to_vec())]);
+    }
+
+    #[tokio::test]
+    async fn long_line_is_refused_and_reading_goes_on() {
+        let mut input = vec![b'x'; 100];
+        input.extend_from_slice(b"\nok\n");
+        let frames = all(&input, 10).await;
+        assert_eq!(frames, vec![Frame::TooLarge(100), Frame::Line(b"ok".to_vec())]);
+    }
+}

@@ -1,0 +1,18 @@
+#![doc = include_str!("../README.md")]
+
+#[doc(inline)]
+pub use mcp_resolve_runtime::*;
+
+#[cfg(feature = "macros")]
+#[doc(inline)]
+pub use mcp_resolve_macros::tool;
+
+#[doc(hidden)]
+pub use mcp_resolve_runtime::__private;
+
+/// The names most servers need: `use mcp_resolve::prelude::*;`.
+pub mod prelude {
+    #[cfg(feature = "macros")]
+    pub use mcp_resolve_macros::tool;
+    pub use mcp_resolve_runtime::{CallToolResult, Content, Context, IntoToolResult, Json, Server};
+}

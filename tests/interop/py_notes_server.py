@@ -1,0 +1,88 @@
+"""Reference peer: a tiny "Notes" MCP server written with the official Python SDK (mcp==2.3.0).
+
+It shows what the Python SDK itself puts on the wire, so the interop driver
+(py_client.py) can be checked without our Rust server, and so Rust output can be
+compared with the SDK's output for the same tools.
+
+    target/interop/venv/bin/python tests/interop/py_notes_server.py     # stdio
+
+Tools:
+  add(a: int, b: int) -> int
+  delete_folder(path: str) -> str
+      Folders live in memory: "/tmp/notes/empty" (no files) and
+      "/tmp/notes/drafts" (a.md, b.md). An unknown folder raises `ToolError`, which
+      the SDK reports as an `isError` result "Error executing tool delete_folder:
+      no such folder: <path>" (any other exception would read only "Error
+      executing tool delete_folder"). A non-empty folder is confirmed first through
+      the resolver `confirm_delete` (elicitation `{"ok": boolean}`), like the
+      "Notes" demo behind /work/shared/reference/transcripts: on 2026-07-28 as an
+      InputRequiredResult, on the handshake era as a back-channel elicitation/create.
+      An empty folder asks nothing, so it works for clients without elicitation.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel
+
+from mcp.server.mcpserver import (
+    AcceptedElicitation,
+    CancelledElicitation,
+    DeclinedElicitation,
+    Elicit,
+    ElicitationResult,
+    MCPServer,
+    Resolve,
+)
+from mcp.server.mcpserver.exceptions import ToolError
+
+mcp = MCPServer("Notes")
+
+FOLDERS: dict[str, list[str]] = {
+    "/tmp/notes/empty": [],
+    "/tmp/notes/drafts": ["a.md", "b.md"],
+}
+
+
+class Confirm(BaseModel):
+    ok: bool
+
+
+def confirm_delete(path: str) -> Confirm | Elicit[Confirm]:
+    """Ask only when the folder is not empty (an unknown folder is left to the tool)."""
+    files = FOLDERS.get(path)
+    if not files:
+        return Confirm(ok=True)
+    return Elicit(f"{path} has {len(files)} file(s). Delete anyway?", Confirm)
+
+
+@mcp.tool()
+def add(a: int, b: int) -> int:
+    """Trivial tool for benchmarking."""
+    return a + b
+
+
+@mcp.tool()
+def delete_folder(
+    path: str,
+    confirm: Annotated[ElicitationResult[Confirm], Resolve(confirm_delete)],
+) -> str:
+    """Delete a notes folder, asking first when it is not empty."""
+    if path not in FOLDERS:
+        raise ToolError(f"no such folder: {path}")
+    match confirm:
+        case AcceptedElicitation(data=Confirm(ok=True)):
+            del FOLDERS[path]
+            return f"deleted {path}"
+        case AcceptedElicitation():
+            return "kept the folder"
+        case DeclinedElicitation():
+            return "declined: folder not deleted"
+        case CancelledElicitation():
+            return "cancelled: folder not deleted"
+    raise AssertionError(f"unexpected outcome {confirm!r}")
+
+
+if __name__ == "__main__":
+    mcp.run()
