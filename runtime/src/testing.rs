@@ -202,13 +202,26 @@ impl TestClient {
         self.request("tools/call", json!({ "name": name, "arguments": arguments })).await
     }
 
-    /// Closes the client's side and waits for the server to finish; returns what it returned.
-    pub async fn close(mut self) -> std::io::Result<()> {
+    /// Closes the client's side (end of input for the server), collects every frame the server
+    /// still sends until it closes, and returns them with what the server's loop returned.
+    pub async fn close(mut self) -> (Vec<Value>, std::io::Result<()>) {
         self.writer.shutdown().await.ok();
         drop(self.writer);
-        match self.server.take() {
+        let mut frames: Vec<Value> = self.pending.drain(..).collect();
+        loop {
+            match tokio::time::timeout(self.timeout, self.lines.next_line()).await {
+                Ok(Ok(Some(line))) => {
+                    if let Ok(v) = serde_json::from_str(&line) {
+                        frames.push(v);
+                    }
+                }
+                _ => break,
+            }
+        }
+        let result = match self.server.take() {
             Some(h) => h.await.unwrap_or(Ok(())),
             None => Ok(()),
-        }
+        };
+        (frames, result)
     }
 }

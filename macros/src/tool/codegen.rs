@@ -26,6 +26,14 @@ fn body_ident(ident: &Ident) -> Ident {
     format_ident!("__mcp_resolve_body_{}", ident, span = Span::mixed_site())
 }
 
+/// The tool value's type. The value itself is a `static` named like the function: a `static`
+/// (unlike a unit struct or a `const`) is never a pattern, so `let add = …` elsewhere in the
+/// module still introduces a binding.
+fn tool_type(ident: &Ident) -> Ident {
+    let name = ident.to_string();
+    format_ident!("__mcp_resolve_tool_{}", name.strip_prefix("r#").unwrap_or(&name))
+}
+
 fn return_type(output: &ReturnType) -> Type {
     match output {
         ReturnType::Default => syn::parse_quote!(()),
@@ -85,11 +93,16 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
     let boxed = quote_spanned! {ident.span()=>
         #krate::__private::boxed(#body(#(#idents),*))
     };
+    let ty_ident = tool_type(ident);
     quote! {
         #(#doc_attrs)*
+        #[allow(non_upper_case_globals)]
+        #vis static #ident: #ty_ident = #ty_ident;
+
+        #[doc(hidden)]
         #[allow(non_camel_case_types)]
         #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
-        #vis struct #ident;
+        #vis struct #ty_ident;
 
         #[doc(hidden)]
         #[allow(non_snake_case, non_upper_case_globals, unused_qualifications, clippy::all)]
@@ -97,7 +110,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
             #(#fn_attrs)*
             async fn #body(#(#(#kept)* #muts #idents: #tys),*) #output #block
 
-            impl ::core::ops::Deref for #ident {
+            impl ::core::ops::Deref for #ty_ident {
                 type Target = fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret>;
                 fn deref(&self) -> &Self::Target {
                     const __F: fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret> =
@@ -107,7 +120,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
             }
 
             #[automatically_derived]
-            impl #krate::__private::Tool for #ident {
+            impl #krate::__private::Tool for #ty_ident {
                 fn definition(&self) -> #krate::__private::ToolDefinition {
                     let mut __schema = #krate::__private::ArgsSchema::new();
                     #(#describes)*
@@ -142,16 +155,21 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
 /// What is emitted when validation failed: the errors, plus a tool value with a stub `Tool`
 /// impl so uses elsewhere (`Server::tool(name)`) do not cascade into more errors.
 pub(crate) fn fallback(krate: &TokenStream, vis: &Visibility, ident: &Ident, doc_attrs: &[Attribute]) -> TokenStream {
+    let ty_ident = tool_type(ident);
     quote! {
         #(#doc_attrs)*
+        #[allow(non_upper_case_globals)]
+        #vis static #ident: #ty_ident = #ty_ident;
+
+        #[doc(hidden)]
         #[allow(non_camel_case_types)]
         #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
-        #vis struct #ident;
+        #vis struct #ty_ident;
 
         #[doc(hidden)]
         const _: () = {
             #[automatically_derived]
-            impl #krate::__private::Tool for #ident {
+            impl #krate::__private::Tool for #ty_ident {
                 fn definition(&self) -> #krate::__private::ToolDefinition {
                     ::core::unreachable!()
                 }

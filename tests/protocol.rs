@@ -1,0 +1,493 @@
+//! Behaviour of the protocol core on both eras, driven through the in-memory client, which speaks
+//! real JSON-RPC frames to the same connection loop that serves stdio.
+
+use mcp_resolve::testing::TestClient;
+use mcp_resolve::{Context, Json, ProtocolVersion, Server, tool};
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+/// Add two integers.
+#[tool]
+async fn add(a: i64, b: i64) -> Json<i64> {
+    Json(a + b)
+}
+
+/// Repeat a word.
+#[tool]
+async fn repeat(
+    /// The word.
+    word: String,
+    /// How many times (default 1).
+    times: Option<u32>,
+) -> String {
+    word.repeat(times.unwrap_or(1) as usize)
+}
+
+/// Sleep, then answer.
+#[tool]
+async fn sleepy(ms: u64, tag: String) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    tag
+}
+
+/// Panics.
+#[tool]
+async fn boom() -> String {
+    panic!("the tool fell over")
+}
+
+/// What the context says.
+#[tool]
+async fn whoami(cx: Context) -> Json<Value> {
+    Json(json!({
+        "era": format!("{:?}", cx.era()),
+        "version": cx.protocol_version().as_str(),
+        "form": cx.client_capabilities().elicitation_form(),
+        "client": cx.client_info().map(|c| c.name.clone()),
+        "principal": cx.principal().is_some(),
+    }))
+}
+
+/// Reports progress twice.
+#[tool]
+async fn progress(cx: Context) -> String {
+    cx.progress(1.0, Some(2.0), Some("half")).await;
+    cx.progress(2.0, Some(2.0), None).await;
+    "done".into()
+}
+
+static CANCELLED_DROPPED: AtomicBool = AtomicBool::new(false);
+
+struct DropFlag;
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        CANCELLED_DROPPED.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Waits until cancelled.
+#[tool]
+async fn forever() -> String {
+    let _flag = DropFlag;
+    std::future::pending::<()>().await;
+    unreachable!()
+}
+
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+static MAX_RUNNING: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts how many run at once.
+#[tool]
+async fn counted() -> String {
+    let now = RUNNING.fetch_add(1, Ordering::SeqCst) + 1;
+    MAX_RUNNING.fetch_max(now, Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    RUNNING.fetch_sub(1, Ordering::SeqCst);
+    "ok".into()
+}
+
+fn server() -> Server {
+    Server::new("test")
+        .version("1.2.3")
+        .tool(add)
+        .tool(repeat)
+        .tool(sleepy)
+        .tool(boom)
+        .tool(whoami)
+        .tool(progress)
+        .tool(forever)
+}
+
+fn modern() -> TestClient {
+    TestClient::stateless(server(), json!({"elicitation": {"form": {}}}))
+}
+
+async fn legacy(version: ProtocolVersion) -> TestClient {
+    TestClient::handshake(server(), version, json!({"elicitation": {}})).await
+}
+
+fn error_code(frame: &Value) -> i64 {
+    frame["error"]["code"].as_i64().unwrap_or_else(|| panic!("not an error: {frame}"))
+}
+
+fn text(frame: &Value) -> &str {
+    frame["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text: {frame}"))
+}
+
+async fn assert_still_serving(c: &mut TestClient) {
+    let r = c.call_tool("add", json!({"a": 2, "b": 3})).await;
+    assert_eq!(r["result"]["structuredContent"], json!({"result": 5}), "{r}");
+}
+
+// ---------------------------------------------------------------- 2026-07-28
+
+#[tokio::test]
+async fn discover_describes_the_server() {
+    let mut c = modern();
+    let r = c.request("server/discover", json!({})).await;
+    let res = &r["result"];
+    assert_eq!(res["supportedVersions"], json!(["2026-07-28"]));
+    assert_eq!(res["resultType"], "complete");
+    assert_eq!(res["ttlMs"], 0);
+    assert_eq!(res["cacheScope"], "public");
+    assert!(res["capabilities"]["tools"].is_object());
+    assert_eq!(res["_meta"]["io.modelcontextprotocol/serverInfo"], json!({"name": "test", "version": "1.2.3"}));
+}
+
+#[tokio::test]
+async fn tools_list_has_schemas_and_cache_hints() {
+    let mut c = modern();
+    let r = c.request("tools/list", json!({})).await;
+    let res = &r["result"];
+    assert_eq!(res["resultType"], "complete");
+    assert!(res["ttlMs"].is_u64() && res["cacheScope"].is_string());
+    let tools = res["tools"].as_array().unwrap();
+    let repeat_def = tools.iter().find(|t| t["name"] == "repeat").unwrap();
+    assert_eq!(repeat_def["description"], "Repeat a word.");
+    let schema = &repeat_def["inputSchema"];
+    assert_eq!(schema["type"], "object");
+    assert_eq!(schema["required"], json!(["word"]));
+    assert_eq!(schema["properties"]["word"], json!({"type": "string", "description": "The word."}));
+    assert_eq!(schema["properties"]["times"]["description"], "How many times (default 1).");
+    let whoami_def = tools.iter().find(|t| t["name"] == "whoami").unwrap();
+    assert_eq!(whoami_def["inputSchema"], json!({"type": "object", "additionalProperties": false}), "the context is not an argument");
+    let add_def = tools.iter().find(|t| t["name"] == "add").unwrap();
+    assert_eq!(add_def["outputSchema"]["properties"]["result"]["type"], "integer");
+}
+
+#[tokio::test]
+async fn call_stamps_result_type_and_server_info() {
+    let mut c = modern();
+    let r = c.call_tool("add", json!({"a": 1, "b": 2})).await;
+    let res = &r["result"];
+    assert_eq!(res["content"], json!([{"type": "text", "text": "3"}]));
+    assert_eq!(res["structuredContent"], json!({"result": 3}));
+    assert_eq!(res["isError"], false);
+    assert_eq!(res["resultType"], "complete");
+    assert_eq!(res["_meta"]["io.modelcontextprotocol/serverInfo"]["name"], "test");
+}
+
+#[tokio::test]
+async fn missing_envelope_keys_are_invalid_params() {
+    let mut c = TestClient::raw(server());
+    let r = c
+        .request(
+            "tools/list",
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+        )
+        .await;
+    assert_eq!(error_code(&r), -32602);
+    assert_eq!(
+        r["error"]["message"],
+        "params._meta is missing the required envelope key(s): io.modelcontextprotocol/clientCapabilities"
+    );
+    // The connection is stateless (the first request carried the version key) and still serves.
+    let ok = c
+        .request("tools/list", json!({"_meta": TestClient::envelope(&json!({}))}))
+        .await;
+    assert_eq!(ok["result"]["resultType"], "complete", "{ok}");
+}
+
+#[tokio::test]
+async fn unsupported_version_names_supported_and_requested() {
+    let mut c = modern();
+    let r = c
+        .request(
+            "tools/list",
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2027-01-01", "io.modelcontextprotocol/clientCapabilities": {}}}),
+        )
+        .await;
+    assert_eq!(error_code(&r), -32022);
+    assert_eq!(r["error"]["message"], "Unsupported protocol version");
+    assert_eq!(r["error"]["data"], json!({"supported": ["2026-07-28"], "requested": "2027-01-01"}));
+    assert_still_serving(&mut c).await;
+}
+
+#[tokio::test]
+async fn initialize_on_a_stateless_connection_is_refused() {
+    let mut c = modern();
+    c.request("server/discover", json!({})).await;
+    let r = c.request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}})).await;
+    assert_eq!(error_code(&r), -32022);
+    assert_eq!(
+        r["error"]["message"],
+        "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted"
+    );
+    assert_eq!(r["error"]["data"], json!({"supported": ["2026-07-28"], "requested": "2025-11-25"}));
+    assert_still_serving(&mut c).await;
+}
+
+#[tokio::test]
+async fn removed_and_unknown_methods_are_not_found() {
+    let mut c = modern();
+    for method in ["ping", "logging/setLevel", "resources/list", "nope"] {
+        let r = c.request(method, json!({})).await;
+        assert_eq!(error_code(&r), -32601, "{method}: {r}");
+        assert_eq!(r["error"]["data"], method);
+    }
+    assert_still_serving(&mut c).await;
+}
+
+#[tokio::test]
+async fn unknown_tool_is_invalid_params() {
+    let mut c = modern();
+    let r = c.call_tool("nope", json!({})).await;
+    assert_eq!(error_code(&r), -32602);
+    assert_eq!(r["error"]["message"], "Unknown tool: nope");
+    let r = c.request("tools/call", json!({"arguments": {}})).await;
+    assert_eq!(error_code(&r), -32602);
+    let r = c.request("tools/call", json!({"name": "add", "arguments": [1, 2]})).await;
+    assert_eq!(error_code(&r), -32602);
+    assert_still_serving(&mut c).await;
+}
+
+#[tokio::test]
+async fn argument_errors_name_the_argument_and_the_expectation() {
+    let mut c = modern();
+    let r = c.call_tool("repeat", json!({"word": 42})).await;
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(text(&r), "argument `word`: expected a string, got 42");
+    // Every bad argument is reported at once.
+    let r = c.call_tool("add", json!({"a": "one", "b": null})).await;
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(text(&r), "argument `a`: expected i64, got \"one\"\nargument `b`: expected i64, got null");
+    let r = c.call_tool("repeat", json!({})).await;
+    assert_eq!(text(&r), "argument `word`: missing required argument (a string)");
+    // Optional arguments may be absent; unknown arguments are ignored.
+    let r = c.call_tool("repeat", json!({"word": "ab", "extra": true})).await;
+    assert_eq!(text(&r), "ab");
+    assert_still_serving(&mut c).await;
+}
+
+#[tokio::test]
+async fn context_reports_the_stateless_request() {
+    let mut c = modern();
+    let r = c.call_tool("whoami", json!({})).await;
+    assert_eq!(
+        r["result"]["structuredContent"]["result"],
+        json!({"era": "Stateless", "version": "2026-07-28", "form": true, "client": "mcp-resolve-test", "principal": false})
+    );
+    // Capabilities come from this request only.
+    let r = c
+        .request(
+            "tools/call",
+            json!({"name": "whoami", "arguments": {}, "_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}),
+        )
+        .await;
+    assert_eq!(r["result"]["structuredContent"]["result"]["form"], false, "{r}");
+}
+
+#[tokio::test]
+async fn progress_notifications_precede_the_result() {
+    let mut c = modern();
+    let id = c
+        .start("tools/call", json!({"name": "progress", "arguments": {}, "_meta": {"progressToken": "p1"}}))
+        .await;
+    let first = c.recv().await;
+    assert_eq!(first["method"], "notifications/progress");
+    assert_eq!(first["params"], json!({"progressToken": "p1", "progress": 1.0, "total": 2.0, "message": "half"}));
+    let second = c.recv().await;
+    assert_eq!(second["params"]["progress"], 2.0);
+    let done = c.response_to(&json!(id)).await;
+    assert_eq!(text(&done), "done");
+    // Without a token nothing is sent.
+    let r = c.call_tool("progress", json!({})).await;
+    assert_eq!(text(&r), "done");
+    assert!(c.try_recv(Duration::from_millis(100)).await.is_none());
+}
+
+// ---------------------------------------------------------------- handshake era
+
+#[tokio::test]
+async fn initialize_echoes_known_versions() {
+    for (offered, answered) in [
+        ("2025-06-18", "2025-06-18"),
+        ("2025-11-25", "2025-11-25"),
+        ("2024-11-05", "2024-11-05"),
+        ("1999-01-01", "2025-11-25"),
+        ("2026-07-28", "2025-11-25"),
+    ] {
+        let mut c = TestClient::raw(server());
+        let r = c.initialize(offered, json!({})).await;
+        let res = &r["result"];
+        assert_eq!(res["protocolVersion"], answered, "{offered}");
+        assert_eq!(res["serverInfo"], json!({"name": "test", "version": "1.2.3"}));
+        assert!(res["capabilities"]["tools"].is_object());
+        assert!(res.get("resultType").is_none());
+    }
+}
+
+#[tokio::test]
+async fn handshake_results_carry_no_stateless_fields() {
+    let mut c = legacy(ProtocolVersion::V2025_11_25).await;
+    let r = c.request("tools/list", json!({})).await;
+    assert!(r["result"]["tools"].is_array());
+    for key in ["resultType", "ttlMs", "cacheScope", "_meta"] {
+        assert!(r["result"].get(key).is_none(), "{key} in {r}");
+    }
+    let r = c.call_tool("add", json!({"a": 1, "b": 2})).await;
+    assert_eq!(r["result"], json!({"content": [{"type": "text", "text": "3"}], "structuredContent": {"result": 3}, "isError": false}));
+    assert_eq!(c.request("ping", json!({})).await["result"], json!({}));
+}
+
+#[tokio::test]
+async fn context_reports_the_handshake() {
+    let mut c = legacy(ProtocolVersion::V2025_06_18).await;
+    let r = c.call_tool("whoami", json!({})).await;
+    assert_eq!(
+        r["result"]["structuredContent"]["result"],
+        json!({"era": "Handshake", "version": "2025-06-18", "form": true, "client": "mcp-resolve-test", "principal": false})
+    );
+}
+
+#[tokio::test]
+async fn requests_before_initialize_are_refused() {
+    let mut c = TestClient::raw(server());
+    let r = c.request("tools/list", json!({})).await;
+    assert_eq!(error_code(&r), -32602);
+    assert_eq!(r["error"]["message"], "Invalid request parameters");
+    assert_eq!(c.request("ping", json!({})).await["result"], json!({}));
+    let r = c.initialize("2025-11-25", json!({})).await;
+    assert!(r["result"].is_object());
+    assert_still_serving(&mut c).await;
+}
+
+#[tokio::test]
+async fn envelope_on_a_handshake_connection_is_refused() {
+    let mut c = legacy(ProtocolVersion::V2025_11_25).await;
+    let r = c.request("tools/list", json!({"_meta": TestClient::envelope(&json!({}))})).await;
+    assert_eq!(error_code(&r), -32600);
+    assert_eq!(
+        r["error"]["message"],
+        "this connection serves the handshake protocol era; requests carrying the 2026-07-28 envelope are not accepted on it"
+    );
+    let r = c.request("server/discover", json!({})).await;
+    assert_eq!(error_code(&r), -32601);
+    let r = c.initialize("2025-11-25", json!({})).await;
+    assert_eq!(error_code(&r), -32600, "a second initialize");
+    assert_still_serving(&mut c).await;
+}
+
+// ---------------------------------------------------------------- bad input
+
+#[tokio::test]
+async fn malformed_json_is_a_parse_error() {
+    let mut c = modern();
+    c.send_raw(r#"{"jsonrpc":"2.0","id":1,"method":"#).await;
+    let r = c.recv().await;
+    assert_eq!(error_code(&r), -32700);
+    assert_eq!(r["id"], Value::Null);
+    assert_still_serving(&mut c).await;
+}
+
+#[tokio::test]
+async fn invalid_requests_are_refused() {
+    let mut c = modern();
+    for (frame, id) in [
+        (r#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#, Value::Null),
+        (r#""just a string""#, Value::Null),
+        (r#"{"id":5,"method":"tools/list"}"#, json!(5)),
+        (r#"{"jsonrpc":"2.0","id":6,"method":7}"#, json!(6)),
+        (r#"{"jsonrpc":"2.0","id":true,"method":"tools/list"}"#, Value::Null),
+        (r#"{"jsonrpc":"2.0","id":8}"#, json!(8)),
+    ] {
+        c.send_raw(frame).await;
+        let r = c.recv().await;
+        assert_eq!(error_code(&r), -32600, "{frame}: {r}");
+        assert_eq!(r["id"], id, "{frame}");
+    }
+    assert_still_serving(&mut c).await;
+}
+
+#[tokio::test]
+async fn oversized_frame_is_refused_and_the_connection_goes_on() {
+    let mut c = TestClient::stateless(server().max_frame_bytes(1024), json!({}));
+    let big = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "repeat", "arguments": {"word": "x".repeat(5000)}}});
+    c.send(&big).await;
+    let r = c.recv().await;
+    assert_eq!(error_code(&r), -32600);
+    assert!(r["error"]["message"].as_str().unwrap().contains("exceeds the limit of 1024 bytes"), "{r}");
+    assert_still_serving(&mut c).await;
+}
+
+#[tokio::test]
+async fn a_panicking_tool_is_an_error_result() {
+    let mut c = modern();
+    let r = c.call_tool("boom", json!({})).await;
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(text(&r), "tool `boom` failed: internal error");
+    assert!(!text(&r).contains("fell over"), "the panic message stays in the log");
+    assert_still_serving(&mut c).await;
+}
+
+// ---------------------------------------------------------------- transport
+
+#[tokio::test]
+async fn responses_come_back_out_of_order() {
+    let mut c = modern();
+    let slow = c.start("tools/call", json!({"name": "sleepy", "arguments": {"ms": 300, "tag": "slow"}})).await;
+    let fast = c.start("tools/call", json!({"name": "sleepy", "arguments": {"ms": 1, "tag": "fast"}})).await;
+    let first = c.recv().await;
+    assert_eq!(first["id"], fast);
+    assert_eq!(text(&first), "fast");
+    let second = c.recv().await;
+    assert_eq!(second["id"], slow);
+}
+
+#[tokio::test]
+async fn cancelled_requests_stop_and_get_no_response() {
+    let mut c = modern();
+    let id = c.start("tools/call", json!({"name": "forever", "arguments": {}})).await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    c.notify("notifications/cancelled", json!({"requestId": id, "reason": "user gave up"})).await;
+    assert_still_serving(&mut c).await;
+    for _ in 0..50 {
+        if CANCELLED_DROPPED.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(CANCELLED_DROPPED.load(Ordering::SeqCst), "the tool's future was dropped");
+    let (frames, result) = c.close().await;
+    assert!(result.is_ok());
+    assert!(frames.iter().all(|f| f["id"] != id), "no response for a cancelled request: {frames:?}");
+}
+
+#[tokio::test]
+async fn calls_in_flight_are_bounded() {
+    let mut c = TestClient::stateless(Server::new("bounded").tool(counted).max_in_flight(2), json!({}));
+    let mut ids = Vec::new();
+    for _ in 0..6 {
+        ids.push(c.start("tools/call", json!({"name": "counted", "arguments": {}})).await);
+    }
+    for id in ids {
+        let r = c.response_to(&json!(id)).await;
+        assert_eq!(text(&r), "ok");
+    }
+    assert_eq!(MAX_RUNNING.load(Ordering::SeqCst), 2);
+}
+
+#[tokio::test]
+async fn end_of_input_lets_calls_in_flight_finish() {
+    let mut c = modern();
+    let id = c.start("tools/call", json!({"name": "sleepy", "arguments": {"ms": 200, "tag": "late"}})).await;
+    let (frames, result) = c.close().await;
+    assert!(result.is_ok());
+    assert_eq!(frames.len(), 1, "{frames:?}");
+    assert_eq!(frames[0]["id"], id);
+    assert_eq!(frames[0]["result"]["content"][0]["text"], "late");
+}
+
+#[tokio::test]
+async fn duplicate_request_ids_in_flight_are_refused() {
+    let mut c = modern();
+    let call = |id: i64| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "sleepy", "arguments": {"ms": 200, "tag": "a"}, "_meta": TestClient::envelope(&json!({}))}});
+    c.send(&call(77)).await;
+    c.send(&call(77)).await;
+    let r = c.recv().await;
+    assert_eq!(error_code(&r), -32600);
+    assert_eq!(r["id"], 77);
+    let r = c.recv().await;
+    assert_eq!(text(&r), "a");
+}
