@@ -16,7 +16,10 @@ use std::sync::{LazyLock, Mutex};
 static FOLDERS: LazyLock<Mutex<BTreeMap<String, Vec<String>>>> = LazyLock::new(|| {
     Mutex::new(BTreeMap::from([
         ("/tmp/notes/empty".to_string(), vec![]),
-        ("/tmp/notes/drafts".to_string(), vec!["a.md".to_string(), "b.md".to_string()]),
+        (
+            "/tmp/notes/drafts".to_string(),
+            vec!["a.md".to_string(), "b.md".to_string()],
+        ),
     ]))
 });
 
@@ -26,7 +29,9 @@ async fn delete_folder(
     /// The folder to delete, e.g. `/tmp/notes/drafts`.
     path: String,
 ) -> Result<String, String> {
-    let mut folders = FOLDERS.lock().map_err(|_| "the folder table is unavailable".to_string())?;
+    let mut folders = FOLDERS
+        .lock()
+        .map_err(|_| "the folder table is unavailable".to_string())?;
     match folders.remove(&path) {
         Some(_) => Ok(format!("deleted {path}")),
         None => Err(format!("no such folder: {path}")),
@@ -43,9 +48,7 @@ async fn add(a: i64, b: i64) -> Json<i64> {
 async fn main() -> std::io::Result<()> {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
-        )
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .init();
     Server::new("notes")
         .version(env!("CARGO_PKG_VERSION"))

@@ -1,5 +1,6 @@
 //! Behaviour of the protocol core on both eras, driven through the in-memory client, which speaks
 //! real JSON-RPC frames to the same connection loop that serves stdio.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use mcp_resolve::testing::TestClient;
 use mcp_resolve::{Context, Json, ProtocolVersion, Server, tool};
@@ -108,11 +109,15 @@ async fn legacy(version: ProtocolVersion) -> TestClient {
 }
 
 fn error_code(frame: &Value) -> i64 {
-    frame["error"]["code"].as_i64().unwrap_or_else(|| panic!("not an error: {frame}"))
+    frame["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("not an error: {frame}"))
 }
 
 fn text(frame: &Value) -> &str {
-    frame["result"]["content"][0]["text"].as_str().unwrap_or_else(|| panic!("no text: {frame}"))
+    frame["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text: {frame}"))
 }
 
 async fn assert_still_serving(c: &mut TestClient) {
@@ -132,7 +137,10 @@ async fn discover_describes_the_server() {
     assert_eq!(res["ttlMs"], 0);
     assert_eq!(res["cacheScope"], "public");
     assert!(res["capabilities"]["tools"].is_object());
-    assert_eq!(res["_meta"]["io.modelcontextprotocol/serverInfo"], json!({"name": "test", "version": "1.2.3"}));
+    assert_eq!(
+        res["_meta"]["io.modelcontextprotocol/serverInfo"],
+        json!({"name": "test", "version": "1.2.3"})
+    );
 }
 
 #[tokio::test]
@@ -148,10 +156,20 @@ async fn tools_list_has_schemas_and_cache_hints() {
     let schema = &repeat_def["inputSchema"];
     assert_eq!(schema["type"], "object");
     assert_eq!(schema["required"], json!(["word"]));
-    assert_eq!(schema["properties"]["word"], json!({"type": "string", "description": "The word."}));
-    assert_eq!(schema["properties"]["times"]["description"], "How many times (default 1).");
+    assert_eq!(
+        schema["properties"]["word"],
+        json!({"type": "string", "description": "The word."})
+    );
+    assert_eq!(
+        schema["properties"]["times"]["description"],
+        "How many times (default 1)."
+    );
     let whoami_def = tools.iter().find(|t| t["name"] == "whoami").unwrap();
-    assert_eq!(whoami_def["inputSchema"], json!({"type": "object", "additionalProperties": false}), "the context is not an argument");
+    assert_eq!(
+        whoami_def["inputSchema"],
+        json!({"type": "object", "additionalProperties": false}),
+        "the context is not an argument"
+    );
     let add_def = tools.iter().find(|t| t["name"] == "add").unwrap();
     assert_eq!(add_def["outputSchema"]["properties"]["result"]["type"], "integer");
 }
@@ -200,7 +218,10 @@ async fn unsupported_version_names_supported_and_requested() {
         .await;
     assert_eq!(error_code(&r), -32022);
     assert_eq!(r["error"]["message"], "Unsupported protocol version");
-    assert_eq!(r["error"]["data"], json!({"supported": ["2026-07-28"], "requested": "2027-01-01"}));
+    assert_eq!(
+        r["error"]["data"],
+        json!({"supported": ["2026-07-28"], "requested": "2027-01-01"})
+    );
     assert_still_serving(&mut c).await;
 }
 
@@ -208,13 +229,21 @@ async fn unsupported_version_names_supported_and_requested() {
 async fn initialize_on_a_stateless_connection_is_refused() {
     let mut c = modern();
     c.request("server/discover", json!({})).await;
-    let r = c.request("initialize", json!({"protocolVersion": "2025-11-25", "capabilities": {}})).await;
+    let r = c
+        .request(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}}),
+        )
+        .await;
     assert_eq!(error_code(&r), -32022);
     assert_eq!(
         r["error"]["message"],
         "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted"
     );
-    assert_eq!(r["error"]["data"], json!({"supported": ["2026-07-28"], "requested": "2025-11-25"}));
+    assert_eq!(
+        r["error"]["data"],
+        json!({"supported": ["2026-07-28"], "requested": "2025-11-25"})
+    );
     assert_still_serving(&mut c).await;
 }
 
@@ -237,7 +266,9 @@ async fn unknown_tool_is_invalid_params() {
     assert_eq!(r["error"]["message"], "Unknown tool: nope");
     let r = c.request("tools/call", json!({"arguments": {}})).await;
     assert_eq!(error_code(&r), -32602);
-    let r = c.request("tools/call", json!({"name": "add", "arguments": [1, 2]})).await;
+    let r = c
+        .request("tools/call", json!({"name": "add", "arguments": [1, 2]}))
+        .await;
     assert_eq!(error_code(&r), -32602);
     assert_still_serving(&mut c).await;
 }
@@ -251,7 +282,10 @@ async fn argument_errors_name_the_argument_and_the_expectation() {
     // Every bad argument is reported at once.
     let r = c.call_tool("add", json!({"a": "one", "b": null})).await;
     assert_eq!(r["result"]["isError"], true);
-    assert_eq!(text(&r), "argument `a`: expected i64, got \"one\"\nargument `b`: expected i64, got null");
+    assert_eq!(
+        text(&r),
+        "argument `a`: expected i64, got \"one\"\nargument `b`: expected i64, got null"
+    );
     let r = c.call_tool("repeat", json!({})).await;
     assert_eq!(text(&r), "argument `word`: missing required argument (a string)");
     // Optional arguments may be absent; unknown arguments are ignored.
@@ -282,11 +316,17 @@ async fn context_reports_the_stateless_request() {
 async fn progress_notifications_precede_the_result() {
     let mut c = modern();
     let id = c
-        .start("tools/call", json!({"name": "progress", "arguments": {}, "_meta": {"progressToken": "p1"}}))
+        .start(
+            "tools/call",
+            json!({"name": "progress", "arguments": {}, "_meta": {"progressToken": "p1"}}),
+        )
         .await;
     let first = c.recv().await;
     assert_eq!(first["method"], "notifications/progress");
-    assert_eq!(first["params"], json!({"progressToken": "p1", "progress": 1.0, "total": 2.0, "message": "half"}));
+    assert_eq!(
+        first["params"],
+        json!({"progressToken": "p1", "progress": 1.0, "total": 2.0, "message": "half"})
+    );
     let second = c.recv().await;
     assert_eq!(second["params"]["progress"], 2.0);
     let done = c.response_to(&json!(id)).await;
@@ -327,7 +367,10 @@ async fn handshake_results_carry_no_stateless_fields() {
         assert!(r["result"].get(key).is_none(), "{key} in {r}");
     }
     let r = c.call_tool("add", json!({"a": 1, "b": 2})).await;
-    assert_eq!(r["result"], json!({"content": [{"type": "text", "text": "3"}], "structuredContent": {"result": 3}, "isError": false}));
+    assert_eq!(
+        r["result"],
+        json!({"content": [{"type": "text", "text": "3"}], "structuredContent": {"result": 3}, "isError": false})
+    );
     assert_eq!(c.request("ping", json!({})).await["result"], json!({}));
 }
 
@@ -356,7 +399,9 @@ async fn requests_before_initialize_are_refused() {
 #[tokio::test]
 async fn envelope_on_a_handshake_connection_is_refused() {
     let mut c = legacy(ProtocolVersion::V2025_11_25).await;
-    let r = c.request("tools/list", json!({"_meta": TestClient::envelope(&json!({}))})).await;
+    let r = c
+        .request("tools/list", json!({"_meta": TestClient::envelope(&json!({}))}))
+        .await;
     assert_eq!(error_code(&r), -32600);
     assert_eq!(
         r["error"]["message"],
@@ -407,7 +452,13 @@ async fn oversized_frame_is_refused_and_the_connection_goes_on() {
     c.send(&big).await;
     let r = c.recv().await;
     assert_eq!(error_code(&r), -32600);
-    assert!(r["error"]["message"].as_str().unwrap().contains("exceeds the limit of 1024 bytes"), "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("exceeds the limit of 1024 bytes"),
+        "{r}"
+    );
     assert_still_serving(&mut c).await;
 }
 
@@ -426,8 +477,18 @@ async fn a_panicking_tool_is_an_error_result() {
 #[tokio::test]
 async fn responses_come_back_out_of_order() {
     let mut c = modern();
-    let slow = c.start("tools/call", json!({"name": "sleepy", "arguments": {"ms": 300, "tag": "slow"}})).await;
-    let fast = c.start("tools/call", json!({"name": "sleepy", "arguments": {"ms": 1, "tag": "fast"}})).await;
+    let slow = c
+        .start(
+            "tools/call",
+            json!({"name": "sleepy", "arguments": {"ms": 300, "tag": "slow"}}),
+        )
+        .await;
+    let fast = c
+        .start(
+            "tools/call",
+            json!({"name": "sleepy", "arguments": {"ms": 1, "tag": "fast"}}),
+        )
+        .await;
     let first = c.recv().await;
     assert_eq!(first["id"], fast);
     assert_eq!(text(&first), "fast");
@@ -440,7 +501,11 @@ async fn cancelled_requests_stop_and_get_no_response() {
     let mut c = modern();
     let id = c.start("tools/call", json!({"name": "forever", "arguments": {}})).await;
     tokio::time::sleep(Duration::from_millis(50)).await;
-    c.notify("notifications/cancelled", json!({"requestId": id, "reason": "user gave up"})).await;
+    c.notify(
+        "notifications/cancelled",
+        json!({"requestId": id, "reason": "user gave up"}),
+    )
+    .await;
     assert_still_serving(&mut c).await;
     for _ in 0..50 {
         if CANCELLED_DROPPED.load(Ordering::SeqCst) {
@@ -448,10 +513,16 @@ async fn cancelled_requests_stop_and_get_no_response() {
         }
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
-    assert!(CANCELLED_DROPPED.load(Ordering::SeqCst), "the tool's future was dropped");
+    assert!(
+        CANCELLED_DROPPED.load(Ordering::SeqCst),
+        "the tool's future was dropped"
+    );
     let (frames, result) = c.close().await;
     assert!(result.is_ok());
-    assert!(frames.iter().all(|f| f["id"] != id), "no response for a cancelled request: {frames:?}");
+    assert!(
+        frames.iter().all(|f| f["id"] != id),
+        "no response for a cancelled request: {frames:?}"
+    );
 }
 
 #[tokio::test]
@@ -471,7 +542,12 @@ async fn calls_in_flight_are_bounded() {
 #[tokio::test]
 async fn end_of_input_lets_calls_in_flight_finish() {
     let mut c = modern();
-    let id = c.start("tools/call", json!({"name": "sleepy", "arguments": {"ms": 200, "tag": "late"}})).await;
+    let id = c
+        .start(
+            "tools/call",
+            json!({"name": "sleepy", "arguments": {"ms": 200, "tag": "late"}}),
+        )
+        .await;
     let (frames, result) = c.close().await;
     assert!(result.is_ok());
     assert_eq!(frames.len(), 1, "{frames:?}");

@@ -24,7 +24,11 @@ impl ArgErrors {
     /// The `isError` result naming every bad argument.
     pub fn into_result(self) -> CallToolResult {
         let lines: Vec<String> = self.0.iter().map(ToString::to_string).collect();
-        CallToolResult::error(if lines.is_empty() { "invalid arguments".to_string() } else { lines.join("\n") })
+        CallToolResult::error(if lines.is_empty() {
+            "invalid arguments".to_string()
+        } else {
+            lines.join("\n")
+        })
     }
 }
 
@@ -36,7 +40,9 @@ pub fn definition(
     input_schema: ArgsSchema,
     annotations: ToolAnnotations,
 ) -> ToolDefinition {
-    let mut d = ToolDefinition::new(name, input_schema.finish()).description(description).annotations(annotations);
+    let mut d = ToolDefinition::new(name, input_schema.finish())
+        .description(description)
+        .annotations(annotations);
     if let Some(t) = title {
         d = d.title(t);
     }
@@ -50,12 +56,13 @@ pub fn annotations(
     idempotent: Option<bool>,
     open_world: Option<bool>,
 ) -> ToolAnnotations {
-    let mut a = ToolAnnotations::default();
-    a.read_only_hint = read_only;
-    a.destructive_hint = destructive;
-    a.idempotent_hint = idempotent;
-    a.open_world_hint = open_world;
-    a
+    ToolAnnotations {
+        read_only_hint: read_only,
+        destructive_hint: destructive,
+        idempotent_hint: idempotent,
+        open_world_hint: open_world,
+        ..ToolAnnotations::default()
+    }
 }
 
 /// Boxes a tool body's future (used for the direct-call `Deref`).

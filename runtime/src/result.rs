@@ -70,16 +70,27 @@ impl Content {
     }
     /// An image item from base64 data.
     pub fn image(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Self::Image { data: data.into(), mime_type: mime_type.into() }
+        Self::Image {
+            data: data.into(),
+            mime_type: mime_type.into(),
+        }
     }
     /// An audio item from base64 data.
     pub fn audio(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Self::Audio { data: data.into(), mime_type: mime_type.into() }
+        Self::Audio {
+            data: data.into(),
+            mime_type: mime_type.into(),
+        }
     }
     /// An embedded text resource.
     pub fn resource_text(uri: impl Into<String>, mime_type: Option<String>, text: impl Into<String>) -> Self {
         Self::Resource {
-            resource: EmbeddedResource { uri: uri.into(), mime_type, text: Some(text.into()), blob: None },
+            resource: EmbeddedResource {
+                uri: uri.into(),
+                mime_type,
+                text: Some(text.into()),
+                blob: None,
+            },
         }
     }
 }
@@ -109,11 +120,19 @@ pub struct CallToolResult {
 impl CallToolResult {
     /// A successful result with these content items.
     pub fn success(content: Vec<Content>) -> Self {
-        Self { content, structured_content: None, is_error: false }
+        Self {
+            content,
+            structured_content: None,
+            is_error: false,
+        }
     }
     /// A failed result with one text item.
     pub fn error(message: impl Into<String>) -> Self {
-        Self { content: vec![Content::text(message)], structured_content: None, is_error: true }
+        Self {
+            content: vec![Content::text(message)],
+            structured_content: None,
+            is_error: true,
+        }
     }
     /// Adds structured content.
     pub fn with_structured(mut self, value: Value) -> Self {

@@ -40,7 +40,12 @@ pub(crate) struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Self { max_frame_bytes: 4 * 1024 * 1024, max_in_flight: 64, list_ttl_ms: 0, list_cache_scope: CacheScope::Public }
+        Self {
+            max_frame_bytes: 4 * 1024 * 1024,
+            max_in_flight: 64,
+            list_ttl_ms: 0,
+            list_cache_scope: CacheScope::Public,
+        }
     }
 }
 
@@ -106,7 +111,11 @@ impl Server {
     /// When a tool with the same name is already registered: that is a programming error.
     pub fn tool<T: Tool>(mut self, tool: T) -> Self {
         let def = tool.definition();
-        assert!(!self.index.contains_key(&def.name), "a tool named `{}` is already registered", def.name);
+        assert!(
+            !self.index.contains_key(&def.name),
+            "a tool named `{}` is already registered",
+            def.name
+        );
         let json = serde_json::to_value(&def).unwrap_or_else(|_| json!({ "name": def.name }));
         self.index.insert(def.name.clone(), self.entries.len());
         self.entries.push(Entry { tool: Arc::new(tool) });
@@ -230,7 +239,10 @@ impl Server {
                 Some(Value::Object(m)) => m,
                 _ => Map::new(),
             };
-            meta.insert(KEY_SERVER_INFO.into(), json!({ "name": self.info.name, "version": self.info.version }));
+            meta.insert(
+                KEY_SERVER_INFO.into(),
+                json!({ "name": self.info.name, "version": self.info.version }),
+            );
             result.insert(META.into(), Value::Object(meta));
         }
         Value::Object(result)
@@ -256,7 +268,10 @@ impl Server {
 
     fn discover(&self, version: ProtocolVersion) -> Value {
         let mut result = Map::new();
-        result.insert("supportedVersions".into(), json!(crate::protocol::version::supported_stateless()));
+        result.insert(
+            "supportedVersions".into(),
+            json!(crate::protocol::version::supported_stateless()),
+        );
         result.insert("capabilities".into(), self.capabilities());
         if let Some(i) = &self.instructions {
             result.insert("instructions".into(), i.clone().into());
@@ -269,7 +284,10 @@ impl Server {
         let mut result = Map::new();
         result.insert("protocolVersion".into(), version.as_str().into());
         result.insert("capabilities".into(), self.capabilities());
-        result.insert("serverInfo".into(), json!({ "name": self.info.name, "version": self.info.version }));
+        result.insert(
+            "serverInfo".into(),
+            json!({ "name": self.info.name, "version": self.info.version }),
+        );
         if let Some(i) = &self.instructions {
             result.insert("instructions".into(), i.clone().into());
         }
@@ -287,12 +305,17 @@ impl Server {
         let mut params = params.unwrap_or_default();
         let name = match params.remove("name") {
             Some(Value::String(n)) => n,
-            Some(_) => return Step::Reply(Err(ErrorObject::invalid_params("Invalid params: `name` must be a string"))),
+            Some(_) => {
+                return Step::Reply(Err(ErrorObject::invalid_params(
+                    "Invalid params: `name` must be a string",
+                )));
+            }
             None => return Step::Reply(Err(ErrorObject::invalid_params("Invalid params: `name` is required"))),
         };
         let Some(&i) = self.index.get(&name) else {
-            return Step::Reply(Err(ErrorObject::invalid_params(format!("Unknown tool: {name}"))
-                .with_data(json!({ "name": name }))));
+            return Step::Reply(Err(
+                ErrorObject::invalid_params(format!("Unknown tool: {name}")).with_data(json!({ "name": name }))
+            ));
         };
         let arguments = match params.remove("arguments") {
             None | Some(Value::Null) => Map::new(),
@@ -328,7 +351,9 @@ pub(crate) struct Session {
 
 impl Session {
     pub(crate) fn new() -> Self {
-        Self { state: EraState::Undecided }
+        Self {
+            state: EraState::Undecided,
+        }
     }
 
     /// Decides what a request gets. Runs on the reader, in arrival order, so the era and the
@@ -354,17 +379,24 @@ impl Session {
                 .and_then(|p| p.get("protocolVersion"))
                 .cloned()
                 .unwrap_or(Value::Null);
-            return Step::Reply(Err(ErrorObject::new(codes::UNSUPPORTED_PROTOCOL_VERSION, MODERN_INITIALIZE)
-                .with_data(json!({
-                    "supported": crate::protocol::version::supported_stateless(),
-                    "requested": requested,
-                }))));
+            return Step::Reply(Err(ErrorObject::new(
+                codes::UNSUPPORTED_PROTOCOL_VERSION,
+                MODERN_INITIALIZE,
+            )
+            .with_data(json!({
+                "supported": crate::protocol::version::supported_stateless(),
+                "requested": requested,
+            }))));
         }
-        let Envelope { version, capabilities, client_info, progress_token } =
-            match envelope::validate(params.as_ref()) {
-                Ok(e) => e,
-                Err(e) => return Step::Reply(Err(e)),
-            };
+        let Envelope {
+            version,
+            capabilities,
+            client_info,
+            progress_token,
+        } = match envelope::validate(params.as_ref()) {
+            Ok(e) => e,
+            Err(e) => return Step::Reply(Err(e)),
+        };
         match method {
             "server/discover" => Step::Reply(Ok(server.discover(version))),
             "tools/list" => Step::Reply(Ok(server.list_tools(version))),
@@ -399,7 +431,11 @@ impl Session {
                 let capabilities =
                     ClientCapabilities::from_value(p.get("capabilities").cloned().unwrap_or(Value::Null));
                 let client_info = p.get("clientInfo").and_then(|v| serde_json::from_value(v.clone()).ok());
-                *hs = Some(Handshake { version, capabilities, client_info });
+                *hs = Some(Handshake {
+                    version,
+                    capabilities,
+                    client_info,
+                });
                 Step::Reply(Ok(server.initialize_result(version)))
             }
             "ping" => Step::Reply(Ok(json!({}))),

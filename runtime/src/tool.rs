@@ -138,7 +138,11 @@ impl Default for ArgsSchema {
 impl ArgsSchema {
     /// An empty schema.
     pub fn new() -> Self {
-        Self { generator: schema_generator(), properties: Map::new(), required: Vec::new() }
+        Self {
+            generator: schema_generator(),
+            properties: Map::new(),
+            required: Vec::new(),
+        }
     }
     /// Adds one argument.
     pub fn argument<T: JsonSchema + DeserializeOwned>(&mut self, name: &str, description: Option<&str>) {
@@ -262,9 +266,7 @@ fn describe_value(v: &Value) -> String {
 fn serde_expectation(e: &serde_json::Error) -> String {
     let msg = e.to_string();
     match msg.find(", expected ") {
-        Some(i) if msg.starts_with("invalid type") || msg.starts_with("invalid value") => {
-            msg[i + 2..].to_string()
-        }
+        Some(i) if msg.starts_with("invalid type") || msg.starts_with("invalid value") => msg[i + 2..].to_string(),
         _ => msg,
     }
 }
@@ -282,7 +284,10 @@ pub(crate) fn extract_argument<T: DeserializeOwned>(
             } else {
                 expected
             };
-            ArgumentError { name: name.into(), message }
+            ArgumentError {
+                name: name.into(),
+                message,
+            }
         }),
         None => T::deserialize(&Value::Null).map_err(|e| {
             let expected = serde_expectation(&e);
@@ -290,7 +295,10 @@ pub(crate) fn extract_argument<T: DeserializeOwned>(
                 Some(what) => format!("missing required argument ({what})"),
                 None => "missing required argument".to_string(),
             };
-            ArgumentError { name: name.into(), message }
+            ArgumentError {
+                name: name.into(),
+                message,
+            }
         }),
     }
 }

@@ -43,7 +43,17 @@ fn return_type(output: &ReturnType) -> Type {
 
 /// The full expansion: the tool value, the body function, direct calls, and the `Tool` impl.
 pub(crate) fn expand(m: &ToolModel) -> TokenStream {
-    let ToolModel { krate, vis, ident, doc_attrs, fn_attrs, params, output, block, .. } = m;
+    let ToolModel {
+        krate,
+        vis,
+        ident,
+        doc_attrs,
+        fn_attrs,
+        params,
+        output,
+        block,
+        ..
+    } = m;
     let body = body_ident(ident);
     let ret = return_type(output);
     let idents: Vec<&Ident> = params.iter().map(|p| &p.ident).collect();
@@ -71,8 +81,9 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
             <#ty as #krate::__private::ToolParam>::describe(&mut __schema, #key, #desc);
         }
     });
-    let slots: Vec<Ident> =
-        (0..params.len()).map(|i| format_ident!("__arg{}", i, span = Span::mixed_site())).collect();
+    let slots: Vec<Ident> = (0..params.len())
+        .map(|i| format_ident!("__arg{}", i, span = Span::mixed_site()))
+        .collect();
     let takes = params.iter().zip(&slots).map(|(p, slot)| {
         let ty = &p.ty;
         let key = &p.key;

@@ -41,7 +41,9 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         None => quote!(::mcp_resolve),
     };
 
-    let syn::ItemFn { attrs, vis, sig, block, .. } = func;
+    let syn::ItemFn {
+        attrs, vis, sig, block, ..
+    } = func;
     let (doc_attrs, fn_attrs) = docs::take_docs(attrs);
     validate::signature(&sig, &mut errors);
     let params = param::parse_params(sig.inputs.iter(), &mut errors);
@@ -94,14 +96,33 @@ mod tests {
 
     #[test]
     fn valid_tool_has_no_errors() {
-        assert_eq!(errors_of(quote!(), quote!(async fn add(a: i64, b: i64) -> String { String::new() })), 0);
+        assert_eq!(
+            errors_of(
+                quote!(),
+                quote!(
+                    async fn add(a: i64, b: i64) -> String {
+                        String::new()
+                    }
+                )
+            ),
+            0
+        );
     }
 
     #[test]
     fn every_problem_is_reported_at_once() {
         let n = errors_of(
             quote!(name = "bad name"),
-            quote!(fn f(&self, (a, b): (u8, u8), #[arg] #[arg] c: u8) {}),
+            quote!(
+                fn f(
+                    &self,
+                    (a, b): (u8, u8),
+                    #[arg]
+                    #[arg]
+                    c: u8,
+                ) {
+                }
+            ),
         );
         // not async, self, pattern, duplicate #[arg], bad name
         assert_eq!(n, 5);
@@ -109,11 +130,27 @@ mod tests {
 
     #[test]
     fn unknown_option_is_an_error() {
-        assert_eq!(errors_of(quote!(nam = "x"), quote!(async fn f() {})), 1);
+        assert_eq!(
+            errors_of(
+                quote!(nam = "x"),
+                quote!(
+                    async fn f() {}
+                )
+            ),
+            1
+        );
     }
 
     #[test]
     fn duplicate_keys_are_an_error() {
-        assert_eq!(errors_of(quote!(), quote!(async fn f(a: u8, #[arg(rename = "a")] b: u8) {})), 1);
+        assert_eq!(
+            errors_of(
+                quote!(),
+                quote!(
+                    async fn f(a: u8, #[arg(rename = "a")] b: u8) {}
+                )
+            ),
+            1
+        );
     }
 }

@@ -50,12 +50,23 @@ fn parse_param(pt: &PatType, errors: &mut Errors) -> Option<Param> {
     for attr in rest {
         if attr.path().is_ident("arg") {
             if arg_attr.is_some() {
-                errors.spanned(attr.path(), "duplicate `#[arg]` attribute: put every option in one `#[arg(...)]`");
+                errors.spanned(
+                    attr.path(),
+                    "duplicate `#[arg]` attribute: put every option in one `#[arg(...)]`",
+                );
                 continue;
             }
-            match ArgAttr::from_meta(&attr.meta) {
+            // A bare `#[arg]` changes nothing, and is accepted.
+            let parsed = match &attr.meta {
+                syn::Meta::Path(_) => Ok(ArgAttr::default()),
+                meta => ArgAttr::from_meta(meta),
+            };
+            match parsed {
                 Ok(a) => arg_attr = Some(a),
-                Err(e) => errors.darling(e),
+                Err(e) => {
+                    arg_attr = Some(ArgAttr::default());
+                    errors.darling(e);
+                }
             }
         } else {
             kept_attrs.push(attr);
@@ -73,7 +84,10 @@ fn parse_param(pt: &PatType, errors: &mut Errors) -> Option<Param> {
         }
     };
     if let Type::ImplTrait(it) = &*pt.ty {
-        errors.spanned(it, "`#[tool]` parameters need concrete types to build the inputSchema: replace `impl Trait` with a type");
+        errors.spanned(
+            it,
+            "`#[tool]` parameters need concrete types to build the inputSchema: replace `impl Trait` with a type",
+        );
         return None;
     }
     let (key, key_span) = match &arg_attr.rename {
@@ -88,5 +102,13 @@ fn parse_param(pt: &PatType, errors: &mut Errors) -> Option<Param> {
         None if doc_attrs.is_empty() => None,
         None => Some(docs::description(&doc_attrs)),
     };
-    Some(Param { ident, mutability, ty: (*pt.ty).clone(), key, description, key_span, kept_attrs })
+    Some(Param {
+        ident,
+        mutability,
+        ty: (*pt.ty).clone(),
+        key,
+        description,
+        key_span,
+        kept_attrs,
+    })
 }

@@ -14,7 +14,10 @@ pub(crate) fn signature(sig: &Signature, errors: &mut Errors) {
         errors.spanned(c, "`#[tool]` functions cannot be `const`");
     }
     if let syn::Safety::Unsafe(u) = &sig.safety {
-        errors.spanned(u, "`#[tool]` functions cannot be `unsafe`: wrap the unsafe code in a safe function");
+        errors.spanned(
+            u,
+            "`#[tool]` functions cannot be `unsafe`: wrap the unsafe code in a safe function",
+        );
     }
     if let Some(abi) = &sig.abi {
         errors.spanned(abi, "`#[tool]` functions cannot have an `extern` ABI");
@@ -38,8 +41,13 @@ pub(crate) fn tool_name(name: &str) -> Result<(), String> {
     if name.is_empty() || name.len() > 128 {
         return Err(format!("tool name `{name}` must have 1 to 128 characters"));
     }
-    if let Some(c) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))) {
-        return Err(format!("tool name `{name}` has the character {c:?}; use only ASCII letters, digits, `_`, `-` and `.`"));
+    if let Some(c) = name
+        .chars()
+        .find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.')))
+    {
+        return Err(format!(
+            "tool name `{name}` has the character {c:?}; use only ASCII letters, digits, `_`, `-` and `.`"
+        ));
     }
     Ok(())
 }
@@ -51,7 +59,10 @@ pub(crate) fn unique_keys(params: &[Param], errors: &mut Errors) {
         if !seen.insert(p.key.as_str()) {
             errors.push(syn::Error::new(
                 p.key_span,
-                format!("two parameters use the argument name `{}`: rename one with `#[arg(rename = \"...\")]`", p.key),
+                format!(
+                    "two parameters use the argument name `{}`: rename one with `#[arg(rename = \"...\")]`",
+                    p.key
+                ),
             ));
         }
     }

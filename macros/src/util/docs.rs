@@ -49,7 +49,10 @@ pub(crate) fn description(docs: &[Attribute]) -> TokenStream {
 /// Joins doc lines: trims leading and trailing blank lines; keeps paragraphs.
 fn tidy(lines: &[String]) -> String {
     let start = lines.iter().position(|l| !l.trim().is_empty()).unwrap_or(lines.len());
-    let end = lines.iter().rposition(|l| !l.trim().is_empty()).map_or(start, |i| i + 1);
+    let end = lines
+        .iter()
+        .rposition(|l| !l.trim().is_empty())
+        .map_or(start, |i| i + 1);
     lines[start..end].join("\n")
 }
 
@@ -60,7 +63,11 @@ mod tests {
 
     #[test]
     fn literal_docs_are_joined() {
-        let docs: Vec<Attribute> = vec![parse_quote!(#[doc = " Delete a folder."]), parse_quote!(#[doc = ""]), parse_quote!(#[doc = " Asks first."])];
+        let docs: Vec<Attribute> = vec![
+            parse_quote!(#[doc = " Delete a folder."]),
+            parse_quote!(#[doc = ""]),
+            parse_quote!(#[doc = " Asks first."]),
+        ];
         let got = description(&docs).to_string();
         assert_eq!(got, quote!("Delete a folder.\n\nAsks first.").to_string());
     }

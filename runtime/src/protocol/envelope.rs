@@ -33,7 +33,11 @@ pub struct Implementation {
 impl Implementation {
     /// A name and a version.
     pub fn new(name: impl Into<String>, version: impl Into<String>) -> Self {
-        Self { name: name.into(), version: version.into(), title: None }
+        Self {
+            name: name.into(),
+            version: version.into(),
+            title: None,
+        }
     }
 }
 
@@ -70,7 +74,8 @@ impl ClientCapabilities {
     }
     /// Whether the client can answer form-mode elicitation (`elicitation: {}` counts as form).
     pub fn elicitation_form(&self) -> bool {
-        self.elicitation().is_some_and(|e| e.is_empty() || e.contains_key("form"))
+        self.elicitation()
+            .is_some_and(|e| e.is_empty() || e.contains_key("form"))
     }
     /// Whether the client can answer URL-mode elicitation.
     pub fn elicitation_url(&self) -> bool {
@@ -140,8 +145,15 @@ pub(crate) fn validate(params: Option<&Map<String, Value>>) -> Result<Envelope, 
             )));
         }
     };
-    let client_info = meta.get(KEY_CLIENT_INFO).and_then(|v| serde_json::from_value(v.clone()).ok());
-    Ok(Envelope { version, capabilities, client_info, progress_token: progress_token(params) })
+    let client_info = meta
+        .get(KEY_CLIENT_INFO)
+        .and_then(|v| serde_json::from_value(v.clone()).ok());
+    Ok(Envelope {
+        version,
+        capabilities,
+        client_info,
+        progress_token: progress_token(params),
+    })
 }
 
 /// -32022 with `{supported, requested}`.
@@ -162,9 +174,15 @@ mod tests {
     fn missing_keys_are_named_in_order() {
         let e = validate(Some(&params(json!({"_meta": {KEY_PROTOCOL_VERSION: "2026-07-28"}})))).unwrap_err();
         assert_eq!(e.code, -32602);
-        assert_eq!(e.message, format!("params._meta is missing the required envelope key(s): {KEY_CLIENT_CAPABILITIES}"));
+        assert_eq!(
+            e.message,
+            format!("params._meta is missing the required envelope key(s): {KEY_CLIENT_CAPABILITIES}")
+        );
         let e = validate(None).unwrap_err();
-        assert!(e.message.ends_with(&format!("{KEY_PROTOCOL_VERSION}, {KEY_CLIENT_CAPABILITIES}")));
+        assert!(
+            e.message
+                .ends_with(&format!("{KEY_PROTOCOL_VERSION}, {KEY_CLIENT_CAPABILITIES}"))
+        );
     }
 
     #[test]
@@ -178,12 +196,17 @@ mod tests {
         let p = params(json!({"_meta": {KEY_PROTOCOL_VERSION: "2025-11-25", KEY_CLIENT_CAPABILITIES: {}}}));
         let e = validate(Some(&p)).unwrap_err();
         assert_eq!(e.code, -32022);
-        assert_eq!(e.data, Some(json!({"supported": ["2026-07-28"], "requested": "2025-11-25"})));
+        assert_eq!(
+            e.data,
+            Some(json!({"supported": ["2026-07-28"], "requested": "2025-11-25"}))
+        );
     }
 
     #[test]
     fn client_info_is_optional() {
-        let p = params(json!({"_meta": {KEY_PROTOCOL_VERSION: "2026-07-28", KEY_CLIENT_CAPABILITIES: {"elicitation": {"url": {}}}, "progressToken": 5}}));
+        let p = params(
+            json!({"_meta": {KEY_PROTOCOL_VERSION: "2026-07-28", KEY_CLIENT_CAPABILITIES: {"elicitation": {"url": {}}}, "progressToken": 5}}),
+        );
         let env = validate(Some(&p)).unwrap();
         assert!(env.client_info.is_none());
         assert!(env.capabilities.elicitation_url());

@@ -82,7 +82,11 @@ pub struct ErrorObject {
 impl ErrorObject {
     /// An error with a code and message.
     pub fn new(code: i64, message: impl Into<String>) -> Self {
-        Self { code, message: message.into(), data: None }
+        Self {
+            code,
+            message: message.into(),
+            data: None,
+        }
     }
     /// Adds `data`.
     pub fn with_data(mut self, data: Value) -> Self {
@@ -122,9 +126,19 @@ impl std::error::Error for ErrorObject {}
 /// One inbound frame, classified.
 #[derive(Debug)]
 pub(crate) enum Inbound {
-    Request { id: RequestId, method: String, params: Option<Map<String, Value>> },
-    Notification { method: String, params: Option<Map<String, Value>> },
-    Response { id: RequestId, outcome: Result<Value, ErrorObject> },
+    Request {
+        id: RequestId,
+        method: String,
+        params: Option<Map<String, Value>>,
+    },
+    Notification {
+        method: String,
+        params: Option<Map<String, Value>>,
+    },
+    Response {
+        id: RequestId,
+        outcome: Result<Value, ErrorObject>,
+    },
     /// Not a valid message: answer with this error (the id is known when the frame had a usable one).
     Invalid { id: Option<RequestId>, error: ErrorObject },
 }
@@ -133,7 +147,12 @@ pub(crate) enum Inbound {
 pub(crate) fn classify(bytes: &[u8]) -> Inbound {
     let value: Value = match serde_json::from_slice(bytes) {
         Ok(v) => v,
-        Err(e) => return Inbound::Invalid { id: None, error: ErrorObject::parse_error(e) },
+        Err(e) => {
+            return Inbound::Invalid {
+                id: None,
+                error: ErrorObject::parse_error(e),
+            };
+        }
     };
     classify_value(value)
 }
@@ -206,7 +225,10 @@ pub(crate) fn classify_value(value: Value) -> Inbound {
                 };
             };
             if let Some(result) = obj.remove("result") {
-                Inbound::Response { id, outcome: Ok(result) }
+                Inbound::Response {
+                    id,
+                    outcome: Ok(result),
+                }
             } else if let Some(err) = obj.remove("error") {
                 match serde_json::from_value::<ErrorObject>(err) {
                     Ok(e) => Inbound::Response { id, outcome: Err(e) },
@@ -238,8 +260,18 @@ struct ResponseFrame<'a> {
 /// Serializes a response frame, newline-terminated.
 pub(crate) fn encode_response(id: Option<&RequestId>, outcome: Result<&Value, &ErrorObject>) -> Vec<u8> {
     let frame = match outcome {
-        Ok(r) => ResponseFrame { jsonrpc: "2.0", id, result: Some(r), error: None },
-        Err(e) => ResponseFrame { jsonrpc: "2.0", id, result: None, error: Some(e) },
+        Ok(r) => ResponseFrame {
+            jsonrpc: "2.0",
+            id,
+            result: Some(r),
+            error: None,
+        },
+        Err(e) => ResponseFrame {
+            jsonrpc: "2.0",
+            id,
+            result: None,
+            error: Some(e),
+        },
     };
     let mut out = serde_json::to_vec(&frame).unwrap_or_else(|_| {
         br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: unserializable response"}}"#
@@ -258,7 +290,12 @@ struct NotificationFrame<'a> {
 
 /// Serializes a notification frame, newline-terminated.
 pub(crate) fn encode_notification(method: &str, params: &Value) -> Vec<u8> {
-    let mut out = serde_json::to_vec(&NotificationFrame { jsonrpc: "2.0", method, params }).unwrap_or_default();
+    let mut out = serde_json::to_vec(&NotificationFrame {
+        jsonrpc: "2.0",
+        method,
+        params,
+    })
+    .unwrap_or_default();
     out.push(b'\n');
     out
 }
@@ -289,7 +326,10 @@ mod tests {
             classify(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
             Inbound::Notification { .. }
         ));
-        assert!(matches!(classify(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#), Inbound::Response { .. }));
+        assert!(matches!(
+            classify(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
+            Inbound::Response { .. }
+        ));
         let Inbound::Request { id, method, params } =
             classify(br#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"a":1}}"#)
         else {

@@ -17,7 +17,10 @@ pub(crate) struct FrameReader<R> {
 
 impl<R: AsyncRead + Unpin> FrameReader<R> {
     pub(crate) fn new(reader: R, max: usize) -> Self {
-        Self { inner: BufReader::with_capacity(64 * 1024, reader), max }
+        Self {
+            inner: BufReader::with_capacity(64 * 1024, reader),
+            max,
+        }
     }
 
     /// The next non-blank line (without its `\n` / `\r\n`).
@@ -88,7 +91,14 @@ mod tests {
     #[tokio::test]
     async fn splits_and_skips_blank_lines() {
         let frames = all(b"a\r\n\n  \nbb\nc", 10).await;
-        assert_eq!(frames, vec![Frame::Line(b"a".to_vec()), Frame::Line(b"bb".to_vec()), Frame::Line(b"c".to_vec())]);
+        assert_eq!(
+            frames,
+            vec![
+                Frame::Line(b"a".to_vec()),
+                Frame::Line(b"bb".to_vec()),
+                Frame::Line(b"c".to_vec())
+            ]
+        );
     }
 
     #[tokio::test]

@@ -45,7 +45,11 @@ where
         let bytes = match frame {
             Frame::Eof => break Ok(()),
             Frame::TooLarge(n) => {
-                tracing::warn!(bytes = n, limit = server.config.max_frame_bytes, "oversized frame refused");
+                tracing::warn!(
+                    bytes = n,
+                    limit = server.config.max_frame_bytes,
+                    "oversized frame refused"
+                );
                 let e = ErrorObject::invalid_request(format!(
                     "Invalid Request: message of {n} bytes exceeds the limit of {} bytes",
                     server.config.max_frame_bytes
@@ -76,8 +80,8 @@ where
                 }
                 other => tracing::trace!(method = other, "notification ignored"),
             },
-            Inbound::Response { id, .. } => {
-                tracing::debug!(%id, "response to no request of ours; ignored");
+            Inbound::Response { id, outcome } => {
+                tracing::debug!(%id, error = ?outcome.err(), "response to no request of ours; ignored");
             }
             Inbound::Request { id, method, params } => match session.on_request(&server, &method, params) {
                 Step::Reply(outcome) => {
