@@ -25,6 +25,24 @@ async fn repeat(
     word.repeat(times.unwrap_or(1) as usize)
 }
 
+/// A colour.
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+enum Colour {
+    Red,
+    Green,
+}
+
+/// Paint things.
+#[tool]
+async fn paint(colour: Colour, things: Vec<String>) -> String {
+    let c = match colour {
+        Colour::Red => "red",
+        Colour::Green => "green",
+    };
+    format!("{} {c}", things.join("+"))
+}
+
 /// Sleep, then answer.
 #[tool]
 async fn sleepy(ms: u64, tag: String) -> String {
@@ -98,6 +116,7 @@ fn server() -> Server {
         .tool(whoami)
         .tool(progress)
         .tool(forever)
+        .tool(paint)
 }
 
 fn modern() -> TestClient {
@@ -566,4 +585,38 @@ async fn duplicate_request_ids_in_flight_are_refused() {
     assert_eq!(r["id"], 77);
     let r = c.recv().await;
     assert_eq!(text(&r), "a");
+}
+
+#[tokio::test]
+async fn enums_and_vectors_are_arguments() {
+    let mut c = modern();
+    let list = c.request("tools/list", json!({})).await;
+    let paint_def = list["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "paint")
+        .unwrap()
+        .clone();
+    let schema = &paint_def["inputSchema"];
+    assert_eq!(
+        schema["properties"]["things"],
+        json!({"type": "array", "items": {"type": "string"}})
+    );
+    let colour = &schema["properties"]["colour"];
+    let colour = match colour.get("$ref") {
+        Some(r) => &schema["$defs"][r.as_str().unwrap().trim_start_matches("#/$defs/")],
+        None => colour,
+    };
+    assert_eq!(colour["enum"], json!(["red", "green"]), "{schema}");
+    let r = c
+        .call_tool("paint", json!({"colour": "green", "things": ["a", "b"]}))
+        .await;
+    assert_eq!(text(&r), "a+b green");
+    let r = c.call_tool("paint", json!({"colour": "blue", "things": []})).await;
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(
+        text(&r),
+        "argument `colour`: unknown variant `blue`, expected `red` or `green`"
+    );
 }

@@ -9,11 +9,7 @@ mod util;
 
 use proc_macro::TokenStream;
 
-/// Turns an `async fn` into an MCP tool.
-///
-/// The function keeps its name, and becomes a value that can be registered with
-/// `Server::tool(name)` and still be called like the function (`name(args).await`, which boxes
-/// the future). See the `mcp_resolve` crate docs for the full option table and examples.
+#[doc = include_str!("../../docs/tool.md")]
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(args.into(), item.into()).into()

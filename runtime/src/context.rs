@@ -7,6 +7,12 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 /// An authenticated caller. There is none on stdio; HTTP transports fill it from a verified token.
+///
+/// ```
+/// use mcp_resolve_runtime::Principal;
+/// let p = Principal { subject: "user-42".into(), issuer: Some("https://auth.example".into()) };
+/// assert_eq!(p.subject, "user-42");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Principal {
     /// The subject (`sub`).

@@ -6,6 +6,12 @@ use serde_json::{Map, Value, json};
 use std::fmt::Display;
 
 /// A resource embedded in a tool result.
+///
+/// ```
+/// use mcp_resolve_runtime::Content;
+/// let c = Content::resource_text("file:///a.md", Some("text/markdown".into()), "# A");
+/// assert_eq!(serde_json::to_value(&c).unwrap()["resource"]["mimeType"], "text/markdown");
+/// ```
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct EmbeddedResource {

@@ -11,7 +11,13 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-/// How long clients may cache list results (`ttlMs` / `cacheScope` on 2026-07-28).
+/// Who may cache list results (`cacheScope` on 2026-07-28), with [`Server::list_cache`].
+///
+/// ```
+/// use mcp_resolve_runtime::{CacheScope, Server};
+/// let server = Server::new("notes").list_cache(60_000, CacheScope::Private);
+/// # let _ = server;
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CacheScope {
     /// Any cache may keep the result.
@@ -54,11 +60,15 @@ struct Entry {
 }
 
 /// An MCP server: its identity, its tools, and its limits. Build it once, then serve it on a
-/// transport.
+/// transport ([`Server::serve_stdio`], or [`crate::testing::TestClient`] in tests).
 ///
 /// ```
 /// use mcp_resolve_runtime::Server;
-/// let server = Server::new("notes").version("1.0.0").instructions("Manages notes folders.");
+/// let server = Server::new("notes")
+///     .version("1.0.0")
+///     .instructions("Manages notes folders.")
+///     .max_frame_bytes(1 << 20)
+///     .max_in_flight(16);
 /// assert_eq!(server.info().name, "notes");
 /// assert!(server.tools().is_empty());
 /// ```

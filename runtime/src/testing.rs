@@ -17,6 +17,16 @@ use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader, DuplexStream, Lines, 
 use tokio::task::JoinHandle;
 
 /// How a [`TestClient`] frames its requests.
+///
+/// ```
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() {
+/// use mcp_resolve_runtime::{Server, testing::{TestClient, TestEra}};
+/// let mut c = TestClient::connect(Server::new("t"), TestEra::Raw);
+/// let r = c.request("tools/list", serde_json::json!({})).await;
+/// assert_eq!(r["error"]["code"], -32602, "not initialized yet");
+/// # }
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub enum TestEra {
     /// Sends nothing extra; call [`TestClient::initialize`] yourself (or test what happens without).

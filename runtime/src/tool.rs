@@ -10,6 +10,13 @@ use serde_json::{Map, Value};
 use std::fmt;
 
 /// Hints about a tool's behaviour, for clients deciding whether to confirm a call.
+///
+/// ```
+/// use mcp_resolve_runtime::ToolAnnotations;
+/// let mut a = ToolAnnotations::default();
+/// a.read_only_hint = Some(true);
+/// assert_eq!(serde_json::to_value(&a).unwrap(), serde_json::json!({"readOnlyHint": true}));
+/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
@@ -181,6 +188,13 @@ impl ArgsSchema {
 }
 
 /// One call of a tool: its arguments and its context.
+///
+/// ```
+/// use mcp_resolve_runtime::{Context, ProtocolVersion, ToolCall};
+/// let cx = Context::detached(ProtocolVersion::V2025_11_25, Default::default());
+/// let call = ToolCall::new(serde_json::Map::new(), cx);
+/// assert!(call.arguments.is_empty());
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct ToolCall {
@@ -230,6 +244,15 @@ pub trait Tool: Send + Sync + 'static {
 }
 
 /// Why an argument could not be extracted.
+///
+/// ```
+/// use mcp_resolve_runtime::{Context, ProtocolVersion, ToolCall, ToolParam};
+/// let cx = Context::detached(ProtocolVersion::V2026_07_28, Default::default());
+/// let args = serde_json::json!({"path": 42}).as_object().unwrap().clone();
+/// let err = <String as ToolParam>::extract(&ToolCall::new(args, cx), "path").unwrap_err();
+/// assert_eq!(err.name(), "path");
+/// assert_eq!(err.to_string(), "argument `path`: expected a string, got 42");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ArgumentError {
     name: String,
@@ -307,6 +330,15 @@ pub(crate) fn extract_argument<T: DeserializeOwned>(
 /// from the request itself (the [`Context`]).
 ///
 /// Any type implementing `serde::Deserialize` and `schemars::JsonSchema` is an argument.
+///
+/// ```
+/// use mcp_resolve_runtime::{ArgsSchema, Context, ToolParam};
+/// let mut schema = ArgsSchema::new();
+/// <u32 as ToolParam>::describe(&mut schema, "count", None);
+/// <Context as ToolParam>::describe(&mut schema, "cx", None); // adds nothing
+/// let s = serde_json::Value::Object(schema.finish());
+/// assert_eq!(s["properties"].as_object().unwrap().len(), 1);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a `#[tool]` parameter",
     label = "this type has no JSON Schema or cannot be deserialized",

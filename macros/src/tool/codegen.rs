@@ -22,8 +22,10 @@ pub(crate) struct ToolModel {
     pub(crate) block: Block,
 }
 
+/// The body function's name: hygienic, but located at the user's fn name, so errors about the
+/// body's future (e.g. "future cannot be sent between threads safely") point there.
 fn body_ident(ident: &Ident) -> Ident {
-    format_ident!("__mcp_resolve_body_{}", ident, span = Span::mixed_site())
+    format_ident!("__mcp_resolve_body_{}", ident, span = Span::mixed_site().located_at(ident.span()))
 }
 
 /// The tool value's type. The value itself is a `static` named like the function: a `static`
@@ -95,8 +97,11 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
         ReturnType::Default => ident.span(),
         ReturnType::Type(_, ty) => ty.span(),
     };
+    // The conversion is spanned on the return type, so a type that is not a tool result is
+    // reported there (as the `.output::<R>()` check in `definition` is), not on `#[tool]`.
+    let out = Ident::new("__out", Span::mixed_site().located_at(ret_span));
     let into_result = quote_spanned! {ret_span=>
-        #krate::__private::IntoToolResult::into_tool_result(#body(#(#idents),*).await)
+        #krate::__private::IntoToolResult::into_tool_result(#out)
     };
     let output_check = quote_spanned! {ret_span=>
         .output::<#ret>()
@@ -152,7 +157,10 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
                         let mut __errors = #krate::__private::ArgErrors::default();
                         #(#takes)*
                         match (#(#slots,)*) {
-                            (#(::core::option::Option::Some(#idents),)*) => #into_result,
+                            (#(::core::option::Option::Some(#idents),)*) => {
+                                let #out: #ret = #body(#(#idents),*).await;
+                                #into_result
+                            }
                             #[allow(unreachable_patterns)]
                             _ => __errors.into_result(),
                         }

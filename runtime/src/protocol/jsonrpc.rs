@@ -6,6 +6,13 @@ use std::fmt;
 use std::sync::Arc;
 
 /// A JSON-RPC request id: a string or a number.
+///
+/// ```
+/// use mcp_resolve_runtime::RequestId;
+/// let id: RequestId = serde_json::from_str("\"probe-1\"").unwrap();
+/// assert_eq!(id.to_string(), "\"probe-1\"");
+/// assert_eq!(RequestId::from(7).to_string(), "7");
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum RequestId {
@@ -41,6 +48,11 @@ impl From<i64> for RequestId {
 }
 
 /// Standard and MCP-specific JSON-RPC error codes.
+///
+/// ```
+/// use mcp_resolve_runtime::codes;
+/// assert_eq!(codes::UNSUPPORTED_PROTOCOL_VERSION, -32022);
+/// ```
 pub mod codes {
     /// Invalid JSON was received.
     pub const PARSE_ERROR: i64 = -32700;
