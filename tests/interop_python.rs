@@ -1,0 +1,498 @@
+//! Interop: the release-built `notes` example driven by the official MCP Python SDK client
+//! (`mcp==2.3.0`, through `tests/interop/py_client.py`) on both protocol eras.
+//!
+//! The test builds what it needs itself, once per test binary:
+//! - `cargo build --release --example notes` through `$CARGO` (nested inside the running
+//!   `cargo test`; checked with cargo 1.95: no lock deadlock, and a no-op when already built).
+//!   `MCP_RESOLVE_NOTES_BIN=/path/to/notes` skips the build and uses that binary instead.
+//! - `scripts/setup-python.sh` (creates `target/interop/venv` on first use, then a stamp check).
+//!
+//! Each driver run costs about 2 s (importing `mcp`), so every test batches its steps into one run.
+//! On failure the assertion message carries the driver's full stdout and stderr (the server's
+//! stderr is inherited by the driver, so its logs are there too).
+
+#![cfg(unix)]
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
+
+use serde_json::{Value, json};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
+/// How long one driver process may run before it is killed.
+const DRIVER_DEADLINE: Duration = Duration::from_secs(60);
+/// The driver's own `--timeout`, below the deadline so it reports a timeout as JSON first.
+const DRIVER_TIMEOUT_SECS: &str = "50";
+
+const NEW_ERA: &str = "2026-07-28";
+const OLD_ERA: &str = "2025-11-25";
+
+// ---------------------------------------------------------------------------------------------
+// Prerequisites: the release binary and the venv python, each obtained once per test binary.
+// ---------------------------------------------------------------------------------------------
+
+fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => Path::new(MANIFEST_DIR).join(dir), // join keeps an absolute `dir` as is
+        None => Path::new(MANIFEST_DIR).join("target"),
+    }
+}
+
+fn build_notes() -> Result<PathBuf, String> {
+    if let Some(bin) = std::env::var_os("MCP_RESOLVE_NOTES_BIN") {
+        let bin = PathBuf::from(bin);
+        return if bin.is_file() {
+            Ok(bin)
+        } else {
+            Err(format!("MCP_RESOLVE_NOTES_BIN={} is not a file", bin.display()))
+        };
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_string());
+    let manifest = Path::new(MANIFEST_DIR).join("Cargo.toml");
+    let started = Instant::now();
+    let out = Command::new(&cargo)
+        .args([
+            "build",
+            "--release",
+            "--example",
+            "notes",
+            "--message-format=json-render-diagnostics",
+        ])
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run `{cargo}`: {e}"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(format!(
+            "`cargo build --release --example notes` failed ({}):\n{stderr}\n\
+             Build it yourself with `cargo build --release --example notes`, \
+             or point MCP_RESOLVE_NOTES_BIN at a built notes binary.",
+            out.status
+        ));
+    }
+    // Prefer the path cargo reports (it honours `build.target-dir` from config files too).
+    let reported = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "notes")
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from));
+    let bin = reported.unwrap_or_else(|| {
+        target_dir()
+            .join("release")
+            .join("examples")
+            .join(format!("notes{}", std::env::consts::EXE_SUFFIX))
+    });
+    eprintln!(
+        "interop: notes binary {} (cargo build took {:.1?})",
+        bin.display(),
+        started.elapsed()
+    );
+    if bin.is_file() {
+        Ok(bin)
+    } else {
+        Err(format!(
+            "cargo built the notes example, but {} does not exist",
+            bin.display()
+        ))
+    }
+}
+
+fn notes_bin() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match BIN.get_or_init(build_notes) {
+        Ok(bin) => bin,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn setup_python() -> Result<PathBuf, String> {
+    let script = Path::new(MANIFEST_DIR).join("scripts").join("setup-python.sh");
+    let out = Command::new("bash")
+        .arg(&script)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let python = stdout
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(PathBuf::from);
+    match python {
+        Some(py) if out.status.success() && py.is_file() => Ok(py),
+        _ => Err(format!(
+            "scripts/setup-python.sh failed ({}); it must print the venv python last.\n\
+             --- stdout ---\n{stdout}\n--- stderr ---\n{stderr}",
+            out.status
+        )),
+    }
+}
+
+fn python() -> &'static Path {
+    static PY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match PY.get_or_init(setup_python) {
+        Ok(py) => py,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One driver run: its events plus everything needed to explain a failure.
+// ---------------------------------------------------------------------------------------------
+
+struct Run {
+    label: String,
+    status: Option<ExitStatus>,
+    timed_out: bool,
+    stdout: String,
+    stderr: String,
+    events: Vec<Value>,
+    elapsed: Duration,
+}
+
+impl Run {
+    #[track_caller]
+    fn fail(&self, what: impl std::fmt::Display) -> ! {
+        panic!(
+            "[{}] {what}\n--- driver status: {:?}{} after {:.1?} ---\n--- driver stdout ---\n{}\n--- driver stderr (incl. server) ---\n{}",
+            self.label,
+            self.status,
+            if self.timed_out { " (killed: deadline)" } else { "" },
+            self.elapsed,
+            self.stdout,
+            self.stderr,
+        )
+    }
+
+    #[track_caller]
+    fn check(&self, ok: bool, what: impl std::fmt::Display) {
+        if !ok {
+            self.fail(what)
+        }
+    }
+
+    #[track_caller]
+    fn check_eq(&self, got: &Value, want: &Value, what: &str) {
+        if got != want {
+            self.fail(format_args!("{what}: expected {want}, got {got}"))
+        }
+    }
+
+    /// The run ended normally: exit status 0 and a final `done` event, no `exception`.
+    #[track_caller]
+    fn assert_clean(&self) {
+        if let Some(exc) = self.events.iter().find(|e| e["event"] == "exception") {
+            self.fail(format_args!("the driver reported an exception: {exc}"));
+        }
+        self.check(!self.timed_out, "the driver did not finish in time");
+        self.check(
+            self.status.is_some_and(|s| s.success()),
+            "the driver exited unsuccessfully",
+        );
+        self.check(
+            self.events.last().is_some_and(|e| e["event"] == "done"),
+            "the last event is not `done`",
+        );
+    }
+
+    /// The `connected` event, checked for the negotiated protocol version and (when the client
+    /// discovered the server, i.e. not in a pinned mode) the server info and tools capability.
+    #[track_caller]
+    fn assert_connected(&self, version: &str, discovered: bool) {
+        let connected = self.events.first().filter(|e| e["event"] == "connected");
+        let Some(connected) = connected else {
+            self.fail("the first event is not `connected`")
+        };
+        self.check_eq(
+            &connected["protocol_version"],
+            &json!(version),
+            "negotiated protocol version",
+        );
+        if discovered {
+            self.check_eq(&connected["server_info"]["name"], &json!("notes"), "server_info.name");
+            self.check(
+                connected["capabilities"]["tools"].is_object(),
+                "the server declares no tools capability",
+            );
+        }
+    }
+
+    /// The per-step events (`tools`, `result`, `error`), in step order. Elicitation events are
+    /// questions the server asked mid-step; they are not step outcomes.
+    fn outcomes(&self) -> Vec<&Value> {
+        self.events
+            .iter()
+            .filter(|e| matches!(e["event"].as_str(), Some("tools" | "result" | "error")))
+            .collect()
+    }
+
+    /// The outcomes, checked to be exactly one per step.
+    #[track_caller]
+    fn step_outcomes(&self, steps: usize) -> Vec<&Value> {
+        let outcomes = self.outcomes();
+        self.check(
+            outcomes.len() == steps,
+            format_args!("expected {steps} step outcomes, got {}", outcomes.len()),
+        );
+        outcomes
+    }
+
+    #[track_caller]
+    fn assert_tools(&self, event: &Value) {
+        self.check_eq(&event["event"], &json!("tools"), "list_tools outcome");
+        let tools = event["tools"].as_array().cloned().unwrap_or_default();
+        let mut names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+        names.sort_unstable();
+        self.check(names == ["add", "delete_folder"], format_args!("tool names: {names:?}"));
+        let tool = |name: &str| tools.iter().find(|t| t["name"] == name).unwrap();
+
+        let input = &tool("delete_folder")["inputSchema"];
+        self.check_eq(&input["type"], &json!("object"), "delete_folder inputSchema.type");
+        let props = input["properties"].as_object().cloned().unwrap_or_default();
+        self.check(
+            props.keys().eq(["path"]),
+            format_args!("delete_folder properties: {:?}", props.keys().collect::<Vec<_>>()),
+        );
+        self.check_eq(&props["path"]["type"], &json!("string"), "delete_folder path type");
+        self.check_eq(&input["required"], &json!(["path"]), "delete_folder required");
+
+        let add = tool("add");
+        self.check_eq(&add["inputSchema"]["required"], &json!(["a", "b"]), "add required");
+        let output = &add["outputSchema"];
+        self.check_eq(&output["type"], &json!("object"), "add outputSchema.type");
+        self.check_eq(
+            &output["properties"]["result"]["type"],
+            &json!("integer"),
+            "add outputSchema result type",
+        );
+    }
+
+    /// A `result` event; returns (concatenated text content, isError, the result object).
+    #[track_caller]
+    fn assert_result<'a>(&self, event: &'a Value, is_error: bool, what: &str) -> (String, &'a Value) {
+        if event["event"] != "result" {
+            self.fail(format_args!("{what}: expected a `result` event, got {event}"));
+        }
+        let result = &event["result"];
+        self.check_eq(&result["isError"], &json!(is_error), &format!("{what}: isError"));
+        let text: String = result["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| c["type"] == "text")
+            .filter_map(|c| c["text"].as_str())
+            .collect();
+        (text, result)
+    }
+
+    #[track_caller]
+    fn assert_text(&self, event: &Value, is_error: bool, text: &str, what: &str) {
+        let (got, _) = self.assert_result(event, is_error, what);
+        self.check(got == text, format_args!("{what}: expected text {text:?}, got {got:?}"));
+    }
+
+    #[track_caller]
+    fn assert_add_3(&self, event: &Value) {
+        let (text, result) = self.assert_result(event, false, "add {a:1,b:2}");
+        self.check(text == "3", format_args!("add text: expected \"3\", got {text:?}"));
+        self.check_eq(
+            &result["structuredContent"],
+            &json!({"result": 3}),
+            "add structuredContent",
+        );
+    }
+}
+
+fn drive(label: &str, mode: &str, answer: &str, steps: &Value) -> Run {
+    let (bin, python) = (notes_bin(), python());
+    let started = Instant::now();
+    let driver = Path::new(MANIFEST_DIR)
+        .join("tests")
+        .join("interop")
+        .join("py_client.py");
+    let mut child = Command::new(python)
+        .arg(&driver)
+        .args(["--mode", mode, "--answer", answer, "--timeout", DRIVER_TIMEOUT_SECS])
+        .arg("--steps")
+        .arg(steps.to_string())
+        .arg("--")
+        .arg(bin)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("[{label}] cannot spawn the driver: {e}"));
+
+    // Drain both pipes on their own threads so neither can fill up and stall the driver.
+    let collect = |mut pipe: Box<dyn Read + Send>| {
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = pipe.read_to_end(&mut buf);
+            let _ = tx.send(String::from_utf8_lossy(&buf).into_owned());
+        });
+        rx
+    };
+    let stdout_rx = collect(Box::new(child.stdout.take().unwrap()));
+    let stderr_rx = collect(Box::new(child.stderr.take().unwrap()));
+
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if started.elapsed() >= DRIVER_DEADLINE => {
+                timed_out = true;
+                let _ = child.kill();
+                break child.wait().ok();
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => panic!("[{label}] waiting for the driver: {e}"),
+        }
+    };
+    // The server inherits the driver's stderr; it exits on stdin EOF, so this is quick. Do not
+    // hang forever on a server that lingers, though.
+    let grace = Duration::from_secs(10);
+    let stdout = stdout_rx
+        .recv_timeout(grace)
+        .unwrap_or_else(|_| "<stdout still open>".into());
+    let stderr = stderr_rx
+        .recv_timeout(grace)
+        .unwrap_or_else(|_| "<stderr still open (server lingering?)>".into());
+
+    let mut run = Run {
+        label: format!("{label}: mode={mode} answer={answer}"),
+        status,
+        timed_out,
+        stdout,
+        stderr,
+        events: Vec::new(),
+        elapsed: started.elapsed(),
+    };
+    for line in run.stdout.lines().filter(|l| !l.trim().is_empty()) {
+        match serde_json::from_str::<Value>(line) {
+            Ok(event) if event["event"].is_string() => run.events.push(event),
+            Ok(_) | Err(_) => run.fail(format_args!(
+                "the driver printed a line that is not a JSON event: {line}"
+            )),
+        }
+    }
+    eprintln!("interop: [{}] {:.1?}", run.label, run.elapsed);
+    run
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tests.
+// ---------------------------------------------------------------------------------------------
+
+fn list_tools() -> Value {
+    json!({"op": "list_tools"})
+}
+
+fn call(tool: &str, args: Value) -> Value {
+    json!({"op": "call", "tool": tool, "args": args})
+}
+
+/// The full scenario on one era: list, add, delete (ok / gone / empty folder), a wrongly typed
+/// argument, an unknown tool.
+fn full_scenario(label: &str, mode: &str, version: &str) {
+    let steps = json!([
+        list_tools(),
+        call("add", json!({"a": 1, "b": 2})),
+        call("delete_folder", json!({"path": "/tmp/notes/drafts"})),
+        call("delete_folder", json!({"path": "/tmp/notes/drafts"})),
+        call("delete_folder", json!({"path": "/tmp/notes/empty"})),
+        call("delete_folder", json!({"path": 42})),
+        call("no_such_tool", json!({})),
+    ]);
+    let run = drive(label, mode, r#"{"ok": true}"#, &steps);
+    run.assert_clean();
+    run.assert_connected(version, true);
+    let out = run.step_outcomes(7);
+
+    run.assert_tools(out[0]);
+    run.assert_add_3(out[1]);
+    run.assert_text(out[2], false, "deleted /tmp/notes/drafts", "delete drafts");
+    run.assert_text(out[3], true, "no such folder: /tmp/notes/drafts", "delete drafts again");
+    run.assert_text(out[4], false, "deleted /tmp/notes/empty", "delete empty");
+
+    let (text, _) = run.assert_result(out[5], true, "delete_folder {path: 42}");
+    run.check(
+        text.contains("path") && text.contains("string"),
+        format_args!(
+            "delete_folder {{path: 42}}: the error must name `path` and say a string was expected, got {text:?}"
+        ),
+    );
+
+    run.check_eq(&out[6]["event"], &json!("error"), "unknown tool outcome");
+    run.check_eq(&out[6]["code"], &json!(-32602), "unknown tool error code");
+}
+
+#[test]
+fn auto_mode_negotiates_2026_07_28_and_runs_the_tools() {
+    full_scenario("auto", "auto", NEW_ERA);
+}
+
+#[test]
+fn legacy_mode_negotiates_2025_11_25_and_runs_the_tools() {
+    full_scenario("legacy", "legacy", OLD_ERA);
+}
+
+#[test]
+fn pinned_2026_07_28_mode_calls_add() {
+    let run = drive(
+        "pinned",
+        NEW_ERA,
+        r#"{"ok": true}"#,
+        &json!([call("add", json!({"a": 1, "b": 2}))]),
+    );
+    run.assert_clean();
+    // Pinned: no discovery/initialize, so the client knows no server info or capabilities.
+    run.assert_connected(NEW_ERA, false);
+    let out = run.step_outcomes(1);
+    run.assert_add_3(out[0]);
+    // The 2026-07-28 result envelope still names the server.
+    run.check_eq(
+        &out[0]["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        &json!("notes"),
+        "result _meta serverInfo.name",
+    );
+}
+
+/// A client without the elicitation capability (`--answer none`) still lists and calls plain
+/// tools.
+fn without_elicitation(label: &str, mode: &str, version: &str) {
+    let steps = json!([
+        list_tools(),
+        call("add", json!({"a": 1, "b": 2})),
+        call("no_such_tool", json!({}))
+    ]);
+    let run = drive(label, mode, "none", &steps);
+    run.assert_clean();
+    run.assert_connected(version, true);
+    let out = run.step_outcomes(3);
+    run.assert_tools(out[0]);
+    run.assert_add_3(out[1]);
+    run.check_eq(&out[2]["code"], &json!(-32602), "unknown tool error code");
+    run.check(
+        !run.events.iter().any(|e| e["event"] == "elicitation"),
+        "a question reached a client that cannot answer",
+    );
+}
+
+#[test]
+fn auto_mode_without_elicitation_capability_runs_plain_tools() {
+    without_elicitation("auto/no-elicitation", "auto", NEW_ERA);
+}
+
+#[test]
+fn legacy_mode_without_elicitation_capability_runs_plain_tools() {
+    without_elicitation("legacy/no-elicitation", "legacy", OLD_ERA);
+}
