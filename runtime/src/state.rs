@@ -1,0 +1,390 @@
+//! Sealing of `requestState`: AES-256-GCM with an HKDF-derived key, bound to the request it
+//! belongs to, with an expiry and a key ring for rotation.
+//!
+//! A token is `v1.` + base64url(kid ‖ nonce ‖ ciphertext). The plaintext holds the claims: issue
+//! and expiry times, the method, the tool, a digest of the arguments, the audience, a tag of the
+//! principal when there is one, and the engine's own state. Any failure — a bad seal, another
+//! request, an expired token, another audience or principal — is one error on the wire; the reason
+//! goes to the log only.
+
+use aes_gcm::aead::{Aead, KeyInit, Payload};
+use aes_gcm::{Aes256Gcm, Key, Nonce};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use serde_json::{Map, Value, json};
+use sha2::{Digest, Sha256};
+use std::fmt;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+const PREFIX: &str = "v1.";
+const HKDF_INFO: &[u8] = b"mcp-resolve/request-state/v1/aes-256-gcm";
+const KID_LABEL: &[u8] = b"mcp-resolve/request-state/v1/kid:";
+const MAX_SKEW_SECS: f64 = 60.0;
+
+/// A secret shorter than 32 bytes was given.
+///
+/// ```
+/// use mcp_resolve_runtime::StateKeys;
+/// assert!(StateKeys::new(b"short").is_err());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyTooShort(pub usize);
+
+impl fmt::Display for KeyTooShort {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "a requestState secret needs at least 32 bytes, got {}", self.0)
+    }
+}
+
+impl std::error::Error for KeyTooShort {}
+
+#[derive(Clone)]
+struct SealingKey {
+    kid: [u8; 4],
+    cipher: Aes256Gcm,
+}
+
+impl SealingKey {
+    fn derive(secret: &[u8]) -> Result<Self, KeyTooShort> {
+        if secret.len() < 32 {
+            return Err(KeyTooShort(secret.len()));
+        }
+        let hk = hkdf::Hkdf::<Sha256>::new(None, secret);
+        let mut okm = [0u8; 32];
+        // 32 bytes is far below HKDF-SHA256's limit, so expand cannot fail.
+        if hk.expand(HKDF_INFO, &mut okm).is_err() {
+            return Err(KeyTooShort(secret.len()));
+        }
+        let mut h = Sha256::new();
+        h.update(KID_LABEL);
+        h.update(okm);
+        let digest = h.finalize();
+        let kid = [digest[0], digest[1], digest[2], digest[3]];
+        let cipher = Aes256Gcm::new(&Key::<Aes256Gcm>::from(okm));
+        Ok(Self { kid, cipher })
+    }
+}
+
+/// The keys that seal `requestState`: the first seals, every one unseals (for rotation). Share the
+/// same secrets between replicas so a retry may land on any of them.
+///
+/// ```
+/// use mcp_resolve_runtime::StateKeys;
+/// let keys = StateKeys::new(&[7u8; 32]).unwrap().with_previous(&[9u8; 32]).unwrap();
+/// assert_eq!(keys.len(), 2);
+/// let ephemeral = StateKeys::generate();
+/// assert_eq!(ephemeral.len(), 1);
+/// ```
+#[derive(Clone)]
+pub struct StateKeys {
+    keys: Arc<Vec<SealingKey>>,
+}
+
+impl fmt::Debug for StateKeys {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StateKeys").field("keys", &self.keys.len()).finish_non_exhaustive()
+    }
+}
+
+impl StateKeys {
+    /// Keys from a secret of at least 32 bytes (e.g. 32 random bytes, or a long passphrase).
+    pub fn new(secret: &[u8]) -> Result<Self, KeyTooShort> {
+        Ok(Self { keys: Arc::new(vec![SealingKey::derive(secret)?]) })
+    }
+    /// Adds an older secret that still unseals (but never seals).
+    pub fn with_previous(self, secret: &[u8]) -> Result<Self, KeyTooShort> {
+        let mut keys = (*self.keys).clone();
+        keys.push(SealingKey::derive(secret)?);
+        Ok(Self { keys: Arc::new(keys) })
+    }
+    /// A random key for this process only: state does not survive a restart or another replica.
+    pub fn generate() -> Self {
+        let mut secret = [0u8; 32];
+        if getrandom::fill(&mut secret).is_err() {
+            // No OS randomness: fall back to something unique per process and moment; still
+            // authenticated, only less secret. This does not happen on supported platforms.
+            let seed = format!("{:?}{:?}", SystemTime::now(), std::process::id());
+            secret = Sha256::digest(seed.as_bytes()).into();
+        }
+        Self { keys: Arc::new(vec![SealingKey::derive(&secret).unwrap_or_else(|_| unreachable!())]) }
+    }
+    /// How many keys the ring holds.
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+    /// Whether the ring is empty (never, for a constructed ring).
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+}
+
+/// What a sealed state is bound to.
+#[derive(Debug, Clone)]
+pub(crate) struct Binding<'a> {
+    pub(crate) method: &'a str,
+    pub(crate) target: &'a str,
+    pub(crate) arguments: &'a Map<String, Value>,
+    pub(crate) audience: &'a str,
+    pub(crate) principal: Option<&'a crate::Principal>,
+}
+
+/// Why a state was refused (log only).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Refusal {
+    Malformed,
+    Seal,
+    Binding,
+    Expired,
+    Audience,
+    Principal,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Malformed => "malformed",
+            Self::Seal => "seal",
+            Self::Binding => "request binding",
+            Self::Expired => "expired",
+            Self::Audience => "audience",
+            Self::Principal => "principal",
+        })
+    }
+}
+
+/// Canonical JSON: object keys sorted at every level, no spaces.
+fn canonical(v: &Value, out: &mut String) {
+    match v {
+        Value::Object(m) => canonical_map(m, out),
+        Value::Array(a) => {
+            out.push('[');
+            for (i, x) in a.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                canonical(x, out);
+            }
+            out.push(']');
+        }
+        other => out.push_str(&other.to_string()),
+    }
+}
+
+fn canonical_map(m: &Map<String, Value>, out: &mut String) {
+    let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+    entries.sort_by(|a, b| a.0.cmp(b.0));
+    out.push('{');
+    for (i, (k, v)) in entries.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        out.push_str(&Value::String(k.clone()).to_string());
+        out.push(':');
+        canonical(v, out);
+    }
+    out.push('}');
+}
+
+fn sha_tag(canonical_json: &str) -> String {
+    URL_SAFE_NO_PAD.encode(&Sha256::digest(canonical_json.as_bytes())[..16])
+}
+
+/// base64url of the first 16 bytes of SHA-256 over canonical JSON: pins a question's content.
+pub(crate) fn digest(v: &Value) -> String {
+    let mut s = String::new();
+    canonical(v, &mut s);
+    sha_tag(&s)
+}
+
+fn args_digest(arguments: &Map<String, Value>) -> String {
+    let mut s = String::new();
+    canonical_map(arguments, &mut s);
+    sha_tag(&s)
+}
+
+fn principal_tag(p: &crate::Principal) -> String {
+    let mut h = Sha256::new();
+    h.update(b"mcp-resolve/principal/v1:");
+    h.update(p.issuer.as_deref().unwrap_or("").as_bytes());
+    h.update([0u8]);
+    h.update(p.subject.as_bytes());
+    URL_SAFE_NO_PAD.encode(&h.finalize()[..16])
+}
+
+fn now_secs() -> f64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
+}
+
+/// Seals and unseals states for one server.
+#[derive(Debug, Clone)]
+pub(crate) struct Sealer {
+    pub(crate) keys: StateKeys,
+    pub(crate) ttl: Duration,
+}
+
+impl Sealer {
+    pub(crate) fn seal(&self, state: &Value, b: &Binding<'_>) -> String {
+        let iat = now_secs();
+        let mut claims = json!({
+            "v": 1,
+            "iat": iat,
+            "exp": iat + self.ttl.as_secs_f64(),
+            "m": b.method,
+            "t": b.target,
+            "a": args_digest(b.arguments),
+            "aud": b.audience,
+            "s": state,
+        });
+        if let (Some(p), Some(obj)) = (b.principal, claims.as_object_mut()) {
+            obj.insert("p".into(), Value::String(principal_tag(p)));
+        }
+        let plaintext = serde_json::to_vec(&claims).unwrap_or_default();
+        let Some(key) = self.keys.keys.first() else { return String::new() };
+        let mut nonce = [0u8; 12];
+        if getrandom::fill(&mut nonce).is_err() {
+            // A repeated nonce under one key would break GCM; refuse to seal instead.
+            tracing::error!("no OS randomness: requestState not sealed");
+            return String::new();
+        }
+        let aad = [PREFIX.as_bytes(), &key.kid].concat();
+        let Ok(ct) = key.cipher.encrypt(&Nonce::from(nonce), Payload { msg: &plaintext, aad: &aad }) else {
+            return String::new();
+        };
+        let mut raw = Vec::with_capacity(4 + 12 + ct.len());
+        raw.extend_from_slice(&key.kid);
+        raw.extend_from_slice(&nonce);
+        raw.extend_from_slice(&ct);
+        format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(raw))
+    }
+
+    pub(crate) fn unseal(&self, token: &str, b: &Binding<'_>) -> Result<Value, Refusal> {
+        let body = token.strip_prefix(PREFIX).ok_or(Refusal::Malformed)?;
+        let raw = URL_SAFE_NO_PAD.decode(body).map_err(|_| Refusal::Malformed)?;
+        if raw.len() < 4 + 12 + 16 {
+            return Err(Refusal::Malformed);
+        }
+        let (kid, rest) = raw.split_at(4);
+        let (nonce, ct) = rest.split_at(12);
+        let key = self.keys.keys.iter().find(|k| k.kid == kid).ok_or(Refusal::Seal)?;
+        let nonce: [u8; 12] = nonce.try_into().map_err(|_| Refusal::Malformed)?;
+        let aad = [PREFIX.as_bytes(), kid].concat();
+        let plaintext =
+            key.cipher.decrypt(&Nonce::from(nonce), Payload { msg: ct, aad: &aad }).map_err(|_| Refusal::Seal)?;
+        let claims: Map<String, Value> = serde_json::from_slice(&plaintext).map_err(|_| Refusal::Malformed)?;
+        let now = now_secs();
+        let iat = claims.get("iat").and_then(Value::as_f64).ok_or(Refusal::Malformed)?;
+        let exp = claims.get("exp").and_then(Value::as_f64).ok_or(Refusal::Malformed)?;
+        if now >= exp || iat > now + MAX_SKEW_SECS {
+            return Err(Refusal::Expired);
+        }
+        let text = |k: &str| claims.get(k).and_then(Value::as_str);
+        if text("m") != Some(b.method) || text("t") != Some(b.target) || text("a") != Some(&args_digest(b.arguments)) {
+            return Err(Refusal::Binding);
+        }
+        if text("aud") != Some(b.audience) {
+            return Err(Refusal::Audience);
+        }
+        if text("p").map(str::to_owned) != b.principal.map(principal_tag) {
+            return Err(Refusal::Principal);
+        }
+        claims.get("s").cloned().ok_or(Refusal::Malformed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sealer(secret: u8, ttl: u64) -> Sealer {
+        Sealer { keys: StateKeys::new(&[secret; 32]).unwrap(), ttl: Duration::from_secs(ttl) }
+    }
+
+    fn args(v: Value) -> Map<String, Value> {
+        v.as_object().cloned().unwrap()
+    }
+
+    fn binding<'a>(a: &'a Map<String, Value>, p: Option<&'a crate::Principal>) -> Binding<'a> {
+        Binding { method: "tools/call", target: "delete_folder", arguments: a, audience: "notes", principal: p }
+    }
+
+    #[test]
+    fn round_trip() {
+        let s = sealer(1, 600);
+        let a = args(json!({"path": "/x", "n": [1, {"b": 2, "a": 1}]}));
+        let token = s.seal(&json!({"k": 1}), &binding(&a, None));
+        assert!(token.starts_with("v1."));
+        assert_eq!(s.unseal(&token, &binding(&a, None)), Ok(json!({"k": 1})));
+        // Key order does not matter to the digest.
+        let reordered = args(json!({"n": [1, {"a": 1, "b": 2}], "path": "/x"}));
+        assert_eq!(s.unseal(&token, &binding(&reordered, None)), Ok(json!({"k": 1})));
+    }
+
+    #[test]
+    fn the_plaintext_is_not_readable() {
+        let s = sealer(1, 600);
+        let a = args(json!({}));
+        let token = s.seal(&json!({"secret-answer": "hunter2"}), &binding(&a, None));
+        let raw = URL_SAFE_NO_PAD.decode(&token[3..]).unwrap();
+        assert!(!String::from_utf8_lossy(&raw).contains("hunter2"));
+    }
+
+    #[test]
+    fn every_failure_is_refused() {
+        let s = sealer(1, 600);
+        let a = args(json!({"path": "/x"}));
+        let token = s.seal(&json!(1), &binding(&a, None));
+        let mut tampered = token.clone();
+        tampered.push_str("-TAMPERED");
+        assert!(s.unseal(&tampered, &binding(&a, None)).is_err());
+        let last = token.len() - 2;
+        let flipped = format!("{}{}", &token[..last], if &token[last..last + 1] == "A" { "B" } else { "A" });
+        assert_eq!(s.unseal(&format!("{flipped}{}", &token[last + 1..]), &binding(&a, None)), Err(Refusal::Seal));
+        assert_eq!(s.unseal("garbage", &binding(&a, None)), Err(Refusal::Malformed));
+        let other = args(json!({"path": "/y"}));
+        assert_eq!(s.unseal(&token, &binding(&other, None)), Err(Refusal::Binding));
+        let mut b = binding(&a, None);
+        b.target = "add";
+        assert_eq!(s.unseal(&token, &b), Err(Refusal::Binding));
+        let mut b = binding(&a, None);
+        b.audience = "other";
+        assert_eq!(s.unseal(&token, &b), Err(Refusal::Audience));
+        let p = crate::Principal { subject: "alice".into(), issuer: None };
+        assert_eq!(s.unseal(&token, &binding(&a, Some(&p))), Err(Refusal::Principal));
+        assert_eq!(sealer(2, 600).unseal(&token, &binding(&a, None)), Err(Refusal::Seal));
+    }
+
+    #[test]
+    fn principals_are_bound() {
+        let s = sealer(1, 600);
+        let a = args(json!({}));
+        let alice = crate::Principal { subject: "alice".into(), issuer: Some("i".into()) };
+        let bob = crate::Principal { subject: "bob".into(), issuer: Some("i".into()) };
+        let token = s.seal(&json!(1), &binding(&a, Some(&alice)));
+        assert!(s.unseal(&token, &binding(&a, Some(&alice))).is_ok());
+        assert_eq!(s.unseal(&token, &binding(&a, Some(&bob))), Err(Refusal::Principal));
+        assert_eq!(s.unseal(&token, &binding(&a, None)), Err(Refusal::Principal));
+    }
+
+    #[test]
+    fn expired_tokens_are_refused() {
+        let s = sealer(1, 0);
+        let a = args(json!({}));
+        let token = s.seal(&json!(1), &binding(&a, None));
+        assert_eq!(s.unseal(&token, &binding(&a, None)), Err(Refusal::Expired));
+    }
+
+    #[test]
+    fn rotation_keeps_old_tokens_valid() {
+        let old = sealer(1, 600);
+        let a = args(json!({}));
+        let token = old.seal(&json!(1), &binding(&a, None));
+        let rotated = Sealer {
+            keys: StateKeys::new(&[2; 32]).unwrap().with_previous(&[1; 32]).unwrap(),
+            ttl: Duration::from_secs(600),
+        };
+        assert!(rotated.unseal(&token, &binding(&a, None)).is_ok());
+        let fresh = rotated.seal(&json!(2), &binding(&a, None));
+        assert_eq!(old.unseal(&fresh, &binding(&a, None)), Err(Refusal::Seal));
+    }
+}
