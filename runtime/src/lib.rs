@@ -10,6 +10,7 @@
 //! ```
 
 mod context;
+pub mod form;
 pub mod protocol;
 mod result;
 mod server;
