@@ -183,7 +183,10 @@ pub struct FormError {
 impl FormError {
     /// An error about one field.
     pub fn new(field: impl Into<String>, rule: impl Into<String>) -> Self {
-        Self { field: field.into(), rule: rule.into() }
+        Self {
+            field: field.into(),
+            rule: rule.into(),
+        }
     }
 }
 
@@ -280,12 +283,20 @@ fn base(ty: &str, spec: &FieldSpec) -> Map<String, Value> {
 }
 
 fn number(v: f64) -> Value {
-    if v.fract() == 0.0 && v.abs() < 9.0e15 { json!(v as i64) } else { json!(v) }
+    if v.fract() == 0.0 && v.abs() < 9.0e15 {
+        json!(v as i64)
+    } else {
+        json!(v)
+    }
 }
 
 fn describe(v: &Value) -> String {
     let s = v.to_string();
-    if s.len() <= 40 { s } else { format!("{}...", s.chars().take(37).collect::<String>()) }
+    if s.len() <= 40 {
+        s
+    } else {
+        format!("{}...", s.chars().take(37).collect::<String>())
+    }
 }
 
 impl FormField for String {
@@ -327,7 +338,9 @@ impl FormField for bool {
         base("boolean", spec)
     }
     fn parse(value: &Value, _: &FieldSpec) -> Result<Self, String> {
-        value.as_bool().ok_or_else(|| format!("expected a boolean, got {}", describe(value)))
+        value
+            .as_bool()
+            .ok_or_else(|| format!("expected a boolean, got {}", describe(value)))
     }
 }
 
@@ -380,7 +393,9 @@ fn integer_of(n: &Number) -> Option<i128> {
     if let Some(u) = n.as_u64() {
         return Some(u.into());
     }
-    n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15).map(|f| f as i128)
+    n.as_f64()
+        .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
+        .map(|f| f as i128)
 }
 
 integer_field!(i8, i16, i32, i64, u8, u16, u32, u64);
@@ -411,7 +426,11 @@ impl<T: FormField> FormField for Option<T> {
         T::schema(spec)
     }
     fn parse(value: &Value, spec: &FieldSpec) -> Result<Self, String> {
-        if value.is_null() { Ok(None) } else { T::parse(value, spec).map(Some) }
+        if value.is_null() {
+            Ok(None)
+        } else {
+            T::parse(value, spec).map(Some)
+        }
     }
     fn missing(spec: &FieldSpec) -> Result<Self, String> {
         match spec.default {
@@ -438,7 +457,10 @@ pub fn choice_schema<E: FormChoice>(spec: &FieldSpec) -> Map<String, Value> {
         }
         ChoiceStyle::EnumNames => {
             m.insert("enum".into(), E::CHOICES.iter().map(|c| c.value).collect());
-            m.insert("enumNames".into(), E::CHOICES.iter().map(|c| c.title.unwrap_or(c.value)).collect());
+            m.insert(
+                "enumNames".into(),
+                E::CHOICES.iter().map(|c| c.title.unwrap_or(c.value)).collect(),
+            );
         }
     }
     m
@@ -451,7 +473,11 @@ pub fn parse_choice<E: FormChoice>(value: &Value) -> Result<E, String> {
         format!("expected one of {}, got {}", values.join(", "), describe(value))
     };
     let s = value.as_str().ok_or_else(expected)?;
-    E::CHOICES.iter().position(|c| c.value == s).and_then(E::from_index).ok_or_else(expected)
+    E::CHOICES
+        .iter()
+        .position(|c| c.value == s)
+        .and_then(E::from_index)
+        .ok_or_else(expected)
 }
 
 impl<E: FormChoice> FormField for Vec<E> {
@@ -504,7 +530,9 @@ impl<E: FormChoice> FormField for Vec<E> {
 // ---------------------------------------------------------------- formats
 
 fn valid_email(s: &str) -> bool {
-    let Some((local, domain)) = s.split_once('@') else { return false };
+    let Some((local, domain)) = s.split_once('@') else {
+        return false;
+    };
     !local.is_empty()
         && !domain.is_empty()
         && !domain.contains('@')
@@ -515,7 +543,9 @@ fn valid_email(s: &str) -> bool {
 }
 
 fn valid_uri(s: &str) -> bool {
-    let Some((scheme, rest)) = s.split_once(':') else { return false };
+    let Some((scheme, rest)) = s.split_once(':') else {
+        return false;
+    };
     let mut chars = scheme.chars();
     chars.next().is_some_and(|c| c.is_ascii_alphabetic())
         && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
@@ -649,12 +679,25 @@ mod tests {
 
     #[test]
     fn strings_are_checked() {
-        let spec = FieldSpec { min_length: Some(2), max_length: Some(3), ..FieldSpec::new("n") };
+        let spec = FieldSpec {
+            min_length: Some(2),
+            max_length: Some(3),
+            ..FieldSpec::new("n")
+        };
         assert_eq!(String::parse(&json!("ab"), &spec), Ok("ab".into()));
-        assert_eq!(String::parse(&json!("a"), &spec), Err("must have at least 2 characters, got 1".into()));
-        assert_eq!(String::parse(&json!("abcd"), &spec), Err("must have at most 3 characters, got 4".into()));
+        assert_eq!(
+            String::parse(&json!("a"), &spec),
+            Err("must have at least 2 characters, got 1".into())
+        );
+        assert_eq!(
+            String::parse(&json!("abcd"), &spec),
+            Err("must have at most 3 characters, got 4".into())
+        );
         assert_eq!(String::parse(&json!(5), &spec), Err("expected a string, got 5".into()));
-        let email = FieldSpec { format: Some(Format::Email), ..FieldSpec::new("e") };
+        let email = FieldSpec {
+            format: Some(Format::Email),
+            ..FieldSpec::new("e")
+        };
         assert!(String::parse(&json!("nope"), &email).is_err());
         assert_eq!(
             Value::Object(String::schema(&email)),
@@ -664,12 +707,19 @@ mod tests {
 
     #[test]
     fn numbers_are_checked() {
-        let spec = FieldSpec { minimum: Some(1.0), maximum: Some(10.0), ..FieldSpec::new("n") };
+        let spec = FieldSpec {
+            minimum: Some(1.0),
+            maximum: Some(10.0),
+            ..FieldSpec::new("n")
+        };
         assert_eq!(u8::parse(&json!(3), &spec), Ok(3));
         assert_eq!(u8::parse(&json!(3.0), &spec), Ok(3));
         assert!(u8::parse(&json!(3.5), &spec).is_err());
         assert_eq!(u8::parse(&json!(11), &spec), Err("must be at most 10, got 11".into()));
-        assert_eq!(i64::parse(&json!("3"), &spec), Err("expected an integer, got \"3\"".into()));
+        assert_eq!(
+            i64::parse(&json!("3"), &spec),
+            Err("expected an integer, got \"3\"".into())
+        );
         assert_eq!(f64::parse(&json!(0.5), &FieldSpec::new("r")), Ok(0.5));
         assert_eq!(
             Value::Object(u8::schema(&spec)),
@@ -681,9 +731,15 @@ mod tests {
     fn booleans_are_strict() {
         let spec = FieldSpec::new("ok");
         assert_eq!(bool::parse(&json!(true), &spec), Ok(true));
-        assert_eq!(bool::parse(&json!("not-a-bool"), &spec), Err("expected a boolean, got \"not-a-bool\"".into()));
+        assert_eq!(
+            bool::parse(&json!("not-a-bool"), &spec),
+            Err("expected a boolean, got \"not-a-bool\"".into())
+        );
         assert_eq!(bool::missing(&spec), Err("is required".into()));
-        let with_default = FieldSpec { default: Some(DefaultValue::Bool(true)), ..spec };
+        let with_default = FieldSpec {
+            default: Some(DefaultValue::Bool(true)),
+            ..spec
+        };
         assert_eq!(bool::missing(&with_default), Ok(true));
         assert_eq!(<Option<bool>>::missing(&FieldSpec::new("x")), Ok(None));
     }
@@ -695,8 +751,16 @@ mod tests {
     }
 
     impl FormChoice for Env {
-        const CHOICES: &'static [Choice] =
-            &[Choice { value: "stg", title: Some("Staging") }, Choice { value: "prd", title: Some("Production") }];
+        const CHOICES: &'static [Choice] = &[
+            Choice {
+                value: "stg",
+                title: Some("Staging"),
+            },
+            Choice {
+                value: "prd",
+                title: Some("Production"),
+            },
+        ];
         const STYLE: ChoiceStyle = ChoiceStyle::Standard;
         fn from_index(i: usize) -> Option<Self> {
             [Self::Stg, Self::Prd].get(i).copied()
@@ -708,15 +772,25 @@ mod tests {
 
     #[test]
     fn choices() {
-        let spec = FieldSpec { title: Some("Environment"), default: Some(DefaultValue::Str("stg")), ..FieldSpec::new("environment") };
+        let spec = FieldSpec {
+            title: Some("Environment"),
+            default: Some(DefaultValue::Str("stg")),
+            ..FieldSpec::new("environment")
+        };
         assert_eq!(
             Value::Object(choice_schema::<Env>(&spec)),
             json!({"type": "string", "title": "Environment", "default": "stg",
                    "oneOf": [{"const": "stg", "title": "Staging"}, {"const": "prd", "title": "Production"}]})
         );
         assert_eq!(parse_choice::<Env>(&json!("prd")), Ok(Env::Prd));
-        assert_eq!(parse_choice::<Env>(&json!("dev")), Err("expected one of `stg`, `prd`, got \"dev\"".into()));
-        let multi = FieldSpec { max_items: Some(1), ..FieldSpec::new("envs") };
+        assert_eq!(
+            parse_choice::<Env>(&json!("dev")),
+            Err("expected one of `stg`, `prd`, got \"dev\"".into())
+        );
+        let multi = FieldSpec {
+            max_items: Some(1),
+            ..FieldSpec::new("envs")
+        };
         assert_eq!(<Vec<Env>>::parse(&json!(["stg"]), &multi), Ok(vec![Env::Stg]));
         assert!(<Vec<Env>>::parse(&json!(["stg", "prd"]), &multi).is_err());
         assert!(<Vec<Env>>::parse(&json!(["stg", "stg"]), &FieldSpec::new("e")).is_err());

@@ -83,14 +83,18 @@ pub struct StateKeys {
 
 impl fmt::Debug for StateKeys {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("StateKeys").field("keys", &self.keys.len()).finish_non_exhaustive()
+        f.debug_struct("StateKeys")
+            .field("keys", &self.keys.len())
+            .finish_non_exhaustive()
     }
 }
 
 impl StateKeys {
     /// Keys from a secret of at least 32 bytes (e.g. 32 random bytes, or a long passphrase).
     pub fn new(secret: &[u8]) -> Result<Self, KeyTooShort> {
-        Ok(Self { keys: Arc::new(vec![SealingKey::derive(secret)?]) })
+        Ok(Self {
+            keys: Arc::new(vec![SealingKey::derive(secret)?]),
+        })
     }
     /// Adds an older secret that still unseals (but never seals).
     pub fn with_previous(self, secret: &[u8]) -> Result<Self, KeyTooShort> {
@@ -107,7 +111,9 @@ impl StateKeys {
             let seed = format!("{:?}{:?}", SystemTime::now(), std::process::id());
             secret = Sha256::digest(seed.as_bytes()).into();
         }
-        Self { keys: Arc::new(vec![SealingKey::derive(&secret).unwrap_or_else(|_| unreachable!())]) }
+        Self {
+            keys: Arc::new(vec![SealingKey::derive(&secret).unwrap_or_else(|_| unreachable!())]),
+        }
     }
     /// How many keys the ring holds.
     pub fn len(&self) -> usize {
@@ -213,7 +219,10 @@ fn principal_tag(p: &crate::Principal) -> String {
 }
 
 fn now_secs() -> f64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs_f64()).unwrap_or(0.0)
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
 }
 
 /// Seals and unseals states for one server.
@@ -240,7 +249,9 @@ impl Sealer {
             obj.insert("p".into(), Value::String(principal_tag(p)));
         }
         let plaintext = serde_json::to_vec(&claims).unwrap_or_default();
-        let Some(key) = self.keys.keys.first() else { return String::new() };
+        let Some(key) = self.keys.keys.first() else {
+            return String::new();
+        };
         let mut nonce = [0u8; 12];
         if getrandom::fill(&mut nonce).is_err() {
             // A repeated nonce under one key would break GCM; refuse to seal instead.
@@ -248,7 +259,13 @@ impl Sealer {
             return String::new();
         }
         let aad = [PREFIX.as_bytes(), &key.kid].concat();
-        let Ok(ct) = key.cipher.encrypt(&Nonce::from(nonce), Payload { msg: &plaintext, aad: &aad }) else {
+        let Ok(ct) = key.cipher.encrypt(
+            &Nonce::from(nonce),
+            Payload {
+                msg: &plaintext,
+                aad: &aad,
+            },
+        ) else {
             return String::new();
         };
         let mut raw = Vec::with_capacity(4 + 12 + ct.len());
@@ -269,8 +286,10 @@ impl Sealer {
         let key = self.keys.keys.iter().find(|k| k.kid == kid).ok_or(Refusal::Seal)?;
         let nonce: [u8; 12] = nonce.try_into().map_err(|_| Refusal::Malformed)?;
         let aad = [PREFIX.as_bytes(), kid].concat();
-        let plaintext =
-            key.cipher.decrypt(&Nonce::from(nonce), Payload { msg: ct, aad: &aad }).map_err(|_| Refusal::Seal)?;
+        let plaintext = key
+            .cipher
+            .decrypt(&Nonce::from(nonce), Payload { msg: ct, aad: &aad })
+            .map_err(|_| Refusal::Seal)?;
         let claims: Map<String, Value> = serde_json::from_slice(&plaintext).map_err(|_| Refusal::Malformed)?;
         let now = now_secs();
         let iat = claims.get("iat").and_then(Value::as_f64).ok_or(Refusal::Malformed)?;
@@ -297,7 +316,10 @@ mod tests {
     use super::*;
 
     fn sealer(secret: u8, ttl: u64) -> Sealer {
-        Sealer { keys: StateKeys::new(&[secret; 32]).unwrap(), ttl: Duration::from_secs(ttl) }
+        Sealer {
+            keys: StateKeys::new(&[secret; 32]).unwrap(),
+            ttl: Duration::from_secs(ttl),
+        }
     }
 
     fn args(v: Value) -> Map<String, Value> {
@@ -305,7 +327,13 @@ mod tests {
     }
 
     fn binding<'a>(a: &'a Map<String, Value>, p: Option<&'a crate::Principal>) -> Binding<'a> {
-        Binding { method: "tools/call", target: "delete_folder", arguments: a, audience: "notes", principal: p }
+        Binding {
+            method: "tools/call",
+            target: "delete_folder",
+            arguments: a,
+            audience: "notes",
+            principal: p,
+        }
     }
 
     #[test]
@@ -338,8 +366,15 @@ mod tests {
         tampered.push_str("-TAMPERED");
         assert!(s.unseal(&tampered, &binding(&a, None)).is_err());
         let last = token.len() - 2;
-        let flipped = format!("{}{}", &token[..last], if &token[last..last + 1] == "A" { "B" } else { "A" });
-        assert_eq!(s.unseal(&format!("{flipped}{}", &token[last + 1..]), &binding(&a, None)), Err(Refusal::Seal));
+        let flipped = format!(
+            "{}{}",
+            &token[..last],
+            if &token[last..last + 1] == "A" { "B" } else { "A" }
+        );
+        assert_eq!(
+            s.unseal(&format!("{flipped}{}", &token[last + 1..]), &binding(&a, None)),
+            Err(Refusal::Seal)
+        );
         assert_eq!(s.unseal("garbage", &binding(&a, None)), Err(Refusal::Malformed));
         let other = args(json!({"path": "/y"}));
         assert_eq!(s.unseal(&token, &binding(&other, None)), Err(Refusal::Binding));
@@ -349,7 +384,10 @@ mod tests {
         let mut b = binding(&a, None);
         b.audience = "other";
         assert_eq!(s.unseal(&token, &b), Err(Refusal::Audience));
-        let p = crate::Principal { subject: "alice".into(), issuer: None };
+        let p = crate::Principal {
+            subject: "alice".into(),
+            issuer: None,
+        };
         assert_eq!(s.unseal(&token, &binding(&a, Some(&p))), Err(Refusal::Principal));
         assert_eq!(sealer(2, 600).unseal(&token, &binding(&a, None)), Err(Refusal::Seal));
     }
@@ -358,8 +396,14 @@ mod tests {
     fn principals_are_bound() {
         let s = sealer(1, 600);
         let a = args(json!({}));
-        let alice = crate::Principal { subject: "alice".into(), issuer: Some("i".into()) };
-        let bob = crate::Principal { subject: "bob".into(), issuer: Some("i".into()) };
+        let alice = crate::Principal {
+            subject: "alice".into(),
+            issuer: Some("i".into()),
+        };
+        let bob = crate::Principal {
+            subject: "bob".into(),
+            issuer: Some("i".into()),
+        };
         let token = s.seal(&json!(1), &binding(&a, Some(&alice)));
         assert!(s.unseal(&token, &binding(&a, Some(&alice))).is_ok());
         assert_eq!(s.unseal(&token, &binding(&a, Some(&bob))), Err(Refusal::Principal));

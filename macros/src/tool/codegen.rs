@@ -1,7 +1,7 @@
 //! Code generation for `#[tool]`: quote only, no parsing.
 
 use super::param::Param;
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Attribute, Block, Ident, ReturnType, Type, Visibility};
@@ -25,7 +25,11 @@ pub(crate) struct ToolModel {
 /// The body function's name: hygienic, but located at the user's fn name, so errors about the
 /// body's future (e.g. "future cannot be sent between threads safely") point there.
 fn body_ident(ident: &Ident) -> Ident {
-    format_ident!("__mcp_resolve_body_{}", ident, span = Span::mixed_site().located_at(ident.span()))
+    format_ident!(
+        "__mcp_resolve_body_{}",
+        ident,
+        span = Span::mixed_site().located_at(ident.span())
+    )
 }
 
 /// The tool value's type. The value itself is a `static` named like the function: a `static`
@@ -34,6 +38,24 @@ fn body_ident(ident: &Ident) -> Ident {
 fn tool_type(ident: &Ident) -> Ident {
     let name = ident.to_string();
     format_ident!("__mcp_resolve_tool_{}", name.strip_prefix("r#").unwrap_or(&name))
+}
+
+/// `tokens`, reported at `span` but resolved as before.
+fn located_at(tokens: &TokenStream, span: Span) -> TokenStream {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|mut tt| {
+            if let TokenTree::Group(g) = &tt {
+                let mut inner = Group::new(g.delimiter(), located_at(&g.stream(), span));
+                inner.set_span(g.span().located_at(span));
+                tt = TokenTree::Group(inner);
+            } else {
+                tt.set_span(tt.span().located_at(span));
+            }
+            tt
+        })
+        .collect()
 }
 
 fn return_type(output: &ReturnType) -> Type {
@@ -100,14 +122,32 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
     // The conversion is spanned on the return type, so a type that is not a tool result is
     // reported there (as the `.output::<R>()` check in `definition` is), not on `#[tool]`.
     let out = Ident::new("__out", Span::mixed_site().located_at(ret_span));
+    let ret_krate = located_at(krate, ret_span);
     let into_result = quote_spanned! {ret_span=>
-        #krate::__private::IntoToolResult::into_tool_result(#out)
+        #ret_krate::__private::IntoToolResult::into_tool_result(#out)
     };
     let output_check = quote_spanned! {ret_span=>
         .output::<#ret>()
     };
     let boxed = quote_spanned! {ident.span()=>
         #krate::__private::boxed(#body(#(#idents),*))
+    };
+    // Spanned on the fn name: a body whose future is not `Send` is reported there. The body's
+    // future goes through the same `boxed` call as the direct-call `Deref`, so rustc reports that
+    // error once, not a second time for this async block.
+    let call_body = quote_spanned! {ident.span()=>
+        ::std::boxed::Box::pin(async move {
+            let mut __errors = #krate::__private::ArgErrors::default();
+            #(#takes)*
+            match (#(#slots,)*) {
+                (#(::core::option::Option::Some(#idents),)*) => {
+                    let #out = #boxed.await;
+                    #into_result
+                }
+                #[allow(unreachable_patterns)]
+                _ => __errors.into_result(),
+            }
+        })
     };
     let ty_ident = tool_type(ident);
     quote! {
@@ -153,18 +193,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
                     &self,
                     __call: #krate::__private::ToolCall,
                 ) -> #krate::__private::BoxFuture<'static, #krate::__private::CallToolResult> {
-                    ::std::boxed::Box::pin(async move {
-                        let mut __errors = #krate::__private::ArgErrors::default();
-                        #(#takes)*
-                        match (#(#slots,)*) {
-                            (#(::core::option::Option::Some(#idents),)*) => {
-                                let #out: #ret = #body(#(#idents),*).await;
-                                #into_result
-                            }
-                            #[allow(unreachable_patterns)]
-                            _ => __errors.into_result(),
-                        }
-                    })
+                    #call_body
                 }
             }
         };

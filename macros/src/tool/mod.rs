@@ -63,7 +63,13 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
     if !errors.is_empty() {
         let mut out = errors.into_tokens();
-        out.extend(codegen::fallback(&krate, &vis, &sig.ident, &doc_attrs));
+        if sig.receiver().is_some() {
+            // A method sits in an `impl` or a trait, where the tool's items cannot go: give the
+            // method back as written, so its callers do not cascade into more errors.
+            out.extend(method_fallback(&doc_attrs, &fn_attrs, &vis, sig, &block));
+        } else {
+            out.extend(codegen::fallback(&krate, &vis, &sig.ident, &doc_attrs));
+        }
         return out;
     }
     let description = match &args.description {
@@ -84,6 +90,28 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         output: sig.output,
         block: *block,
     })
+}
+
+/// The user's method, with the parameter attributes `#[tool]` owns (`#[arg]`, doc comments)
+/// removed, since rustc rejects them there.
+fn method_fallback(
+    doc_attrs: &[syn::Attribute],
+    fn_attrs: &[syn::Attribute],
+    vis: &syn::Visibility,
+    mut sig: syn::Signature,
+    block: &syn::Block,
+) -> TokenStream {
+    for input in &mut sig.inputs {
+        if let syn::FnArg::Typed(pt) = input {
+            pt.attrs
+                .retain(|a| !a.path().is_ident("arg") && !a.path().is_ident("doc"));
+        }
+    }
+    quote! {
+        #(#doc_attrs)*
+        #(#fn_attrs)*
+        #vis #sig #block
+    }
 }
 
 #[cfg(test)]
@@ -126,6 +154,29 @@ mod tests {
         );
         // not async, self, pattern, duplicate #[arg], bad name
         assert_eq!(n, 5);
+    }
+
+    #[test]
+    fn a_method_is_given_back_as_written() {
+        let out = expand(
+            quote!(),
+            quote!(
+                async fn f(&self, #[arg(rename = "x")] a: u8) {}
+            ),
+        )
+        .to_string();
+        assert_eq!(out.matches("compile_error").count(), 1);
+        // No items that cannot sit in an `impl`, and no `#[arg]` left for rustc to reject.
+        assert!(!out.contains("__mcp_resolve_tool_f"), "{out}");
+        assert!(
+            out.contains(
+                &quote!(
+                    async fn f(&self, a: u8) {}
+                )
+                .to_string()
+            ),
+            "{out}"
+        );
     }
 
     #[test]

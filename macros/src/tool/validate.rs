@@ -11,7 +11,7 @@ pub(crate) fn signature(sig: &Signature, errors: &mut Errors) {
         errors.spanned(sig.fn_token, "`#[tool]` functions must be `async`: write `async fn`");
     }
     if let Some(c) = &sig.constness {
-        errors.spanned(c, "`#[tool]` functions cannot be `const`");
+        errors.spanned(c, "`#[tool]` functions cannot be `const`: remove `const`");
     }
     if let syn::Safety::Unsafe(u) = &sig.safety {
         errors.spanned(
@@ -20,7 +20,7 @@ pub(crate) fn signature(sig: &Signature, errors: &mut Errors) {
         );
     }
     if let Some(abi) = &sig.abi {
-        errors.spanned(abi, "`#[tool]` functions cannot have an `extern` ABI");
+        errors.spanned(abi, "`#[tool]` functions cannot have an `extern` ABI: remove it");
     }
     if let Some(v) = &sig.variadic {
         errors.spanned(v, "`#[tool]` functions cannot be variadic");
@@ -28,11 +28,14 @@ pub(crate) fn signature(sig: &Signature, errors: &mut Errors) {
     if !sig.generics.params.is_empty() {
         errors.spanned(
             &sig.generics.params,
-            "`#[tool]` functions cannot be generic: the argument types must be concrete to build the inputSchema",
+            "`#[tool]` functions cannot be generic: replace the type parameters with concrete types, which the inputSchema is built from",
         );
     }
     if let Some(w) = &sig.generics.where_clause {
-        errors.spanned(w, "`#[tool]` functions cannot have a `where` clause");
+        errors.spanned(
+            w,
+            "`#[tool]` functions cannot have a `where` clause: remove it, and use concrete types",
+        );
     }
 }
 

@@ -1,0 +1,11 @@
+//! trybuild UI tests: the `#[tool]` misuses in `tests/ui/tool/` and the expansion smoke tests in
+//! `tests/pass/`. The `.stderr` files are rustc's exact output, so they belong to one toolchain;
+//! regenerate with `TRYBUILD=overwrite cargo test --test compiletest` and review the diff.
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn ui() {
+    let t = trybuild::TestCases::new();
+    t.compile_fail("tests/ui/tool/*.rs");
+    t.pass("tests/pass/*.rs");
+}

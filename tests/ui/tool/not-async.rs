@@ -1,0 +1,8 @@
+use mcp_resolve::tool;
+
+#[tool]
+fn add(a: i64, b: i64) -> String {
+    (a + b).to_string()
+}
+
+fn main() {}
