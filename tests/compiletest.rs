@@ -7,5 +7,6 @@
 fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/tool/*.rs");
+    t.compile_fail("tests/ui/form_schema/*.rs");
     t.pass("tests/pass/*.rs");
 }

@@ -4,6 +4,7 @@
 //! Every macro runs `parse → validate (collect every error) → generate`. Errors point at the
 //! offending token, and the user's item is still emitted next to them.
 
+mod form_schema;
 mod tool;
 mod util;
 
@@ -13,4 +14,10 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(args.into(), item.into()).into()
+}
+
+#[doc = include_str!("form_schema/README.md")]
+#[proc_macro_derive(FormSchema, attributes(form))]
+pub fn derive_form_schema(item: TokenStream) -> TokenStream {
+    form_schema::expand(item.into()).into()
 }

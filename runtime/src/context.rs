@@ -1,9 +1,12 @@
 //! The per-call context a tool (and later a resolver) can take as a parameter.
 
-use crate::protocol::{ClientCapabilities, Era, Implementation, ProtocolVersion, RequestId};
+use crate::protocol::{ClientCapabilities, Era, ErrorObject, Implementation, ProtocolVersion, RequestId};
 use serde_json::{Map, Value, json};
-use std::sync::Arc;
-use tokio::sync::mpsc;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 /// An authenticated caller. There is none on stdio; HTTP transports fill it from a verified token.
@@ -30,6 +33,103 @@ pub(crate) struct Outbound {
 impl Outbound {
     pub(crate) async fn send(&self, frame: Vec<u8>) -> bool {
         self.tx.send(frame).await.is_ok()
+    }
+}
+
+type Waiters = Arc<Mutex<Option<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>>>;
+
+/// The client, as a handshake-era connection lets the server call it back: requests with ids of
+/// the server's own, answered by responses the transport routes here.
+#[derive(Clone, Debug)]
+pub(crate) struct Peer {
+    outbound: Outbound,
+    waiters: Waiters,
+    next_id: Arc<AtomicI64>,
+}
+
+/// Why a request to the client got no result.
+#[derive(Debug)]
+pub(crate) enum PeerError {
+    /// The client answered with a JSON-RPC error.
+    Client(ErrorObject),
+    /// No answer in time.
+    Timeout,
+    /// The connection closed.
+    Closed,
+}
+
+/// Removes a waiter when the request is abandoned (timeout, cancellation of the call).
+struct WaiterGuard<'a> {
+    waiters: &'a Waiters,
+    id: RequestId,
+}
+
+impl Drop for WaiterGuard<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut w) = self.waiters.lock()
+            && let Some(map) = w.as_mut()
+        {
+            map.remove(&self.id);
+        }
+    }
+}
+
+impl Peer {
+    pub(crate) fn new(outbound: Outbound) -> Self {
+        Self {
+            outbound,
+            waiters: Arc::new(Mutex::new(Some(HashMap::new()))),
+            next_id: Arc::new(AtomicI64::new(1)),
+        }
+    }
+
+    /// Sends a request to the client and waits for its response.
+    pub(crate) async fn request(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, PeerError> {
+        let id = RequestId::from(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let (tx, rx) = oneshot::channel();
+        match self.waiters.lock() {
+            Ok(mut w) => match w.as_mut() {
+                Some(map) => {
+                    map.insert(id.clone(), tx);
+                }
+                None => return Err(PeerError::Closed),
+            },
+            Err(_) => return Err(PeerError::Closed),
+        }
+        let _guard = WaiterGuard {
+            waiters: &self.waiters,
+            id: id.clone(),
+        };
+        let frame = crate::protocol::jsonrpc::encode_request(&id, method, &params);
+        if !self.outbound.send(frame).await {
+            return Err(PeerError::Closed);
+        }
+        match tokio::time::timeout(timeout, rx).await {
+            Ok(Ok(Ok(v))) => Ok(v),
+            Ok(Ok(Err(e))) => Err(PeerError::Client(e)),
+            Ok(Err(_)) => Err(PeerError::Closed),
+            Err(_) => Err(PeerError::Timeout),
+        }
+    }
+
+    /// Hands a response to its waiter; `false` when no request of ours has that id.
+    pub(crate) fn deliver(&self, id: &RequestId, outcome: Result<Value, ErrorObject>) -> bool {
+        let waiter = self
+            .waiters
+            .lock()
+            .ok()
+            .and_then(|mut w| w.as_mut().and_then(|m| m.remove(id)));
+        match waiter {
+            Some(tx) => tx.send(outcome).is_ok(),
+            None => false,
+        }
+    }
+
+    /// The client is gone: every waiting request fails now, and new ones fail at once.
+    pub(crate) fn close(&self) {
+        if let Ok(mut w) = self.waiters.lock() {
+            w.take();
+        }
     }
 }
 

@@ -157,12 +157,25 @@ pub enum ChoiceStyle {
 }
 
 /// Rendering options (the protocol version decides a few details).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct RenderOptions {
     /// Keep the form's top-level `title`/`description` (the handshake era has them; 2026-07-28
     /// `requestedSchema` does not).
     pub top_level_title: bool,
+}
+
+impl RenderOptions {
+    /// Whether to keep the form's top-level `title`/`description`.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::form::RenderOptions;
+    /// assert!(RenderOptions::default().top_level_title(true).top_level_title);
+    /// ```
+    pub const fn top_level_title(mut self, keep: bool) -> Self {
+        self.top_level_title = keep;
+        self
+    }
 }
 
 /// Why accepted content was refused: the field and the rule.
@@ -650,6 +663,18 @@ pub mod check {
     pub const fn is(kind: FieldKind, expected: FieldKind) -> bool {
         kind as u8 == expected as u8
     }
+
+    /// Whether every one of `values` is one of `choices` (a multi-select default).
+    pub const fn has_all(choices: &[Choice], values: &[&str]) -> bool {
+        let mut i = 0;
+        while i < values.len() {
+            if !has_choice(choices, values[i]) {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
 }
 
 #[cfg(test)]
@@ -794,6 +819,8 @@ mod tests {
         assert_eq!(<Vec<Env>>::parse(&json!(["stg"]), &multi), Ok(vec![Env::Stg]));
         assert!(<Vec<Env>>::parse(&json!(["stg", "prd"]), &multi).is_err());
         assert!(<Vec<Env>>::parse(&json!(["stg", "stg"]), &FieldSpec::new("e")).is_err());
+        assert!(check::has_all(Env::CHOICES, &["prd", "stg"]));
+        assert!(!check::has_all(Env::CHOICES, &["prd", "dev"]));
         assert!(check::has_choice(Env::CHOICES, "prd"));
         assert!(!check::has_choice(Env::CHOICES, "dev"));
     }

@@ -10,22 +10,25 @@
 //! ```
 
 mod context;
+mod elicit;
 pub mod form;
 pub mod protocol;
-mod result;
+pub mod resolve;
 mod server;
 mod state;
 pub mod testing;
 mod tool;
+mod tool_result;
 mod transport;
 
 #[doc(hidden)]
 pub mod __private;
 
 pub use context::{Context, Principal};
+pub use elicit::{Action, Confirm, Elicit, ElicitationResult, IntoResolution, Resolution};
 pub use futures_util::future::BoxFuture;
 pub use protocol::{ClientCapabilities, Era, ErrorObject, Implementation, ProtocolVersion, RequestId, codes};
-pub use result::{CallToolResult, Content, EmbeddedResource, IntoToolResult, Json};
 pub use server::{CacheScope, Server};
 pub use state::{KeyTooShort, StateKeys};
 pub use tool::{ArgsSchema, ArgumentError, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};
+pub use tool_result::{CallToolResult, Content, EmbeddedResource, IntoToolResult, Json};

@@ -1,14 +1,17 @@
 //! The server: tool registry, configuration, and the per-connection protocol state machine that
 //! serves both protocol eras. Transports feed it frames; it never touches I/O itself.
 
-use crate::context::{Context, ContextParts, Outbound, Principal};
+use crate::context::{Context, ContextParts, Outbound, Peer, Principal};
 use crate::protocol::envelope::{self, Envelope, KEY_SERVER_INFO, META};
 use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, ProtocolVersion, RequestId, codes};
-use crate::result::CallToolResult;
+use crate::resolve::{Channel, Engine, Keys, Outcome, StateIn};
+use crate::state::{Binding, Sealer, StateKeys};
 use crate::tool::{Tool, ToolCall, ToolDefinition};
+use crate::tool_result::CallToolResult;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 /// Who may cache list results (`cacheScope` on 2026-07-28), with [`Server::list_cache`].
@@ -42,6 +45,10 @@ pub(crate) struct Config {
     pub(crate) max_in_flight: usize,
     pub(crate) list_ttl_ms: u64,
     pub(crate) list_cache_scope: CacheScope,
+    pub(crate) max_rounds: u64,
+    pub(crate) elicitation_timeout: Duration,
+    pub(crate) sealer: Sealer,
+    pub(crate) audience: Option<String>,
 }
 
 impl Default for Config {
@@ -51,12 +58,20 @@ impl Default for Config {
             max_in_flight: 64,
             list_ttl_ms: 0,
             list_cache_scope: CacheScope::Public,
+            max_rounds: 10,
+            elicitation_timeout: Duration::from_secs(600),
+            sealer: Sealer {
+                keys: StateKeys::generate(),
+                ttl: Duration::from_secs(600),
+            },
+            audience: None,
         }
     }
 }
 
 struct Entry {
     tool: Arc<dyn Tool>,
+    keys: Arc<Keys>,
 }
 
 /// An MCP server: its identity, its tools, and its limits. Build it once, then serve it on a
@@ -128,7 +143,11 @@ impl Server {
         );
         let json = serde_json::to_value(&def).unwrap_or_else(|_| json!({ "name": def.name }));
         self.index.insert(def.name.clone(), self.entries.len());
-        self.entries.push(Entry { tool: Arc::new(tool) });
+        let keys = Arc::new(Keys::for_tool(tool.resolvers()));
+        self.entries.push(Entry {
+            tool: Arc::new(tool),
+            keys,
+        });
         self.definitions.push(def);
         self.tools_json.push(json);
         self
@@ -143,6 +162,34 @@ impl Server {
     /// stops reading) until one finishes. Default 64.
     pub fn max_in_flight(mut self, calls: usize) -> Self {
         self.config.max_in_flight = calls.max(1);
+        self
+    }
+    /// The most rounds of questions one call may take (2026-07-28: `InputRequiredResult`s;
+    /// handshake era: questions). Beyond it the call stops with an `isError` result. Default 10.
+    pub fn max_rounds(mut self, rounds: u64) -> Self {
+        self.config.max_rounds = rounds.max(1);
+        self
+    }
+    /// How long a handshake-era question waits for the client's answer. Default 600 s.
+    pub fn elicitation_timeout(mut self, timeout: Duration) -> Self {
+        self.config.elicitation_timeout = timeout;
+        self
+    }
+    /// The keys that seal `requestState`. By default a random key is made per process, so a retry
+    /// must come back to the same process; give replicas the same keys so any of them can serve it.
+    pub fn state_keys(mut self, keys: StateKeys) -> Self {
+        self.config.sealer.keys = keys;
+        self
+    }
+    /// How long a sealed `requestState` stays valid. Default 600 s.
+    pub fn state_ttl(mut self, ttl: Duration) -> Self {
+        self.config.sealer.ttl = ttl;
+        self
+    }
+    /// The audience bound into `requestState` (default: the server's name); replicas serving one
+    /// deployment share it.
+    pub fn state_audience(mut self, audience: impl Into<String>) -> Self {
+        self.config.audience = Some(audience.into());
         self
     }
     /// Caching hints on `tools/list` and `server/discover` (2026-07-28). Default: 0 ms, public.
@@ -187,64 +234,163 @@ pub(crate) enum Step {
 /// A tool call ready to run.
 pub(crate) struct PendingCall {
     pub(crate) tool: Arc<dyn Tool>,
+    pub(crate) keys: Arc<Keys>,
     pub(crate) name: String,
     pub(crate) arguments: Map<String, Value>,
     pub(crate) version: ProtocolVersion,
     pub(crate) capabilities: ClientCapabilities,
     pub(crate) client_info: Option<Implementation>,
     pub(crate) progress_token: Option<Value>,
+    /// 2026-07-28 retries: the answers and the sealed state.
+    pub(crate) input_responses: Map<String, Value>,
+    pub(crate) request_state: Option<String>,
+}
+
+fn invalid_state() -> ErrorObject {
+    ErrorObject::invalid_params("Invalid or expired requestState")
+        .with_data(json!({ "reason": "invalid_request_state" }))
 }
 
 impl PendingCall {
-    /// Runs the call to completion, turning a panic into an `isError` result.
+    /// Runs the call to completion: resolvers first (asking on the back-channel, or answering
+    /// with an `InputRequiredResult`), then the body. A panic becomes an `isError` result.
     pub(crate) async fn run(
         self,
         server: &Server,
         id: RequestId,
         outbound: Outbound,
+        peer: Option<Peer>,
         cancel: CancellationToken,
         principal: Option<Principal>,
-    ) -> Value {
+    ) -> Result<Value, ErrorObject> {
         use futures_util::FutureExt;
+        let stateless = self.version.era() == crate::Era::Stateless;
+        let audience = server.config.audience.as_deref().unwrap_or(&server.info.name);
+        fn binding<'a>(
+            name: &'a str,
+            arguments: &'a Map<String, Value>,
+            audience: &'a str,
+            principal: Option<&'a Principal>,
+        ) -> Binding<'a> {
+            Binding {
+                method: "tools/call",
+                target: name,
+                arguments,
+                audience,
+                principal,
+            }
+        }
+        let state_in = match (&self.request_state, stateless) {
+            (Some(token), true) => match server.config.sealer.unseal(
+                token,
+                &binding(&self.name, &self.arguments, audience, principal.as_ref()),
+            ) {
+                Ok(inner) => StateIn::decode(&inner),
+                Err(reason) => {
+                    tracing::warn!(tool = %self.name, %reason, "requestState rejected on tools/call");
+                    return Err(invalid_state());
+                }
+            },
+            _ => StateIn::default(),
+        };
         let context = Context::new(ContextParts {
             request_id: id,
             version: self.version,
             capabilities: self.capabilities,
             client_info: self.client_info,
-            principal,
+            principal: principal.clone(),
             progress_token: self.progress_token,
             outbound,
             cancel,
         });
-        let fut = self.tool.call(ToolCall::new(self.arguments, context));
+        let params = self.tool.resolvers();
+        let arguments = Arc::new(self.arguments);
+        let mut resolved = Vec::new();
+        if !params.is_empty() {
+            let channel = match (stateless, peer) {
+                (true, _) | (false, None) => Channel::Stateless {
+                    state: state_in,
+                    responses: self.input_responses,
+                },
+                (false, Some(peer)) => Channel::BackChannel {
+                    peer,
+                    timeout: server.config.elicitation_timeout,
+                },
+            };
+            let engine = Engine::new(
+                &self.name,
+                &self.keys,
+                arguments.clone(),
+                context.clone(),
+                channel,
+                server.config.max_rounds,
+            );
+            let outcome = match std::panic::AssertUnwindSafe(engine.run(params)).catch_unwind().await {
+                Ok(o) => o,
+                Err(payload) => Outcome::Stop(panicked(&self.name, &payload)),
+            };
+            match outcome {
+                Outcome::Ready(values) => resolved = values,
+                Outcome::Stop(result) => return Ok(server.stamp(to_map(&result), self.version)),
+                Outcome::Abort(e) => return Err(e),
+                Outcome::InputRequired { requests, state } if stateless => {
+                    let token = server
+                        .config
+                        .sealer
+                        .seal(&state, &binding(&self.name, &arguments, audience, principal.as_ref()));
+                    let mut result = Map::new();
+                    result.insert("inputRequests".into(), Value::Object(requests));
+                    result.insert("requestState".into(), Value::String(token));
+                    return Ok(server.stamp_as(result, self.version, "input_required"));
+                }
+                Outcome::InputRequired { .. } => {
+                    return Err(ErrorObject::internal(
+                        "a handshake-era call cannot return InputRequiredResult",
+                    ));
+                }
+            }
+        }
+        let arguments = Arc::try_unwrap(arguments).unwrap_or_else(|a| (*a).clone());
+        let mut call = ToolCall::new(arguments, context);
+        call.resolved = resolved;
+        let fut = self.tool.call(call);
         let result = match std::panic::AssertUnwindSafe(fut).catch_unwind().await {
             Ok(r) => r,
-            Err(payload) => {
-                let what = payload
-                    .downcast_ref::<&str>()
-                    .map(|s| s.to_string())
-                    .or_else(|| payload.downcast_ref::<String>().cloned())
-                    .unwrap_or_else(|| "a non-string payload".into());
-                tracing::error!(tool = %self.name, panic = %what, "tool panicked");
-                CallToolResult::error(format!("tool `{}` failed: internal error", self.name))
-            }
+            Err(payload) => panicked(&self.name, &payload),
         };
-        let value = match serde_json::to_value(&result) {
+        Ok(server.stamp(to_map(&result), self.version))
+    }
+}
+
+fn panicked(tool: &str, payload: &Box<dyn std::any::Any + Send>) -> CallToolResult {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-string payload".into());
+    tracing::error!(tool, panic = %what, "tool panicked");
+    CallToolResult::error(format!("tool `{tool}` failed: internal error"))
+}
+
+fn to_map(result: &CallToolResult) -> Map<String, Value> {
+    match serde_json::to_value(result) {
+        Ok(Value::Object(m)) => m,
+        _ => match serde_json::to_value(CallToolResult::error("could not serialize the tool's result")) {
             Ok(Value::Object(m)) => m,
-            _ => match serde_json::to_value(CallToolResult::error("could not serialize the tool's result")) {
-                Ok(Value::Object(m)) => m,
-                _ => Map::new(),
-            },
-        };
-        server.stamp(value, self.version)
+            _ => Map::new(),
+        },
     }
 }
 
 impl Server {
     /// Adds what every 2026-07-28 result carries; handshake-era results pass unchanged.
-    pub(crate) fn stamp(&self, mut result: Map<String, Value>, version: ProtocolVersion) -> Value {
+    pub(crate) fn stamp(&self, result: Map<String, Value>, version: ProtocolVersion) -> Value {
+        self.stamp_as(result, version, "complete")
+    }
+
+    pub(crate) fn stamp_as(&self, mut result: Map<String, Value>, version: ProtocolVersion, kind: &str) -> Value {
         if version.era() == crate::Era::Stateless {
-            result.insert("resultType".into(), "complete".into());
+            result.insert("resultType".into(), kind.into());
             let mut meta = match result.remove(META) {
                 Some(Value::Object(m)) => m,
                 _ => Map::new(),
@@ -336,8 +482,25 @@ impl Server {
                 )));
             }
         };
+        let input_responses = match params.remove("inputResponses") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(r)) => r,
+            Some(_) => {
+                return Step::Reply(Err(ErrorObject::invalid_params(
+                    "Invalid params: `inputResponses` must be an object keyed like `inputRequests`",
+                )));
+            }
+        };
+        let request_state = match params.remove("requestState") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s),
+            Some(_) => return Step::Reply(Err(invalid_state())),
+        };
         Step::Call(PendingCall {
             tool: self.entries[i].tool.clone(),
+            keys: self.entries[i].keys.clone(),
+            input_responses,
+            request_state,
             name,
             arguments,
             version,

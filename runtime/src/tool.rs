@@ -1,7 +1,7 @@
 //! Tools: the trait the `#[tool]` macro implements, tool metadata, argument schemas and extraction.
 
 use crate::context::Context;
-use crate::result::{CallToolResult, IntoToolResult};
+use crate::tool_result::{CallToolResult, IntoToolResult};
 use futures_util::future::BoxFuture;
 use schemars::{JsonSchema, SchemaGenerator, generate::SchemaSettings};
 use serde::Serialize;
@@ -187,7 +187,7 @@ impl ArgsSchema {
     }
 }
 
-/// One call of a tool: its arguments and its context.
+/// One call of a tool: its arguments, its resolved values and its context.
 ///
 /// ```
 /// use mcp_resolve_runtime::{Context, ProtocolVersion, ToolCall};
@@ -202,12 +202,18 @@ pub struct ToolCall {
     pub arguments: Map<String, Value>,
     /// The request's context.
     pub context: Context,
+    /// The values of the tool's resolved parameters, in the order of [`Tool::resolvers`].
+    pub resolved: Vec<crate::resolve::Resolved>,
 }
 
 impl ToolCall {
-    /// A call with these arguments and context.
+    /// A call with these arguments and context, and no resolved values.
     pub fn new(arguments: Map<String, Value>, context: Context) -> Self {
-        Self { arguments, context }
+        Self {
+            arguments,
+            context,
+            resolved: Vec::new(),
+        }
     }
 }
 
@@ -239,6 +245,10 @@ impl ToolCall {
 pub trait Tool: Send + Sync + 'static {
     /// The tool's metadata; called once, at registration.
     fn definition(&self) -> ToolDefinition;
+    /// The parameters filled by resolvers (`#[resolve(fn)]`); none by default.
+    fn resolvers(&self) -> &'static [crate::resolve::ResolvedParam] {
+        &[]
+    }
     /// Runs one call.
     fn call(&self, call: ToolCall) -> BoxFuture<'static, CallToolResult>;
 }

@@ -294,6 +294,27 @@ pub(crate) fn encode_response(id: Option<&RequestId>, outcome: Result<&Value, &E
 }
 
 #[derive(Serialize)]
+struct RequestFrame<'a> {
+    jsonrpc: &'static str,
+    id: &'a RequestId,
+    method: &'a str,
+    params: &'a Value,
+}
+
+/// Serializes a request frame (server to client), newline-terminated.
+pub(crate) fn encode_request(id: &RequestId, method: &str, params: &Value) -> Vec<u8> {
+    let mut out = serde_json::to_vec(&RequestFrame {
+        jsonrpc: "2.0",
+        id,
+        method,
+        params,
+    })
+    .unwrap_or_default();
+    out.push(b'\n');
+    out
+}
+
+#[derive(Serialize)]
 struct NotificationFrame<'a> {
     jsonrpc: &'static str,
     method: &'a str,

@@ -4,7 +4,7 @@ pub(crate) mod frames;
 #[cfg(feature = "stdio")]
 pub(crate) mod stdio;
 
-use crate::context::{Outbound, Principal};
+use crate::context::{Outbound, Peer, Principal};
 use crate::protocol::jsonrpc::{self, Inbound, encode_response};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::server::{Server, Session, Step};
@@ -28,10 +28,15 @@ where
     let (tx, rx) = mpsc::channel::<Vec<u8>>(256);
     let writer_task = tokio::spawn(write_frames(writer, rx));
     let outbound = Outbound { tx };
+    let peer = Peer::new(outbound.clone());
     let mut frames = FrameReader::new(reader, server.config.max_frame_bytes);
     let mut session = Session::new();
     let in_flight: InFlight = Arc::default();
+    // Calls run up to `max_in_flight` at once; up to as many again wait their turn, admitted by
+    // the reader, which keeps reading meanwhile (answers to back-channel questions must get
+    // through). With both full, the reader stops reading: that is the backpressure.
     let permits = Arc::new(Semaphore::new(server.config.max_in_flight));
+    let admission = Arc::new(Semaphore::new(server.config.max_in_flight * 2));
     let mut tasks = JoinSet::new();
     let principal: Option<Principal> = None;
 
@@ -81,7 +86,9 @@ where
                 other => tracing::trace!(method = other, "notification ignored"),
             },
             Inbound::Response { id, outcome } => {
-                tracing::debug!(%id, error = ?outcome.err(), "response to no request of ours; ignored");
+                if !peer.deliver(&id, outcome) {
+                    tracing::debug!(%id, "response to no request of ours; ignored");
+                }
             }
             Inbound::Request { id, method, params } => match session.on_request(&server, &method, params) {
                 Step::Reply(outcome) => {
@@ -107,34 +114,43 @@ where
                         outbound.send(encode_response(Some(&id), Err(&e))).await;
                         continue;
                     }
-                    // Backpressure: with every slot taken, stop reading until a call finishes.
-                    let Ok(permit) = permits.clone().acquire_owned().await else {
+                    let Ok(admitted) = admission.clone().acquire_owned().await else {
                         break Ok(());
                     };
                     let server = server.clone();
                     let out = outbound.clone();
                     let in_flight = in_flight.clone();
                     let principal = principal.clone();
+                    let permits = permits.clone();
+                    let peer = peer.clone();
                     tasks.spawn(async move {
-                        let run = call.run(&server, id.clone(), out.clone(), token.clone(), principal);
-                        let value = tokio::select! {
-                            v = run => Some(v),
+                        let run = async {
+                            let _running = permits.acquire_owned().await.ok()?;
+                            Some(
+                                call.run(&server, id.clone(), out.clone(), Some(peer), token.clone(), principal)
+                                    .await,
+                            )
+                        };
+                        let outcome = tokio::select! {
+                            v = run => v,
                             () = token.cancelled() => None,
                         };
                         if let Ok(mut m) = in_flight.lock() {
                             m.remove(&id);
                         }
                         // A cancelled request gets no response.
-                        if let Some(v) = value {
-                            out.send(encode_response(Some(&id), Ok(&v))).await;
+                        if let Some(outcome) = outcome {
+                            out.send(encode_response(Some(&id), outcome.as_ref())).await;
                         }
-                        drop(permit);
+                        drop(admitted);
                     });
                 }
             },
         }
     };
-    // End of input: finish what is in flight, then close the writer.
+    // End of input: questions waiting for the client can no longer be answered; the rest of
+    // what is in flight finishes, then the writer closes.
+    peer.close();
     while tasks.join_next().await.is_some() {}
     drop(outbound);
     match writer_task.await {

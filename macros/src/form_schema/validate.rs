@@ -1,0 +1,572 @@
+//! Receivers → a checked model. Every mistake is collected, each at its option or literal.
+
+use super::input::{FormField, FormInput, FormVariant, Opt};
+use crate::util::docs;
+use crate::util::errors::Errors;
+use darling::FromAttributes;
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use std::collections::HashSet;
+use syn::{Attribute, DataEnum, Expr, ExprLit, Fields, FieldsNamed, Generics, Ident, Lit, LitStr, Type, UnOp};
+
+/// A struct, checked.
+pub(crate) struct StructModel {
+    pub(crate) title: Option<LitStr>,
+    /// A `&'static str` expression.
+    pub(crate) description: Option<TokenStream>,
+    pub(crate) fields: Vec<FieldModel>,
+}
+
+/// A value from an option, with the spans of its key and of its value.
+pub(crate) struct Checked<T> {
+    pub(crate) value: T,
+    pub(crate) key: Span,
+    pub(crate) lit: Span,
+}
+
+/// One form field, checked.
+pub(crate) struct FieldModel {
+    pub(crate) ident: Ident,
+    /// The field's name in messages (no `r#`).
+    pub(crate) name: String,
+    pub(crate) ty: Type,
+    pub(crate) wire: String,
+    pub(crate) title: Option<LitStr>,
+    pub(crate) description: Option<TokenStream>,
+    pub(crate) min_length: Option<Checked<u64>>,
+    pub(crate) max_length: Option<Checked<u64>>,
+    /// The `Format` variant's name.
+    pub(crate) format: Option<Checked<&'static str>>,
+    pub(crate) minimum: Option<Checked<f64>>,
+    pub(crate) maximum: Option<Checked<f64>>,
+    pub(crate) min_items: Option<Checked<u64>>,
+    pub(crate) max_items: Option<Checked<u64>>,
+    pub(crate) default: Option<Checked<DefaultLit>>,
+}
+
+/// A `default = …` literal.
+pub(crate) enum DefaultLit {
+    Str(String),
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    List(Vec<String>),
+}
+
+/// A unit enum, checked.
+pub(crate) struct EnumModel {
+    pub(crate) enum_names: bool,
+    pub(crate) variants: Vec<VariantModel>,
+}
+
+/// One choice.
+pub(crate) struct VariantModel {
+    pub(crate) ident: Ident,
+    pub(crate) value: String,
+    pub(crate) title: Option<LitStr>,
+}
+
+/// `#[form(...)]` on the type, parsed; on error, the defaults (and the error is collected).
+pub(crate) fn container(attrs: &[Attribute], errors: &mut Errors) -> FormInput {
+    FormInput::from_attributes(attrs).unwrap_or_else(|e| {
+        errors.darling(e);
+        FormInput::default()
+    })
+}
+
+/// No generics: a form's schema is one fixed shape.
+pub(crate) fn no_generics(generics: &Generics, what: &str, errors: &mut Errors) {
+    if !generics.params.is_empty() {
+        errors.spanned(
+            &generics.params,
+            format!(
+                "`#[derive(FormSchema)]` {what} cannot be generic: the schema is built once, from concrete field types; remove the parameters"
+            ),
+        );
+    } else if let Some(w) = &generics.where_clause {
+        errors.spanned(
+            w,
+            format!("`#[derive(FormSchema)]` {what} cannot have a `where` clause: remove it"),
+        );
+    }
+}
+
+// ---------------------------------------------------------------- structs
+
+/// A struct with named fields → a form.
+pub(crate) fn form(
+    input: &FormInput,
+    docs_attrs: &[Attribute],
+    fields: &FieldsNamed,
+    errors: &mut Errors,
+) -> StructModel {
+    if let Some(o) = &input.rename_all {
+        errors.push(syn::Error::new(
+            o.key,
+            "`rename_all` applies to choice enums; to rename a form field, put `#[form(rename = \"...\")]` on the field",
+        ));
+    }
+    if input.enum_names.is_present() {
+        errors.push(syn::Error::new(
+            input.enum_names.span(),
+            "`enum_names` applies to choice enums: put it on the enum the field's type derives `FormSchema` for",
+        ));
+    }
+    let title = input.title.as_ref().and_then(|o| lit_str(o, "title", errors));
+    let description = match &input.description {
+        Some(o) => lit_str(o, "description", errors).map(|s| quote!(#s)),
+        None => described(docs_attrs),
+    };
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for f in &fields.named {
+        let Some(ident) = f.ident.clone() else { continue };
+        if let Some(model) = field(ident, f, errors) {
+            if !seen.insert(model.wire.clone()) {
+                errors.spanned(
+                    &model.ident,
+                    format!(
+                        "two fields use the name `{}`: rename one with `#[form(rename = \"...\")]`",
+                        model.wire
+                    ),
+                );
+            }
+            out.push(model);
+        }
+    }
+    StructModel {
+        title,
+        description,
+        fields: out,
+    }
+}
+
+fn described(attrs: &[Attribute]) -> Option<TokenStream> {
+    let (doc_attrs, _) = docs::take_docs(attrs.to_vec());
+    (!doc_attrs.is_empty()).then(|| docs::description(&doc_attrs))
+}
+
+fn field(ident: Ident, f: &syn::Field, errors: &mut Errors) -> Option<FieldModel> {
+    let attr = FormField::from_attributes(&f.attrs).unwrap_or_else(|e| {
+        errors.darling(e);
+        FormField::default()
+    });
+    let name = {
+        let s = ident.to_string();
+        s.strip_prefix("r#").unwrap_or(&s).to_string()
+    };
+    let (wire, wire_span) = match attr.rename.as_ref().and_then(|o| lit_str(o, "rename", errors)) {
+        Some(s) => (s.value(), s.span()),
+        None => (name.clone(), ident.span()),
+    };
+    if !attr.not_secret.is_present() && is_secret(&wire) {
+        errors.push(syn::Error::new(
+            wire_span,
+            format!(
+                "form mode must not ask for secrets (`{wire}`): use URL mode, where the user types it on your own page, or add `#[form(not_secret)]` if this is not a secret"
+            ),
+        ));
+    }
+    let title = attr.title.as_ref().and_then(|o| lit_str(o, "title", errors));
+    let description = match &attr.description {
+        Some(o) => lit_str(o, "description", errors).map(|s| quote!(#s)),
+        None => described(&f.attrs),
+    };
+    let count = |o: &Option<Opt>, key: &str, errors: &mut Errors| {
+        o.as_ref().and_then(|o| {
+            lit_u64(o, key, errors).map(|value| Checked {
+                value,
+                key: o.key,
+                lit: o.span(),
+            })
+        })
+    };
+    let min_length = count(&attr.min_length, "min_length", errors);
+    let max_length = count(&attr.max_length, "max_length", errors);
+    let min_items = count(&attr.min_items, "min_items", errors);
+    let max_items = count(&attr.max_items, "max_items", errors);
+    let bound = |o: &Option<Opt>, key: &str, errors: &mut Errors| {
+        o.as_ref().and_then(|o| {
+            lit_f64(o, key, errors).map(|value| Checked {
+                value,
+                key: o.key,
+                lit: o.span(),
+            })
+        })
+    };
+    let minimum = bound(&attr.minimum, "minimum", errors);
+    let maximum = bound(&attr.maximum, "maximum", errors);
+    let format = attr.format.as_ref().and_then(|o| {
+        let s = lit_str(o, "format", errors)?;
+        let value = match s.value().as_str() {
+            "email" => "Email",
+            "uri" => "Uri",
+            "date" => "Date",
+            "date-time" => "DateTime",
+            other => {
+                errors.spanned(
+                    &s,
+                    format!(
+                        "unknown `format` `{other}`; a form accepts `\"email\"`, `\"uri\"`, `\"date\"` or `\"date-time\"`"
+                    ),
+                );
+                return None;
+            }
+        };
+        Some(Checked {
+            value,
+            key: o.key,
+            lit: o.span(),
+        })
+    });
+    let default = attr.default.as_ref().and_then(|o| {
+        default_lit(o, errors).map(|value| Checked {
+            value,
+            key: o.key,
+            lit: o.span(),
+        })
+    });
+
+    let m = FieldModel {
+        ident,
+        name,
+        ty: f.ty.clone(),
+        wire,
+        title,
+        description,
+        min_length,
+        max_length,
+        format,
+        minimum,
+        maximum,
+        min_items,
+        max_items,
+        default,
+    };
+    literal_checks(&m, errors);
+    Some(m)
+}
+
+/// Checks between literals: `min_* <= max_*`, and a default within them.
+fn literal_checks(m: &FieldModel, errors: &mut Errors) {
+    fn ordered<T: PartialOrd + std::fmt::Display>(
+        lo: &Option<Checked<T>>,
+        hi: &Option<Checked<T>>,
+        names: (&str, &str),
+        errors: &mut Errors,
+    ) {
+        if let (Some(lo), Some(hi)) = (lo, hi)
+            && lo.value > hi.value
+        {
+            errors.push(syn::Error::new(
+                lo.lit,
+                format!(
+                    "`{} = {}` is greater than `{} = {}`, so no value fits: swap or fix them",
+                    names.0, lo.value, names.1, hi.value
+                ),
+            ));
+        }
+    }
+    ordered(&m.min_length, &m.max_length, ("min_length", "max_length"), errors);
+    ordered(&m.minimum, &m.maximum, ("minimum", "maximum"), errors);
+    ordered(&m.min_items, &m.max_items, ("min_items", "max_items"), errors);
+    let Some(d) = &m.default else { return };
+    let outside = |n: f64, lo: &Option<Checked<f64>>, hi: &Option<Checked<f64>>| {
+        lo.as_ref().is_some_and(|l| n < l.value) || hi.as_ref().is_some_and(|h| n > h.value)
+    };
+    let counted = |n: u64, lo: &Option<Checked<u64>>, hi: &Option<Checked<u64>>| {
+        lo.as_ref().is_some_and(|l| n < l.value) || hi.as_ref().is_some_and(|h| n > h.value)
+    };
+    let bad = match &d.value {
+        DefaultLit::Int(i) => outside(*i as f64, &m.minimum, &m.maximum),
+        DefaultLit::Float(f) => outside(*f, &m.minimum, &m.maximum),
+        DefaultLit::Str(s) => counted(s.chars().count() as u64, &m.min_length, &m.max_length),
+        DefaultLit::List(l) => counted(l.len() as u64, &m.min_items, &m.max_items),
+        DefaultLit::Bool(_) => false,
+    };
+    if bad {
+        errors.push(syn::Error::new(
+            d.lit,
+            format!(
+                "this `default` breaks the field's own constraints, so field `{}` would refuse it: fix the default or the limits",
+                m.name
+            ),
+        ));
+    }
+}
+
+/// Whether a wire name looks like a secret: lowercased without `_` and `-`, it contains a
+/// secret's word, or is one.
+pub(crate) fn is_secret(wire: &str) -> bool {
+    const CONTAINS: &[&str] = &[
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "apikey",
+        "privatekey",
+        "creditcard",
+        "cardnumber",
+        "cvv",
+        "cvc",
+    ];
+    let norm: String = wire
+        .chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect();
+    CONTAINS.iter().any(|w| norm.contains(w)) || norm == "pin" || norm == "ssn"
+}
+
+// ---------------------------------------------------------------- literals
+
+fn lit_str(o: &Opt, key: &str, errors: &mut Errors) -> Option<LitStr> {
+    match &o.value {
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.clone()),
+        other => {
+            errors.spanned(other, format!("`{key}` takes a string literal: `{key} = \"...\"`"));
+            None
+        }
+    }
+}
+
+fn lit_u64(o: &Opt, key: &str, errors: &mut Errors) -> Option<u64> {
+    if let Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) = &o.value
+        && let Ok(n) = i.base10_parse::<u64>()
+    {
+        return Some(n);
+    }
+    errors.spanned(
+        &o.value,
+        format!("`{key}` takes a non-negative integer literal, e.g. `{key} = 1`"),
+    );
+    None
+}
+
+/// An integer or float literal, maybe negated: its value and whether it was an integer.
+fn number(e: &Expr) -> Option<(f64, Option<i64>)> {
+    let (neg, inner) = match e {
+        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => (true, &*u.expr),
+        other => (false, other),
+    };
+    let sign = if neg { -1.0 } else { 1.0 };
+    match inner {
+        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => {
+            let n = i.base10_parse::<i128>().ok()?;
+            let n = if neg { -n } else { n };
+            Some((n as f64, i64::try_from(n).ok()))
+        }
+        Expr::Lit(ExprLit { lit: Lit::Float(f), .. }) => {
+            let v = f.base10_parse::<f64>().ok()?;
+            v.is_finite().then_some((sign * v, None))
+        }
+        _ => None,
+    }
+}
+
+fn lit_f64(o: &Opt, key: &str, errors: &mut Errors) -> Option<f64> {
+    let n = number(&o.value).map(|(v, _)| v);
+    if n.is_none() {
+        errors.spanned(
+            &o.value,
+            format!("`{key}` takes a number literal, e.g. `{key} = 0` or `{key} = -1.5`"),
+        );
+    }
+    n
+}
+
+fn default_lit(o: &Opt, errors: &mut Errors) -> Option<DefaultLit> {
+    let v = match &o.value {
+        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(DefaultLit::Str(s.value())),
+        Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => Some(DefaultLit::Bool(b.value)),
+        Expr::Array(a) => {
+            let mut items = Vec::new();
+            for e in &a.elems {
+                match e {
+                    Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => items.push(s.value()),
+                    other => {
+                        errors.spanned(
+                            other,
+                            "a multi-select `default` lists choice values as strings: `default = [\"a\", \"b\"]`",
+                        );
+                        return None;
+                    }
+                }
+            }
+            Some(DefaultLit::List(items))
+        }
+        e => match number(e) {
+            Some((_, Some(i))) => Some(DefaultLit::Int(i)),
+            Some((f, None)) if !is_int_lit(e) => Some(DefaultLit::Float(f)),
+            _ => None,
+        },
+    };
+    if v.is_none() {
+        errors.spanned(
+            &o.value,
+            "`default` takes a literal: a string, an integer, a number, `true`/`false`, or `[\"a\", \"b\"]` for a multi-select",
+        );
+    }
+    v
+}
+
+fn is_int_lit(e: &Expr) -> bool {
+    let e = match e {
+        Expr::Unary(u) => &*u.expr,
+        e => e,
+    };
+    matches!(e, Expr::Lit(ExprLit { lit: Lit::Int(_), .. }))
+}
+
+// ---------------------------------------------------------------- enums
+
+/// How `rename_all` turns a variant name into a wire value.
+#[derive(Clone, Copy)]
+enum Case {
+    Lower,
+    Snake,
+    Kebab,
+    ScreamingSnake,
+    Camel,
+}
+
+impl Case {
+    fn apply(self, name: &str) -> String {
+        let mut snake = String::new();
+        for (i, c) in name.char_indices() {
+            if c.is_uppercase() && i > 0 {
+                snake.push('_');
+            }
+            snake.extend(c.to_lowercase());
+        }
+        match self {
+            Self::Lower => name.to_ascii_lowercase(),
+            Self::Snake => snake,
+            Self::Kebab => snake.replace('_', "-"),
+            Self::ScreamingSnake => snake.to_ascii_uppercase(),
+            Self::Camel => {
+                let mut cs = name.chars();
+                cs.next()
+                    .map(|c| c.to_lowercase().chain(cs).collect())
+                    .unwrap_or_default()
+            }
+        }
+    }
+}
+
+/// A unit-only enum → a choice.
+pub(crate) fn choice(input: &FormInput, ident: &Ident, data: &DataEnum, errors: &mut Errors) -> EnumModel {
+    for (o, key) in [(&input.title, "title"), (&input.description, "description")] {
+        if let Some(o) = o {
+            errors.push(syn::Error::new(
+                o.key,
+                format!(
+                    "`{key}` on a choice enum has nowhere to go: put `#[form({key} = \"...\")]` on the form field of this type, and `#[form(title = \"...\")]` on variants to title the choices"
+                ),
+            ));
+        }
+    }
+    let case = input.rename_all.as_ref().and_then(|o| {
+        let s = lit_str(o, "rename_all", errors)?;
+        match s.value().as_str() {
+            "lowercase" => Some(Case::Lower),
+            "snake_case" => Some(Case::Snake),
+            "kebab-case" => Some(Case::Kebab),
+            "SCREAMING_SNAKE_CASE" => Some(Case::ScreamingSnake),
+            "camelCase" => Some(Case::Camel),
+            other => {
+                errors.spanned(
+                    &s,
+                    format!(
+                        "unknown `rename_all` `{other}`; expected `\"lowercase\"`, `\"snake_case\"`, `\"kebab-case\"`, `\"SCREAMING_SNAKE_CASE\"` or `\"camelCase\"`"
+                    ),
+                );
+                None
+            }
+        }
+    });
+    if data.variants.is_empty() {
+        errors.spanned(
+            ident,
+            format!("`{ident}` has no variants, so a form could offer no choice: add unit variants, one per choice"),
+        );
+    }
+    let mut seen = HashSet::new();
+    let mut variants = Vec::new();
+    for v in &data.variants {
+        let attr = FormVariant::from_attributes(&v.attrs).unwrap_or_else(|e| {
+            errors.darling(e);
+            FormVariant::default()
+        });
+        if !matches!(v.fields, Fields::Unit) {
+            errors.spanned(
+                &v.fields,
+                format!(
+                    "choice `{}` carries data, but a form choice is a plain value: remove the fields, or ask for the data in separate form fields",
+                    v.ident
+                ),
+            );
+            continue;
+        }
+        let name = {
+            let s = v.ident.to_string();
+            s.strip_prefix("r#").unwrap_or(&s).to_string()
+        };
+        let (value, span) = match attr.rename.as_ref().and_then(|o| lit_str(o, "rename", errors)) {
+            Some(s) => (s.value(), s.span()),
+            None => (case.unwrap_or(Case::Snake).apply(&name), v.ident.span()),
+        };
+        if !seen.insert(value.clone()) {
+            errors.push(syn::Error::new(
+                span,
+                format!(
+                    "two choices have the value `{value}`: give one another value with `#[form(rename = \"...\")]`"
+                ),
+            ));
+        }
+        let title = attr.title.as_ref().and_then(|o| lit_str(o, "title", errors));
+        variants.push(VariantModel {
+            ident: v.ident.clone(),
+            value,
+            title,
+        });
+    }
+    EnumModel {
+        enum_names: input.enum_names.is_present(),
+        variants,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cases() {
+        assert_eq!(Case::Snake.apply("Stg"), "stg");
+        assert_eq!(Case::Snake.apply("InProgress"), "in_progress");
+        assert_eq!(Case::Kebab.apply("InProgress"), "in-progress");
+        assert_eq!(Case::ScreamingSnake.apply("InProgress"), "IN_PROGRESS");
+        assert_eq!(Case::Camel.apply("InProgress"), "inProgress");
+        assert_eq!(Case::Lower.apply("InProgress"), "inprogress");
+    }
+
+    #[test]
+    fn secrets() {
+        for s in [
+            "password",
+            "db-Pass_word",
+            "API_KEY",
+            "access_token",
+            "pin",
+            "SSN",
+            "card-number",
+            "cvc",
+        ] {
+            assert!(is_secret(s), "{s}");
+        }
+        for s in ["spinner", "name", "pins", "email"] {
+            assert!(!is_secret(s), "{s}");
+        }
+    }
+}

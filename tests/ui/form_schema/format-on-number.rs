@@ -1,0 +1,9 @@
+use mcp_resolve::prelude::*;
+
+#[derive(FormSchema)]
+struct Booking {
+    #[form(format = "date")]
+    day: u32,
+}
+
+fn main() {}

@@ -1,0 +1,6 @@
+use mcp_resolve::prelude::*;
+
+#[derive(FormSchema)]
+struct Confirm(bool);
+
+fn main() {}

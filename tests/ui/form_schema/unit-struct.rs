@@ -1,0 +1,6 @@
+use mcp_resolve::prelude::*;
+
+#[derive(FormSchema)]
+struct Nothing;
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_resolve::prelude::*;
+
+#[derive(FormSchema)]
+struct Labels {
+    labels: Vec<String>,
+}
+
+fn main() {}
