@@ -1,12 +1,13 @@
-//! The Notes server: folders of notes kept in memory, a tool that deletes one, and a tool that
-//! adds two numbers.
+//! The Notes server of the tutorial: folders of notes kept in memory, a tool that deletes a
+//! folder — asking first when it still has files — and a tool that adds two numbers.
 //!
 //! ```text
 //! cargo run --example notes
 //! ```
 //!
-//! It serves MCP over stdio, on whichever protocol era the client speaks. Logs go to stderr
-//! (`RUST_LOG=debug` for more).
+//! It serves MCP over stdio, on whichever protocol era the client speaks: on 2026-07-28 the
+//! question travels as an `InputRequiredResult` and a retry, on 2025-06-18 / 2025-11-25 as an
+//! `elicitation/create` request. Logs go to stderr (`RUST_LOG=debug` for more).
 
 use mcp_resolve::prelude::*;
 use std::collections::BTreeMap;
@@ -23,18 +24,43 @@ static FOLDERS: LazyLock<Mutex<BTreeMap<String, Vec<String>>>> = LazyLock::new(|
     ]))
 });
 
-/// Delete a notes folder.
+fn file_count(path: &str) -> usize {
+    FOLDERS.lock().map(|f| f.get(path).map_or(0, Vec::len)).unwrap_or(0)
+}
+
+/// The confirmation form.
+#[derive(Clone, Debug, FormSchema)]
+struct Confirm {
+    ok: bool,
+}
+
+/// Asks before deleting a folder that still has files; an empty folder needs no question.
+#[resolver]
+async fn confirm_delete(path: String) -> Resolution<Confirm> {
+    let count = file_count(&path);
+    if count == 0 {
+        return Resolution::Value(Confirm { ok: true });
+    }
+    Elicit::form(format!("{path} has {count} file(s). Delete anyway?")).into()
+}
+
+/// Delete a notes folder, asking first when it is not empty.
 #[tool(destructive = true)]
 async fn delete_folder(
     /// The folder to delete, e.g. `/tmp/notes/drafts`.
     path: String,
-) -> Result<String, String> {
-    let mut folders = FOLDERS
-        .lock()
-        .map_err(|_| "the folder table is unavailable".to_string())?;
-    match folders.remove(&path) {
-        Some(_) => Ok(format!("deleted {path}")),
-        None => Err(format!("no such folder: {path}")),
+    #[resolve(confirm_delete)] confirm: ElicitationResult<Confirm>,
+) -> String {
+    match confirm {
+        ElicitationResult::Accepted(Confirm { ok: true }) => {
+            if let Ok(mut folders) = FOLDERS.lock() {
+                folders.remove(&path);
+            }
+            format!("deleted {path}")
+        }
+        ElicitationResult::Accepted(_) => "kept the folder".into(),
+        ElicitationResult::Declined => "declined: folder not deleted".into(),
+        ElicitationResult::Cancelled => "cancelled: folder not deleted".into(),
     }
 }
 

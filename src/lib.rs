@@ -5,7 +5,7 @@ pub use mcp_resolve_runtime::*;
 
 #[cfg(feature = "macros")]
 #[doc(inline)]
-pub use mcp_resolve_macros::{FormSchema, tool};
+pub use mcp_resolve_macros::{FormSchema, resolver, tool};
 
 #[doc(hidden)]
 pub use mcp_resolve_runtime::__private;
@@ -13,6 +13,8 @@ pub use mcp_resolve_runtime::__private;
 /// The names most servers need: `use mcp_resolve::prelude::*;`.
 pub mod prelude {
     #[cfg(feature = "macros")]
-    pub use mcp_resolve_macros::{FormSchema, tool};
-    pub use mcp_resolve_runtime::{CallToolResult, Content, Context, IntoToolResult, Json, Server};
+    pub use mcp_resolve_macros::{FormSchema, resolver, tool};
+    pub use mcp_resolve_runtime::{
+        CallToolResult, Confirm, Content, Context, Elicit, ElicitationResult, IntoToolResult, Json, Resolution, Server,
+    };
 }

@@ -5,6 +5,7 @@
 //! offending token, and the user's item is still emitted next to them.
 
 mod form_schema;
+mod resolver;
 mod tool;
 mod util;
 
@@ -14,6 +15,12 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(args.into(), item.into()).into()
+}
+
+#[doc = include_str!("../../docs/resolver.md")]
+#[proc_macro_attribute]
+pub fn resolver(args: TokenStream, item: TokenStream) -> TokenStream {
+    resolver::expand(args.into(), item.into()).into()
 }
 
 #[doc = include_str!("form_schema/README.md")]

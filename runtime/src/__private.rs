@@ -6,9 +6,15 @@ pub use crate::tool_result::IntoToolResult;
 pub use crate::{CallToolResult, Context};
 pub use futures_util::future::BoxFuture;
 
+pub use crate::elicit::{Confirm, IntoResolution};
+pub use crate::resolve::{
+    FromResolved, HasArg, ResolveInputs, ResolvedParam, ResolverDef, ResolverFn, ResolverInput, Step, check_acyclic,
+    check_resolver_param, confirm_step, def_of, into_step, name_hash,
+};
+
 /// Collects argument errors so a call reports every bad argument at once.
 #[derive(Debug, Default)]
-pub struct ArgErrors(Vec<ArgumentError>);
+pub struct ArgErrors(Vec<String>);
 
 impl ArgErrors {
     /// Extracts one parameter, remembering the error.
@@ -16,18 +22,49 @@ impl ArgErrors {
         match T::extract(call, name) {
             Ok(v) => Some(v),
             Err(e) => {
-                self.0.push(e);
+                self.0.push(e.to_string());
+                None
+            }
+        }
+    }
+    /// Takes resolved parameter `index` (filled by resolver `R`).
+    pub fn take_resolved<C: FromResolved<R::Output>, R: ResolverFn>(
+        &mut self,
+        _: &R,
+        call: &ToolCall,
+        index: usize,
+        param: &'static str,
+    ) -> Option<C> {
+        self.resolved(call, index, param)
+    }
+    /// Takes confirmed parameter `index` (a `#[confirm]` question).
+    pub fn take_confirm<C: FromResolved<Confirm>>(
+        &mut self,
+        call: &ToolCall,
+        index: usize,
+        param: &'static str,
+    ) -> Option<C> {
+        self.resolved(call, index, param)
+    }
+    fn resolved<C: FromResolved<O>, O>(&mut self, call: &ToolCall, index: usize, param: &'static str) -> Option<C> {
+        let outcome = match call.resolved.get(index) {
+            Some(r) => C::from_resolved(r, param),
+            None => Err(format!("internal error: `{param}` has no value")),
+        };
+        match outcome {
+            Ok(v) => Some(v),
+            Err(m) => {
+                self.0.push(m);
                 None
             }
         }
     }
     /// The `isError` result naming every bad argument.
     pub fn into_result(self) -> CallToolResult {
-        let lines: Vec<String> = self.0.iter().map(ToString::to_string).collect();
-        CallToolResult::error(if lines.is_empty() {
+        CallToolResult::error(if self.0.is_empty() {
             "invalid arguments".to_string()
         } else {
-            lines.join("\n")
+            self.0.join("\n")
         })
     }
 }

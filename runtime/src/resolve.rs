@@ -110,8 +110,11 @@ pub enum Step {
     Value(AnyValue),
     /// A question.
     Ask(AskForm),
-    /// The resolver could not run or failed; the call stops with this message.
+    /// The resolver body failed; the call stops with this message.
     Fail(String),
+    /// The resolver could not run (a bad argument, a declined dependency); the call stops with
+    /// this message as it is.
+    Invalid(String),
 }
 
 /// Converts a resolver body's return value.
@@ -204,6 +207,64 @@ impl<O: Clone + 'static> FromResolved<O> for ElicitationResult<O> {
             Resolved::Answered(Action::Accept, None) => Err(format!("`{param}` was accepted without content")),
         }
     }
+}
+
+impl FromResolved<crate::elicit::Confirm> for bool {
+    fn from_resolved(r: &Resolved, param: &'static str) -> Result<Self, String> {
+        <crate::elicit::Confirm as FromResolved<crate::elicit::Confirm>>::from_resolved(r, param).map(|c| c.ok)
+    }
+}
+
+/// A resolver parameter that is not a `#[resolve]` value: a tool argument, or the context.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a resolver parameter",
+    label = "not a tool argument type or the `Context`",
+    note = "a resolver parameter is one of the tool's arguments (same name and type), a `#[resolve(other)]` value, or the `Context`"
+)]
+pub trait ResolverInput: Sized {
+    /// Reads the parameter for one run of the resolver.
+    fn take(inputs: &ResolveInputs, name: &'static str) -> Result<Self, String>;
+}
+
+impl ResolverInput for Context {
+    fn take(inputs: &ResolveInputs, _: &'static str) -> Result<Self, String> {
+        Ok(inputs.context())
+    }
+}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned> ResolverInput for T {
+    fn take(inputs: &ResolveInputs, name: &'static str) -> Result<Self, String> {
+        inputs.argument(name).map_err(|e| e.to_string())
+    }
+}
+
+/// The question of a `#[confirm("…")]` parameter: `{name}` placeholders are replaced by the
+/// arguments (strings as they are, other values as JSON); `{{` and `}}` are literal braces.
+pub fn confirm_step(template: &str, arguments: &Map<String, Value>) -> Step {
+    let mut message = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(i) = rest.find(['{', '}']) {
+        message.push_str(&rest[..i]);
+        let tail = &rest[i..];
+        if tail.starts_with("{{") || tail.starts_with("}}") {
+            message.push_str(&tail[..1]);
+            rest = &tail[2..];
+        } else if let (true, Some(end)) = (tail.starts_with('{'), tail.find('}')) {
+            let name = &tail[1..end];
+            match arguments.get(name) {
+                Some(Value::String(s)) => message.push_str(s),
+                Some(v) => message.push_str(&v.to_string()),
+                None => {}
+            }
+            rest = &tail[end + 1..];
+        } else {
+            message.push_str(&tail[..1]);
+            rest = &tail[1..];
+        }
+    }
+    message.push_str(rest);
+    into_step(crate::elicit::Elicit::<crate::elicit::Confirm>::form(message))
 }
 
 // ---------------------------------------------------------------- compile-time checks
@@ -537,6 +598,7 @@ impl<'a> Engine<'a> {
             let node = match (def.run)(inputs).await {
                 Step::Value(v) => Node::Done(Resolved::Value(v)),
                 Step::Fail(m) => Node::Failed(format!("resolver `{}` failed: {m}", def.name)),
+                Step::Invalid(m) => Node::Failed(m),
                 Step::Ask(ask) => self.ask(def, ask).await,
             };
             self.memo.push((def, node));

@@ -1,6 +1,6 @@
 //! Code generation for `#[tool]`: quote only, no parsing.
 
-use super::param::Param;
+use super::param::{Param, Source};
 use proc_macro2::{Group, Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -94,7 +94,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
         Some(b) => quote!(::core::option::Option::Some(#b)),
         None => quote!(::core::option::Option::None),
     });
-    let describes = params.iter().map(|p| {
+    let describes = params.iter().filter(|p| matches!(p.source, Source::Argument)).map(|p| {
         let ty = &p.ty;
         let key = &p.key;
         let desc = match &p.description {
@@ -108,13 +108,89 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
     let slots: Vec<Ident> = (0..params.len())
         .map(|i| format_ident!("__arg{}", i, span = Span::mixed_site()))
         .collect();
-    let takes = params.iter().zip(&slots).map(|(p, slot)| {
+    // Resolved parameters, in order: their index in `resolvers()` and `ToolCall::resolved`.
+    let mut resolved_entries = Vec::new();
+    let mut confirm_defs = Vec::new();
+    let mut resolver_checks = Vec::new();
+    let args_ty = Ident::new("__mcp_resolve_arguments", Span::mixed_site());
+    let takes: Vec<TokenStream> = params
+        .iter()
+        .zip(&slots)
+        .map(|(p, slot)| {
+            let ty = &p.ty;
+            let key = &p.key;
+            let name = p.ident.to_string();
+            let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
+            match &p.source {
+                Source::Argument => quote_spanned! {ty.span()=>
+                    let #slot = __errors.take::<#ty>(&__call, #key);
+                },
+                Source::Resolve(path) => {
+                    let index = resolved_entries.len();
+                    resolved_entries.push(quote! {
+                        #krate::__private::ResolvedParam {
+                            param: #name,
+                            resolver: #krate::__private::def_of(&#path),
+                        }
+                    });
+                    resolver_checks.push(quote_spanned! {path.span()=> #path!(#args_ty, []); });
+                    quote_spanned! {ty.span()=>
+                        let #slot = __errors.take_resolved::<#ty, _>(&#path, &__call, #index, #name);
+                    }
+                }
+                Source::Confirm(message) => {
+                    let index = resolved_entries.len();
+                    let def = format_ident!("__MCP_RESOLVE_CONFIRM_{}", index, span = Span::mixed_site());
+                    let run = format_ident!("__mcp_resolve_confirm_{}", index, span = Span::mixed_site());
+                    let tool_name = &m.wire_name;
+                    confirm_defs.push(quote! {
+                        fn #run(
+                            __inputs: #krate::__private::ResolveInputs,
+                        ) -> #krate::__private::BoxFuture<'static, #krate::__private::Step> {
+                            ::std::boxed::Box::pin(async move {
+                                #krate::__private::confirm_step(#message, __inputs.arguments())
+                            })
+                        }
+                        static #def: #krate::__private::ResolverDef = #krate::__private::ResolverDef {
+                            name: #name,
+                            module: ::core::concat!(::core::module_path!(), "::", #tool_name),
+                            key: #name,
+                            deps: &[],
+                            run: #run,
+                            cycle_message: "",
+                        };
+                    });
+                    resolved_entries.push(quote! {
+                        #krate::__private::ResolvedParam { param: #name, resolver: &#def }
+                    });
+                    quote_spanned! {ty.span()=>
+                        let #slot = __errors.take_confirm::<#ty>(&__call, #index, #name);
+                    }
+                }
+            }
+        })
+        .collect();
+    let arg_params: Vec<&Param> = params.iter().filter(|p| matches!(p.source, Source::Argument)).collect();
+    let has_args = arg_params.iter().map(|p| {
         let ty = &p.ty;
         let key = &p.key;
-        quote_spanned! {ty.span()=>
-            let #slot = __errors.take::<#ty>(&__call, #key);
+        quote! {
+            impl #krate::__private::HasArg<{ #krate::__private::name_hash(#key) }> for #args_ty {
+                type Ty = #ty;
+            }
         }
     });
+    let resolver_count = resolved_entries.len();
+    let resolvers_fn = if resolver_count == 0 {
+        quote!()
+    } else {
+        quote! {
+            fn resolvers(&self) -> &'static [#krate::__private::ResolvedParam] {
+                static __RESOLVED: [#krate::__private::ResolvedParam; #resolver_count] = [#(#resolved_entries),*];
+                &__RESOLVED
+            }
+        }
+    };
     let ret_span = match output {
         ReturnType::Default => ident.span(),
         ReturnType::Type(_, ty) => ty.span(),
@@ -166,6 +242,12 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
             #(#fn_attrs)*
             async fn #body(#(#(#kept)* #muts #idents: #tys),*) #output #block
 
+            /// The tool's arguments, by name: resolvers are checked against them.
+            struct #args_ty;
+            #(#has_args)*
+            #(#resolver_checks)*
+            #(#confirm_defs)*
+
             impl ::core::ops::Deref for #ty_ident {
                 type Target = fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret>;
                 fn deref(&self) -> &Self::Target {
@@ -188,6 +270,8 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
                         #krate::__private::annotations(#(#ann),*),
                     ) #output_check
                 }
+
+                #resolvers_fn
 
                 fn call(
                     &self,

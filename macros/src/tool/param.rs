@@ -8,8 +8,19 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Attribute, FnArg, Ident, Pat, PatType, Type};
 
+/// Where a parameter's value comes from.
+pub(crate) enum Source {
+    /// The client's `arguments` (or the context): described in the schema by its type.
+    Argument,
+    /// `#[resolve(path)]`: a resolver.
+    Resolve(syn::Path),
+    /// `#[confirm("message with {placeholders}")]`: a yes/no question.
+    Confirm(syn::LitStr),
+}
+
 /// One parameter of a tool function.
 pub(crate) struct Param {
+    pub(crate) source: Source,
     pub(crate) ident: Ident,
     pub(crate) mutability: Option<syn::token::Mut>,
     pub(crate) ty: Type,
@@ -46,8 +57,44 @@ pub(crate) fn parse_params<'a>(inputs: impl Iterator<Item = &'a FnArg>, errors: 
 fn parse_param(pt: &PatType, errors: &mut Errors) -> Option<Param> {
     let (doc_attrs, rest) = docs::take_docs(pt.attrs.clone());
     let mut arg_attr: Option<ArgAttr> = None;
+    let mut source: Option<(Source, proc_macro2::Span)> = None;
     let mut kept_attrs = Vec::new();
     for attr in rest {
+        if attr.path().is_ident("resolve") || attr.path().is_ident("confirm") {
+            let name = if attr.path().is_ident("resolve") {
+                "resolve"
+            } else {
+                "confirm"
+            };
+            let parsed = if name == "resolve" {
+                attr.parse_args::<syn::Path>().map(Source::Resolve).map_err(|e| {
+                    syn::Error::new(e.span(), "expected `#[resolve(path::to::resolver)]`: the resolver function, annotated with `#[resolver]`")
+                })
+            } else {
+                attr.parse_args::<syn::LitStr>().map(Source::Confirm).map_err(|e| {
+                    syn::Error::new(
+                        e.span(),
+                        "expected `#[confirm(\"message\")]`: the question to ask, with `{argument}` placeholders",
+                    )
+                })
+            };
+            match (parsed, &source) {
+                (Err(e), _) => errors.push(e),
+                (Ok(_), Some(_)) => errors.spanned(
+                    attr.path(),
+                    format!("a parameter takes one `#[resolve]` or `#[confirm]`: remove this `#[{name}]`"),
+                ),
+                (Ok(s), None) => {
+                    source = Some((
+                        s,
+                        attr.path()
+                            .get_ident()
+                            .map_or_else(proc_macro2::Span::call_site, |i| i.span()),
+                    ))
+                }
+            }
+            continue;
+        }
         if attr.path().is_ident("arg") {
             if arg_attr.is_some() {
                 errors.spanned(
@@ -73,6 +120,12 @@ fn parse_param(pt: &PatType, errors: &mut Errors) -> Option<Param> {
         }
     }
     let arg_attr = arg_attr.unwrap_or_default();
+    if let (Some((_, span)), true) = (&source, arg_attr.rename.is_some() || arg_attr.description.is_some()) {
+        errors.push(syn::Error::new(
+            *span,
+            "a resolved parameter is not an argument: `#[arg(...)]` options do not apply to it",
+        ));
+    }
     let (ident, mutability) = match &*pt.pat {
         Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (pi.ident.clone(), pi.mutability),
         other => {
@@ -103,6 +156,7 @@ fn parse_param(pt: &PatType, errors: &mut Errors) -> Option<Param> {
         None => Some(docs::description(&doc_attrs)),
     };
     Some(Param {
+        source: source.map_or(Source::Argument, |(s, _)| s),
         ident,
         mutability,
         ty: (*pt.ty).clone(),

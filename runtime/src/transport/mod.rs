@@ -152,6 +152,7 @@ where
     // what is in flight finishes, then the writer closes.
     peer.close();
     while tasks.join_next().await.is_some() {}
+    drop(peer);
     drop(outbound);
     match writer_task.await {
         Ok(Ok(())) | Err(_) => {}

@@ -1,0 +1,306 @@
+//! `#[resolver]`: parse → validate → generate.
+//!
+//! A resolver becomes a `static` value (its identity, registered through the tools that use it),
+//! a hidden `ResolverDef` describing its dependencies, a run function that reads its parameters,
+//! and a `macro_rules!` checker with the resolver's own name (in the macro namespace). A tool that
+//! uses the resolver invokes the checker with its argument type: the checker re-emits the
+//! resolver's parameter tokens as trait bounds, so an unknown argument or a wrong type is reported
+//! at the resolver's parameter, and it calls the checkers of the resolver's dependencies in turn.
+
+use crate::util::docs;
+use crate::util::errors::Errors;
+use darling::FromMeta;
+use darling::ast::NestedMeta;
+use darling::util::SpannedValue;
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{FnArg, Ident, Pat, ReturnType, Type};
+
+/// `#[resolver(...)]` options.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+struct ResolverArgs {
+    /// The key of the resolver's question in `inputRequests`.
+    key: Option<SpannedValue<String>>,
+    /// Path of the facade crate.
+    #[darling(rename = "crate")]
+    krate: Option<syn::Path>,
+}
+
+struct ResolverParam {
+    ident: Ident,
+    mutability: Option<syn::token::Mut>,
+    ty: Type,
+    dep: Option<syn::Path>,
+}
+
+/// How deep the checkers of dependencies nest before giving up (a cycle is reported by the
+/// `check_acyclic` constant; this only stops the checkers from recursing forever).
+const MAX_DEPTH: usize = 24;
+
+pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let func: syn::ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(e) => {
+            let mut out = syn::Error::new(e.span(), "`#[resolver]` goes on an `async fn`").into_compile_error();
+            out.extend(item);
+            return out;
+        }
+    };
+    let mut errors = Errors::default();
+    let args = match NestedMeta::parse_meta_list(args) {
+        Ok(list) => ResolverArgs::from_list(&list).unwrap_or_else(|e| {
+            errors.darling(e);
+            ResolverArgs::default()
+        }),
+        Err(e) => {
+            errors.push(e);
+            ResolverArgs::default()
+        }
+    };
+    let krate = match &args.krate {
+        Some(p) => p.to_token_stream(),
+        None => quote!(::mcp_resolve),
+    };
+    let syn::ItemFn {
+        attrs, vis, sig, block, ..
+    } = func;
+    let (doc_attrs, fn_attrs) = docs::take_docs(attrs);
+    if sig.asyncness.is_none() {
+        errors.spanned(
+            sig.fn_token,
+            "`#[resolver]` functions must be `async`: write `async fn`",
+        );
+    }
+    if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+        errors.spanned(
+            &sig.generics,
+            "`#[resolver]` functions cannot be generic: use concrete types",
+        );
+    }
+    if let syn::Safety::Unsafe(u) = &sig.safety {
+        errors.spanned(u, "`#[resolver]` functions cannot be `unsafe`");
+    }
+    if let Some(c) = &sig.constness {
+        errors.spanned(c, "`#[resolver]` functions cannot be `const`");
+    }
+    let mut params = Vec::new();
+    for input in &sig.inputs {
+        match input {
+            FnArg::Receiver(r) => errors.spanned(r, "`#[resolver]` cannot take `self`: make it a free `async fn`"),
+            FnArg::Typed(pt) => {
+                let (ident, mutability) = match &*pt.pat {
+                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (pi.ident.clone(), pi.mutability),
+                    other => {
+                        errors.spanned(
+                            other,
+                            "`#[resolver]` parameters must be plain names: a name is the tool argument it reads",
+                        );
+                        continue;
+                    }
+                };
+                let mut dep = None;
+                for attr in &pt.attrs {
+                    if attr.path().is_ident("resolve") {
+                        if dep.is_some() {
+                            errors.spanned(
+                                attr.path(),
+                                "duplicate `#[resolve]` attribute: a parameter has one resolver",
+                            );
+                            continue;
+                        }
+                        match attr.parse_args::<syn::Path>() {
+                            Ok(p) => dep = Some(p),
+                            Err(e) => errors.push(syn::Error::new(
+                                e.span(),
+                                "expected `#[resolve(path::to::resolver)]`: the resolver whose value this parameter takes",
+                            )),
+                        }
+                    } else if !attr.path().is_ident("doc") {
+                        errors.spanned(attr, "only `#[resolve(...)]` may annotate a resolver parameter");
+                    }
+                }
+                params.push(ResolverParam {
+                    ident,
+                    mutability,
+                    ty: (*pt.ty).clone(),
+                    dep,
+                });
+            }
+        }
+    }
+    let name = sig.ident.to_string();
+    let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
+    let key = match &args.key {
+        Some(k) => {
+            if k.is_empty() {
+                errors.push(syn::Error::new(k.span(), "a resolver key cannot be empty"));
+            }
+            (**k).clone()
+        }
+        None => name.clone(),
+    };
+    let ident = &sig.ident;
+    let ty_ident = format_ident!("__mcp_resolve_resolver_{}", name);
+    let checker = format_ident!("__mcp_resolve_check_{}", name);
+    let checker_vis = match &vis {
+        syn::Visibility::Public(_) => quote!(pub(crate)),
+        other => other.to_token_stream(),
+    };
+    if !errors.is_empty() {
+        // Still define the value and an empty checker, so tools using the resolver do not cascade.
+        let mut out = errors.into_tokens();
+        out.extend(quote! {
+            #(#doc_attrs)*
+            #[allow(non_upper_case_globals)]
+            #vis static #ident: #ty_ident = #ty_ident;
+            #[doc(hidden)]
+            #[allow(non_camel_case_types)]
+            #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug)]
+            #vis struct #ty_ident;
+            #[doc(hidden)]
+            macro_rules! #checker { ($($t:tt)*) => {}; }
+            #[doc(hidden)]
+            #[allow(unused_imports)]
+            #checker_vis use #checker as #ident;
+        });
+        return out;
+    }
+
+    let ret: Type = match &sig.output {
+        ReturnType::Default => syn::parse_quote!(()),
+        ReturnType::Type(_, ty) => (**ty).clone(),
+    };
+    let ret_span = ret.span();
+    let body = format_ident!(
+        "__mcp_resolve_body_{}",
+        name,
+        span = Span::mixed_site().located_at(sig.ident.span())
+    );
+    let idents: Vec<&Ident> = params.iter().map(|p| &p.ident).collect();
+    let tys: Vec<&Type> = params.iter().map(|p| &p.ty).collect();
+    let muts = params.iter().map(|p| &p.mutability);
+    let output = &sig.output;
+
+    let deps: Vec<&syn::Path> = params.iter().filter_map(|p| p.dep.as_ref()).collect();
+    let dep_defs = deps
+        .iter()
+        .map(|d| quote_spanned! {d.span()=> #krate::__private::def_of(&#d) });
+    let reads = params.iter().map(|p| {
+        let ident = &p.ident;
+        let ty = &p.ty;
+        let pname = ident.to_string();
+        let pname = pname.strip_prefix("r#").unwrap_or(&pname).to_string();
+        match &p.dep {
+            Some(dep) => quote_spanned! {ty.span()=>
+                let #ident: #ty = match __inputs.dependency::<#ty, _>(&#dep, #pname) {
+                    ::core::result::Result::Ok(v) => v,
+                    ::core::result::Result::Err(m) => return #krate::__private::Step::Invalid(m),
+                };
+            },
+            None => quote_spanned! {ty.span()=>
+                let #ident: #ty = match <#ty as #krate::__private::ResolverInput>::take(&__inputs, #pname) {
+                    ::core::result::Result::Ok(v) => v,
+                    ::core::result::Result::Err(m) => return #krate::__private::Step::Invalid(m),
+                };
+            },
+        }
+    });
+    let param_checks = params.iter().filter(|p| p.dep.is_none()).map(|p| {
+        let ty = &p.ty;
+        let pname = p.ident.to_string();
+        let pname = pname.strip_prefix("r#").unwrap_or(&pname).to_string();
+        let span = p.ident.span().join(ty.span()).unwrap_or_else(|| ty.span());
+        quote_spanned! {span=>
+            #krate::__private::check_resolver_param::<#ty, $args, { #krate::__private::name_hash(#pname) }>();
+        }
+    });
+    let dep_checks = deps
+        .iter()
+        .map(|d| quote_spanned! {d.span()=> #d!($args, [$($depth)* +]); });
+    let limit = std::iter::repeat_n(quote!(+), MAX_DEPTH);
+    let cycle_message = format!(
+        "resolver `{name}` depends on itself through its `#[resolve]` parameters: break the cycle (ask one of the values in a separate question, or take it as a tool argument)"
+    );
+    let into_step = quote_spanned! {ret_span=>
+        #krate::__private::into_step(#body(#(#idents),*).await)
+    };
+    let output_ty = quote_spanned! {ret_span=>
+        <#ret as #krate::__private::IntoResolution>::Output
+    };
+    let acyclic = quote_spanned! {sig.ident.span()=>
+        const _: () = #krate::__private::check_acyclic(&__MCP_RESOLVE_DEF);
+    };
+    let boxed = quote_spanned! {sig.ident.span()=>
+        #krate::__private::boxed(#body(#(#idents),*))
+    };
+    quote! {
+        #(#doc_attrs)*
+        #[allow(non_upper_case_globals)]
+        #vis static #ident: #ty_ident = #ty_ident;
+
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+        #vis struct #ty_ident;
+
+        #[doc(hidden)]
+        macro_rules! #checker {
+            ($args:ty, [#(#limit)*]) => {};
+            ($args:ty, [$($depth:tt)*]) => {
+                const _: () = {
+                    #[allow(dead_code, clippy::all)]
+                    fn __mcp_resolve_check() {
+                        #(#param_checks)*
+                    }
+                };
+                #(#dep_checks)*
+            };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        #checker_vis use #checker as #ident;
+
+        #[doc(hidden)]
+        #[allow(non_snake_case, non_upper_case_globals, unused_qualifications, clippy::all)]
+        const _: () = {
+            #(#fn_attrs)*
+            async fn #body(#(#muts #idents: #tys),*) #output #block
+
+            impl ::core::ops::Deref for #ty_ident {
+                type Target = fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret>;
+                fn deref(&self) -> &Self::Target {
+                    const __F: fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret> = |#(#idents),*| #boxed;
+                    &__F
+                }
+            }
+
+            fn __mcp_resolve_run(
+                __inputs: #krate::__private::ResolveInputs,
+            ) -> #krate::__private::BoxFuture<'static, #krate::__private::Step> {
+                ::std::boxed::Box::pin(async move {
+                    #(#reads)*
+                    #into_step
+                })
+            }
+
+            static __MCP_RESOLVE_DEF: #krate::__private::ResolverDef = #krate::__private::ResolverDef {
+                name: #name,
+                module: ::core::module_path!(),
+                key: #key,
+                deps: &[#(#dep_defs),*],
+                run: __mcp_resolve_run,
+                cycle_message: #cycle_message,
+            };
+
+            #[automatically_derived]
+            impl #krate::__private::ResolverFn for #ty_ident {
+                type Output = #output_ty;
+                const DEF: &'static #krate::__private::ResolverDef = &__MCP_RESOLVE_DEF;
+            }
+
+            #acyclic
+        };
+    }
+}
