@@ -7,8 +7,13 @@ pub use mcp_resolve_runtime::*;
 #[doc(inline)]
 pub use mcp_resolve_macros::{FormSchema, resolver, tool};
 
+/// Support for generated code. Not public API.
 #[doc(hidden)]
-pub use mcp_resolve_runtime::__private;
+pub mod __private {
+    #[cfg(feature = "macros")]
+    pub use mcp_resolve_macros::__resolver_visit as resolver_visit;
+    pub use mcp_resolve_runtime::__private::*;
+}
 
 /// The names most servers need: `use mcp_resolve::prelude::*;`.
 pub mod prelude {

@@ -7,6 +7,13 @@
 //!   `MCP_RESOLVE_NOTES_BIN=/path/to/notes` skips the build and uses that binary instead.
 //! - `scripts/setup-python.sh` (creates `target/interop/venv` on first use, then a stamp check).
 //!
+//! What it proves is the seed-001 acceptance (the tutorial's Notes server): `delete_folder` asks
+//! `{ok: boolean}` once for a folder with files, and nothing for an empty or unknown one; yes / no /
+//! decline / cancel each give their clean result; a client without the elicitation capability gets
+//! -32021 instead and the server keeps serving. Each runs on both eras (`--mode auto` → 2026-07-28,
+//! InputRequiredResult + retry; `--mode legacy` → 2025-11-25, back-channel `elicitation/create`).
+//! The driver's `--answer` is fixed per run, so there is one test per (era, answer).
+//!
 //! Each driver run costs about 2 s (importing `mcp`), so every test batches its steps into one run.
 //! On failure the assertion message carries the driver's full stdout and stderr (the server's
 //! stderr is inherited by the driver, so its logs are there too).
@@ -389,8 +396,30 @@ fn drive(label: &str, mode: &str, answer: &str, steps: &Value) -> Run {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The tests.
+// The tests: the seed-001 acceptance (the tutorial's Notes server) on both eras.
 // ---------------------------------------------------------------------------------------------
+
+const DRAFTS: &str = "/tmp/notes/drafts";
+const EMPTY: &str = "/tmp/notes/empty";
+const DRAFTS_QUESTION: &str = "/tmp/notes/drafts has 2 file(s). Delete anyway?";
+/// The error a client without the form elicitation capability gets instead of a question.
+const MISSING_CAPABILITY: i64 = -32021;
+
+/// One protocol era as the Python client reaches it.
+#[derive(Clone, Copy)]
+struct Era {
+    mode: &'static str,
+    version: &'static str,
+}
+
+const AUTO: Era = Era {
+    mode: "auto",
+    version: NEW_ERA,
+};
+const LEGACY: Era = Era {
+    mode: "legacy",
+    version: OLD_ERA,
+};
 
 fn list_tools() -> Value {
     json!({"op": "list_tools"})
@@ -400,27 +429,101 @@ fn call(tool: &str, args: Value) -> Value {
     json!({"op": "call", "tool": tool, "args": args})
 }
 
-/// The full scenario on one era: list, add, delete (ok / gone / empty folder), a wrongly typed
-/// argument, an unknown tool.
-fn full_scenario(label: &str, mode: &str, version: &str) {
+fn delete(path: &str) -> Value {
+    call("delete_folder", json!({"path": path}))
+}
+
+impl Run {
+    /// The `elicitation` events grouped by the step during which they arrived (an elicitation
+    /// event precedes its step's outcome), checked to be exactly `expected[i]` for step `i`.
+    #[track_caller]
+    fn questions_per_step(&self, expected: &[usize]) -> Vec<Vec<&Value>> {
+        let mut per_step: Vec<Vec<&Value>> = vec![Vec::new()];
+        for event in &self.events {
+            match event["event"].as_str() {
+                Some("elicitation") => per_step.last_mut().unwrap().push(event),
+                Some("tools" | "result" | "error") => per_step.push(Vec::new()),
+                _ => {}
+            }
+        }
+        let trailing = per_step.pop().unwrap();
+        self.check(
+            trailing.is_empty(),
+            format_args!("{} question(s) arrived after the last step outcome", trailing.len()),
+        );
+        let counts: Vec<usize> = per_step.iter().map(Vec::len).collect();
+        self.check(
+            counts == expected,
+            format_args!("questions per step: expected {expected:?}, got {counts:?}"),
+        );
+        per_step
+    }
+
+    /// The seed-001 question: the drafts message and a flat `{ok: boolean}` form.
+    #[track_caller]
+    fn assert_confirm_question(&self, q: &Value, era: Era) {
+        self.check_eq(&q["message"], &json!(DRAFTS_QUESTION), "question message");
+        self.check_eq(&q["mode"], &json!("form"), "question mode");
+        let schema = &q["requestedSchema"];
+        self.check_eq(&schema["type"], &json!("object"), "requestedSchema.type");
+        let props = schema["properties"].as_object().cloned().unwrap_or_default();
+        self.check(
+            props.keys().eq(["ok"]),
+            format_args!("requestedSchema properties: {:?}", props.keys().collect::<Vec<_>>()),
+        );
+        self.check_eq(&props["ok"]["type"], &json!("boolean"), "requestedSchema ok.type");
+        self.check_eq(&schema["required"], &json!(["ok"]), "requestedSchema.required");
+        if era.version == NEW_ERA {
+            // InputRequiredResult: the callback's request id is the inputRequests key.
+            self.check_eq(&q["request_id"], &json!("confirm_delete"), "inputRequests key");
+        } else {
+            // Back-channel elicitation/create: a JSON-RPC request id from the server.
+            self.check(
+                q["request_id"].is_number() || q["request_id"].is_string(),
+                format_args!("elicitation/create request id: {}", q["request_id"]),
+            );
+        }
+    }
+
+    /// An `error` event with the missing-elicitation-capability code and data.
+    #[track_caller]
+    fn assert_missing_capability(&self, event: &Value, what: &str) {
+        if event["event"] != "error" {
+            self.fail(format_args!("{what}: expected an `error` event, got {event}"));
+        }
+        self.check_eq(&event["code"], &json!(MISSING_CAPABILITY), &format!("{what}: code"));
+        self.check_eq(
+            &event["data"]["requiredCapabilities"],
+            &json!({"elicitation": {"form": {}}}),
+            &format!("{what}: data.requiredCapabilities"),
+        );
+    }
+}
+
+/// `--answer {"ok": true}`: list, add, delete drafts (one question, deleted), delete it again
+/// (gone: no question, "deleted" as in the Python seed), delete the empty folder (no question),
+/// a wrongly typed argument, an unknown tool.
+fn answer_yes(era: Era) {
     let steps = json!([
         list_tools(),
         call("add", json!({"a": 1, "b": 2})),
-        call("delete_folder", json!({"path": "/tmp/notes/drafts"})),
-        call("delete_folder", json!({"path": "/tmp/notes/drafts"})),
-        call("delete_folder", json!({"path": "/tmp/notes/empty"})),
+        delete(DRAFTS),
+        delete(DRAFTS),
+        delete(EMPTY),
         call("delete_folder", json!({"path": 42})),
         call("no_such_tool", json!({})),
     ]);
-    let run = drive(label, mode, r#"{"ok": true}"#, &steps);
+    let run = drive("yes", era.mode, r#"{"ok": true}"#, &steps);
     run.assert_clean();
-    run.assert_connected(version, true);
+    run.assert_connected(era.version, true);
     let out = run.step_outcomes(7);
+    let questions = run.questions_per_step(&[0, 0, 1, 0, 0, 0, 0]);
+    run.assert_confirm_question(questions[2][0], era);
 
     run.assert_tools(out[0]);
     run.assert_add_3(out[1]);
-    run.assert_text(out[2], false, "deleted /tmp/notes/drafts", "delete drafts");
-    run.assert_text(out[3], true, "no such folder: /tmp/notes/drafts", "delete drafts again");
+    run.assert_text(out[2], false, "deleted /tmp/notes/drafts", "delete drafts (yes)");
+    run.assert_text(out[3], false, "deleted /tmp/notes/drafts", "delete drafts again (gone)");
     run.assert_text(out[4], false, "deleted /tmp/notes/empty", "delete empty");
 
     let (text, _) = run.assert_result(out[5], true, "delete_folder {path: 42}");
@@ -435,14 +538,100 @@ fn full_scenario(label: &str, mode: &str, version: &str) {
     run.check_eq(&out[6]["code"], &json!(-32602), "unknown tool error code");
 }
 
-#[test]
-fn auto_mode_negotiates_2026_07_28_and_runs_the_tools() {
-    full_scenario("auto", "auto", NEW_ERA);
+/// Any answer but "yes": the drafts folder is kept, so a second delete asks again; the empty
+/// folder in between asks nothing.
+fn answer_keeps(era: Era, label: &str, answer: &str, text: &str) {
+    let steps = json!([delete(DRAFTS), delete(EMPTY), delete(DRAFTS)]);
+    let run = drive(label, era.mode, answer, &steps);
+    run.assert_clean();
+    run.assert_connected(era.version, true);
+    let out = run.step_outcomes(3);
+    let questions = run.questions_per_step(&[1, 0, 1]);
+    run.assert_confirm_question(questions[0][0], era);
+    run.assert_confirm_question(questions[2][0], era);
+    run.assert_text(out[0], false, text, "delete drafts");
+    run.assert_text(out[1], false, "deleted /tmp/notes/empty", "delete empty");
+    run.assert_text(out[2], false, text, "delete drafts again (kept, so asked again)");
+}
+
+/// `--answer none` (no elicitation capability declared): plain tools work, the drafts delete
+/// fails with -32021 before the tool body runs (a second try fails the same way: the folder is
+/// still there), the empty folder is deleted without a question, and the server keeps serving.
+fn answer_none(era: Era) {
+    let steps = json!([
+        list_tools(),
+        call("add", json!({"a": 1, "b": 2})),
+        delete(DRAFTS),
+        delete(EMPTY),
+        delete(DRAFTS),
+        call("no_such_tool", json!({})),
+    ]);
+    let run = drive("none", era.mode, "none", &steps);
+    run.assert_clean();
+    run.assert_connected(era.version, true);
+    let out = run.step_outcomes(6);
+    run.questions_per_step(&[0; 6]);
+    run.assert_tools(out[0]);
+    run.assert_add_3(out[1]);
+    run.assert_missing_capability(out[2], "delete drafts without elicitation");
+    run.assert_text(
+        out[3],
+        false,
+        "deleted /tmp/notes/empty",
+        "delete empty without elicitation",
+    );
+    run.assert_missing_capability(out[4], "delete drafts again without elicitation");
+    run.check_eq(&out[5]["code"], &json!(-32602), "unknown tool error code");
 }
 
 #[test]
-fn legacy_mode_negotiates_2025_11_25_and_runs_the_tools() {
-    full_scenario("legacy", "legacy", OLD_ERA);
+fn auto_yes_asks_once_deletes_drafts_then_gone_and_empty_ask_nothing() {
+    answer_yes(AUTO);
+}
+
+#[test]
+fn legacy_yes_asks_once_deletes_drafts_then_gone_and_empty_ask_nothing() {
+    answer_yes(LEGACY);
+}
+
+#[test]
+fn auto_no_keeps_the_folder() {
+    answer_keeps(AUTO, "no", r#"{"ok": false}"#, "kept the folder");
+}
+
+#[test]
+fn legacy_no_keeps_the_folder() {
+    answer_keeps(LEGACY, "no", r#"{"ok": false}"#, "kept the folder");
+}
+
+#[test]
+fn auto_decline_is_a_clean_result() {
+    answer_keeps(AUTO, "decline", "decline", "declined: folder not deleted");
+}
+
+#[test]
+fn legacy_decline_is_a_clean_result() {
+    answer_keeps(LEGACY, "decline", "decline", "declined: folder not deleted");
+}
+
+#[test]
+fn auto_cancel_is_a_clean_result() {
+    answer_keeps(AUTO, "cancel", "cancel", "cancelled: folder not deleted");
+}
+
+#[test]
+fn legacy_cancel_is_a_clean_result() {
+    answer_keeps(LEGACY, "cancel", "cancel", "cancelled: folder not deleted");
+}
+
+#[test]
+fn auto_without_elicitation_capability_gets_32021_and_keeps_serving() {
+    answer_none(AUTO);
+}
+
+#[test]
+fn legacy_without_elicitation_capability_gets_32021_and_keeps_serving() {
+    answer_none(LEGACY);
 }
 
 #[test]
@@ -464,35 +653,4 @@ fn pinned_2026_07_28_mode_calls_add() {
         &json!("notes"),
         "result _meta serverInfo.name",
     );
-}
-
-/// A client without the elicitation capability (`--answer none`) still lists and calls plain
-/// tools.
-fn without_elicitation(label: &str, mode: &str, version: &str) {
-    let steps = json!([
-        list_tools(),
-        call("add", json!({"a": 1, "b": 2})),
-        call("no_such_tool", json!({}))
-    ]);
-    let run = drive(label, mode, "none", &steps);
-    run.assert_clean();
-    run.assert_connected(version, true);
-    let out = run.step_outcomes(3);
-    run.assert_tools(out[0]);
-    run.assert_add_3(out[1]);
-    run.check_eq(&out[2]["code"], &json!(-32602), "unknown tool error code");
-    run.check(
-        !run.events.iter().any(|e| e["event"] == "elicitation"),
-        "a question reached a client that cannot answer",
-    );
-}
-
-#[test]
-fn auto_mode_without_elicitation_capability_runs_plain_tools() {
-    without_elicitation("auto/no-elicitation", "auto", NEW_ERA);
-}
-
-#[test]
-fn legacy_mode_without_elicitation_capability_runs_plain_tools() {
-    without_elicitation("legacy/no-elicitation", "legacy", OLD_ERA);
 }

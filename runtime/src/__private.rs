@@ -8,8 +8,8 @@ pub use futures_util::future::BoxFuture;
 
 pub use crate::elicit::{Confirm, IntoResolution};
 pub use crate::resolve::{
-    FromResolved, HasArg, ResolveInputs, ResolvedParam, ResolverDef, ResolverFn, ResolverInput, Step, check_acyclic,
-    check_resolver_param, confirm_step, def_of, into_step, name_hash,
+    FromResolved, HasArg, ResolveInputs, ResolvedParam, ResolverDef, ResolverFn, ResolverInput, Step,
+    check_resolver_param, confirm_step, def_of, dep_fn, into_step, name_hash,
 };
 
 /// Collects argument errors so a call reports every bad argument at once.

@@ -35,12 +35,11 @@ pub struct ResolverDef {
     pub module: &'static str,
     /// The key of its question in `inputRequests` (default: the name).
     pub key: &'static str,
-    /// The resolvers whose values it takes.
-    pub deps: &'static [&'static ResolverDef],
+    /// The resolvers whose values it takes (functions, so that statics describing each other
+    /// need no constant evaluation).
+    pub deps: &'static [fn() -> &'static ResolverDef],
     /// Runs the body once.
     pub run: fn(ResolveInputs) -> BoxFuture<'static, Step>,
-    /// The compile-time error when it is part of a dependency cycle.
-    pub cycle_message: &'static str,
 }
 
 impl fmt::Debug for ResolverDef {
@@ -68,6 +67,10 @@ pub trait ResolverFn: Send + Sync + 'static {
     type Output: Clone + Send + Sync + 'static;
     /// Its description.
     const DEF: &'static ResolverDef;
+    /// Its description, as a function.
+    fn def() -> &'static ResolverDef {
+        Self::DEF
+    }
 }
 
 /// One `#[resolve(fn)]` parameter of a tool.
@@ -309,61 +312,9 @@ pub const fn def_of<R: ResolverFn>(_: &R) -> &'static ResolverDef {
     R::DEF
 }
 
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
-const fn same_def(a: &ResolverDef, b: &ResolverDef) -> bool {
-    str_eq(a.name, b.name) && str_eq(a.module, b.module)
-}
-
-/// Panics (a compile error in a `const`) when `root` can reach itself through its dependencies.
-pub const fn check_acyclic(root: &'static ResolverDef) {
-    // Depth-first search with an explicit stack of (node, next dependency index).
-    const MAX: usize = 64;
-    let mut nodes: [&ResolverDef; MAX] = [root; MAX];
-    let mut next: [usize; MAX] = [0; MAX];
-    let mut depth = 1;
-    while depth > 0 {
-        let node = nodes[depth - 1];
-        let i = next[depth - 1];
-        if i >= node.deps.len() {
-            depth -= 1;
-            continue;
-        }
-        next[depth - 1] = i + 1;
-        let dep = node.deps[i];
-        if same_def(dep, root) {
-            panic!("{}", root.cycle_message);
-        }
-        let mut on_path = false;
-        let mut j = 0;
-        while j < depth {
-            if same_def(nodes[j], dep) {
-                on_path = true;
-            }
-            j += 1;
-        }
-        if !on_path {
-            if depth == MAX {
-                panic!("resolver dependencies nest deeper than 64 levels");
-            }
-            nodes[depth] = dep;
-            next[depth] = 0;
-            depth += 1;
-        }
-    }
+/// The description of dependency `R`, as a function (for `ResolverDef::deps`).
+pub const fn dep_fn<R: ResolverFn>(_: &R) -> fn() -> &'static ResolverDef {
+    R::def
 }
 
 // ---------------------------------------------------------------- the engine
@@ -381,9 +332,11 @@ impl Keys {
             if k.entries.iter().any(|(d, _)| d.same(def)) {
                 return;
             }
+            k.entries.push((def, String::new()));
             for dep in def.deps {
-                visit(k, dep);
+                visit(k, dep());
             }
+            k.entries.retain(|(d, _)| !d.same(def));
             let mut key = def.key.to_string();
             let mut n = 1;
             while k.entries.iter().any(|(_, used)| *used == key) {
@@ -458,6 +411,8 @@ pub(crate) enum Outcome {
 }
 
 enum Node {
+    /// Being resolved: meeting it again means a dependency cycle.
+    Visiting,
     Done(Resolved),
     Pending,
     Failed(String),
@@ -568,19 +523,30 @@ impl<'a> Engine<'a> {
             if self.state(def).is_some() || self.abort.is_some() {
                 return;
             }
+            self.memo.push((def, Node::Visiting));
             let mut deps = Vec::with_capacity(def.deps.len());
             let mut blocked = false;
+            let mut failed = None;
             for dep in def.deps {
+                let dep = dep();
+                if matches!(self.state(dep), Some(Node::Visiting)) {
+                    failed = Some(format!("resolver `{}` depends on itself", def.name));
+                    break;
+                }
                 self.visit(dep).await;
                 match self.state(dep) {
-                    Some(Node::Done(r)) => deps.push((*dep, r.clone())),
+                    Some(Node::Done(r)) => deps.push((dep, r.clone())),
                     Some(Node::Failed(m)) => {
-                        let m = m.clone();
-                        self.memo.push((def, Node::Failed(m)));
-                        return;
+                        failed = Some(m.clone());
+                        break;
                     }
                     _ => blocked = true,
                 }
+            }
+            self.memo.retain(|(d, _)| !d.same(def));
+            if let Some(m) = failed {
+                self.memo.push((def, Node::Failed(m)));
+                return;
             }
             if self.abort.is_some() {
                 return;
@@ -772,29 +738,15 @@ mod tests {
         Box::pin(async { Step::Fail(String::new()) })
     }
 
-    static A: ResolverDef = ResolverDef {
-        name: "a",
-        module: "m",
-        key: "a",
-        deps: &[&B],
-        run: run_nothing,
-        cycle_message: "a cycles",
-    };
-    static B: ResolverDef = ResolverDef {
-        name: "b",
-        module: "m",
-        key: "b",
-        deps: &[&A],
-        run: run_nothing,
-        cycle_message: "b cycles",
-    };
+    fn d() -> &'static ResolverDef {
+        &D
+    }
     static C: ResolverDef = ResolverDef {
         name: "c",
         module: "m",
         key: "a",
-        deps: &[&D],
+        deps: &[d],
         run: run_nothing,
-        cycle_message: "",
     };
     static D: ResolverDef = ResolverDef {
         name: "a",
@@ -802,14 +754,7 @@ mod tests {
         key: "a",
         deps: &[],
         run: run_nothing,
-        cycle_message: "",
     };
-
-    #[test]
-    fn cycles_are_found() {
-        assert!(std::panic::catch_unwind(|| check_acyclic(&A)).is_err());
-        check_acyclic(&C);
-    }
 
     #[test]
     fn colliding_keys_get_suffixes() {

@@ -17,6 +17,8 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{FnArg, Ident, Pat, ReturnType, Type};
 
+pub(crate) mod visit;
+
 /// `#[resolver(...)]` options.
 #[derive(Debug, Default, FromMeta)]
 #[darling(default)]
@@ -35,9 +37,11 @@ struct ResolverParam {
     dep: Option<syn::Path>,
 }
 
-/// How deep the checkers of dependencies nest before giving up (a cycle is reported by the
-/// `check_acyclic` constant; this only stops the checkers from recursing forever).
-const MAX_DEPTH: usize = 24;
+fn fnv(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
 
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let func: syn::ItemFn = match syn::parse2(item.clone()) {
@@ -186,7 +190,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let deps: Vec<&syn::Path> = params.iter().filter_map(|p| p.dep.as_ref()).collect();
     let dep_defs = deps
         .iter()
-        .map(|d| quote_spanned! {d.span()=> #krate::__private::def_of(&#d) });
+        .map(|d| quote_spanned! {d.span()=> #krate::__private::dep_fn(&#d) });
     let reads = params.iter().map(|p| {
         let ident = &p.ident;
         let ty = &p.ty;
@@ -211,26 +215,17 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         let ty = &p.ty;
         let pname = p.ident.to_string();
         let pname = pname.strip_prefix("r#").unwrap_or(&pname).to_string();
-        let span = p.ident.span().join(ty.span()).unwrap_or_else(|| ty.span());
-        quote_spanned! {span=>
+        quote_spanned! {p.ident.span()=>
             #krate::__private::check_resolver_param::<#ty, $args, { #krate::__private::name_hash(#pname) }>();
         }
     });
-    let dep_checks = deps
-        .iter()
-        .map(|d| quote_spanned! {d.span()=> #d!($args, [$($depth)* +]); });
-    let limit = std::iter::repeat_n(quote!(+), MAX_DEPTH);
-    let cycle_message = format!(
-        "resolver `{name}` depends on itself through its `#[resolve]` parameters: break the cycle (ask one of the values in a separate question, or take it as a tool argument)"
-    );
+    // Unique among resolvers that share a name: the name and a hash of the whole item.
+    let id = format!("{name}#{:016x}", fnv(item.to_string().as_bytes()));
     let into_step = quote_spanned! {ret_span=>
         #krate::__private::into_step(#body(#(#idents),*).await)
     };
     let output_ty = quote_spanned! {ret_span=>
         <#ret as #krate::__private::IntoResolution>::Output
-    };
-    let acyclic = quote_spanned! {sig.ident.span()=>
-        const _: () = #krate::__private::check_acyclic(&__MCP_RESOLVE_DEF);
     };
     let boxed = quote_spanned! {sig.ident.span()=>
         #krate::__private::boxed(#body(#(#idents),*))
@@ -247,15 +242,24 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
         #[doc(hidden)]
         macro_rules! #checker {
-            ($args:ty, [#(#limit)*]) => {};
-            ($args:ty, [$($depth:tt)*]) => {
-                const _: () = {
-                    #[allow(dead_code, clippy::all)]
-                    fn __mcp_resolve_check() {
-                        #(#param_checks)*
-                    }
-                };
-                #(#dep_checks)*
+            ($args:ty, [$($visited:literal),*], [$($names:literal),*], $via:path) => {
+                #krate::__private::resolver_visit! {
+                    id = #id,
+                    name = #name,
+                    visited = [$($visited),*],
+                    names = [$($names),*],
+                    via = $via,
+                    args = $args,
+                    checks = {
+                        const _: () = {
+                            #[allow(dead_code, clippy::all)]
+                            fn __mcp_resolve_check() {
+                                #(#param_checks)*
+                            }
+                        };
+                    },
+                    deps = [#(#deps),*],
+                }
             };
         }
         #[doc(hidden)]
@@ -291,7 +295,6 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 key: #key,
                 deps: &[#(#dep_defs),*],
                 run: __mcp_resolve_run,
-                cycle_message: #cycle_message,
             };
 
             #[automatically_derived]
@@ -300,7 +303,6 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 const DEF: &'static #krate::__private::ResolverDef = &__MCP_RESOLVE_DEF;
             }
 
-            #acyclic
         };
     }
 }

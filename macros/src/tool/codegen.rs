@@ -112,7 +112,13 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
     let mut resolved_entries = Vec::new();
     let mut confirm_defs = Vec::new();
     let mut resolver_checks = Vec::new();
-    let args_ty = Ident::new("__mcp_resolve_arguments", Span::mixed_site());
+    // Named after the tool: it appears in the message when a resolver reads an argument the
+    // tool does not have.
+    let args_ty = format_ident!(
+        "{}_arguments",
+        m.wire_name.replace(['-', '.'], "_"),
+        span = Span::mixed_site()
+    );
     let takes: Vec<TokenStream> = params
         .iter()
         .zip(&slots)
@@ -133,7 +139,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
                             resolver: #krate::__private::def_of(&#path),
                         }
                     });
-                    resolver_checks.push(quote_spanned! {path.span()=> #path!(#args_ty, []); });
+                    resolver_checks.push(quote_spanned! {path.span()=> #path!(#args_ty, [], [], #path); });
                     quote_spanned! {ty.span()=>
                         let #slot = __errors.take_resolved::<#ty, _>(&#path, &__call, #index, #name);
                     }
@@ -157,7 +163,6 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
                             key: #name,
                             deps: &[],
                             run: #run,
-                            cycle_message: "",
                         };
                     });
                     resolved_entries.push(quote! {

@@ -48,6 +48,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     validate::signature(&sig, &mut errors);
     let params = param::parse_params(sig.inputs.iter(), &mut errors);
     validate::unique_keys(&params, &mut errors);
+    validate::confirm_messages(&params, &mut errors);
     let wire_name = match &args.name {
         Some(n) => {
             if let Err(msg) = validate::tool_name(n) {

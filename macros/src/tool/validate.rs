@@ -1,6 +1,6 @@
 //! Checks that span the whole function: signature shape, names.
 
-use super::param::Param;
+use super::param::{Param, Source};
 use crate::util::errors::Errors;
 use std::collections::HashSet;
 use syn::Signature;
@@ -55,10 +55,85 @@ pub(crate) fn tool_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// The `{name}` placeholders of a `#[confirm("…")]` message, or an error for a lone brace.
+/// `{{` and `}}` are literal braces.
+pub(crate) fn placeholders(template: &str) -> Result<Vec<String>, String> {
+    let mut names = Vec::new();
+    let mut chars = template.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '{' if chars.peek().map(|(_, c)| *c) == Some('{') => {
+                chars.next();
+            }
+            '}' if chars.peek().map(|(_, c)| *c) == Some('}') => {
+                chars.next();
+            }
+            '{' => {
+                let rest = &template[i + 1..];
+                let Some(end) = rest.find('}') else {
+                    return Err("unclosed `{` in the message: write `{{` for a literal brace".into());
+                };
+                let name = &rest[..end];
+                if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+                    return Err(format!(
+                        "`{{{name}}}` is not a placeholder: write `{{argument}}`, or `{{{{` for a literal brace"
+                    ));
+                }
+                names.push(name.to_string());
+                for _ in 0..=end {
+                    chars.next();
+                }
+            }
+            '}' => return Err("unmatched `}` in the message: write `}}` for a literal brace".into()),
+            _ => {}
+        }
+    }
+    Ok(names)
+}
+
+/// Every placeholder of every `#[confirm]` message names one of the tool's arguments.
+pub(crate) fn confirm_messages(params: &[Param], errors: &mut Errors) {
+    let arguments: Vec<&str> = params
+        .iter()
+        .filter(|p| matches!(p.source, Source::Argument))
+        .map(|p| p.key.as_str())
+        .collect();
+    for p in params {
+        let Source::Confirm(message) = &p.source else { continue };
+        match placeholders(&message.value()) {
+            Err(e) => errors.spanned(message, e),
+            Ok(names) => {
+                for name in names {
+                    if !arguments.contains(&name.as_str()) {
+                        let known = if arguments.is_empty() {
+                            "this tool has no arguments".to_string()
+                        } else {
+                            format!(
+                                "its arguments are {}",
+                                arguments
+                                    .iter()
+                                    .map(|a| format!("`{a}`"))
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            )
+                        };
+                        errors.spanned(
+                            message,
+                            format!(
+                                "`{{{name}}}` in the confirmation message is not an argument of this tool; {known}"
+                            ),
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Two parameters may not share a JSON key.
 pub(crate) fn unique_keys(params: &[Param], errors: &mut Errors) {
     let mut seen = HashSet::new();
-    for p in params {
+    for p in params.iter().filter(|p| matches!(p.source, Source::Argument)) {
         if !seen.insert(p.key.as_str()) {
             errors.push(syn::Error::new(
                 p.key_span,
@@ -74,6 +149,18 @@ pub(crate) fn unique_keys(params: &[Param], errors: &mut Errors) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn placeholders_are_parsed() {
+        assert_eq!(
+            placeholders("Delete {path} ({count} files)?").unwrap(),
+            vec!["path", "count"]
+        );
+        assert_eq!(placeholders("{{literal}} {x}").unwrap(), vec!["x"]);
+        assert!(placeholders("oops {path").is_err());
+        assert!(placeholders("oops }").is_err());
+        assert!(placeholders("{a b}").is_err());
+    }
 
     #[test]
     fn tool_names() {
