@@ -1,0 +1,640 @@
+//! Resolvers on both protocol eras, through the in-memory client (real JSON-RPC frames): batching,
+//! dependent rounds, partial answers, sealed state, capabilities, validation, round limits, and
+//! the back-channel.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use mcp_resolve::prelude::*;
+use mcp_resolve::testing::TestClient;
+use mcp_resolve::{ProtocolVersion, StateKeys};
+use serde_json::{Value, json};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+#[derive(Clone, Debug, FormSchema)]
+struct Name {
+    #[form(min_length = 1, max_length = 20)]
+    name: String,
+}
+
+#[derive(Clone, Debug, FormSchema)]
+struct Age {
+    #[form(minimum = 0, maximum = 150)]
+    age: u32,
+}
+
+#[derive(Clone, Debug, FormSchema)]
+struct Pet {
+    pet: String,
+}
+
+#[resolver]
+async fn ask_name() -> Elicit<Name> {
+    Elicit::form("What is your name?")
+}
+
+#[resolver(key = "user_age")]
+async fn ask_age() -> Elicit<Age> {
+    Elicit::form("How old are you?")
+}
+
+#[resolver]
+async fn ask_pet(#[resolve(ask_name)] name: Name) -> Elicit<Pet> {
+    Elicit::form(format!("{}, what is your pet called?", name.name))
+}
+
+/// Two independent questions.
+#[tool]
+async fn two_questions(#[resolve(ask_name)] name: Name, #[resolve(ask_age)] age: Age) -> String {
+    format!("{} is {}", name.name, age.age)
+}
+
+/// A question that depends on another.
+#[tool]
+async fn chained(#[resolve(ask_pet)] pet: Pet, #[resolve(ask_name)] name: Name) -> String {
+    format!("{} has {}", name.name, pet.pet)
+}
+
+/// Plain consumer: decline or cancel stop the call.
+#[tool]
+async fn unwrapped(#[resolve(ask_name)] name: Name) -> String {
+    format!("hello {}", name.name)
+}
+
+#[resolver]
+async fn maybe_ask(path: String) -> Resolution<Name> {
+    if path == "known" {
+        return Resolution::Value(Name { name: "Ada".into() });
+    }
+    Elicit::form(format!("Who owns {path}?")).into()
+}
+
+/// Asks only for unknown paths.
+#[tool]
+async fn owner(path: String, #[resolve(maybe_ask)] name: ElicitationResult<Name>) -> String {
+    match name {
+        ElicitationResult::Accepted(n) => format!("{path}: {}", n.name),
+        ElicitationResult::Declined => "declined".into(),
+        ElicitationResult::Cancelled => "cancelled".into(),
+    }
+}
+
+static ROUNDS: AtomicUsize = AtomicUsize::new(0);
+
+#[resolver]
+async fn ever_changing() -> Elicit<Name> {
+    let n = ROUNDS.fetch_add(1, Ordering::SeqCst);
+    Elicit::form(format!("Question number {n}"))
+}
+
+/// Never satisfied: each round asks a new question.
+#[tool]
+async fn endless(#[resolve(ever_changing)] name: Name) -> String {
+    name.name
+}
+
+/// The yes/no shorthand.
+#[tool]
+async fn wipe(path: String, #[confirm("Wipe {path}? {{really}}")] ok: bool) -> String {
+    if ok {
+        format!("wiped {path}")
+    } else {
+        format!("kept {path}")
+    }
+}
+
+fn server() -> Server {
+    Server::new("resolvers")
+        .tool(two_questions)
+        .tool(chained)
+        .tool(unwrapped)
+        .tool(owner)
+        .tool(endless)
+        .tool(wipe)
+}
+
+fn keys() -> StateKeys {
+    StateKeys::new(&[42u8; 32]).unwrap()
+}
+
+fn form_client() -> TestClient {
+    TestClient::stateless(server().state_keys(keys()), json!({"elicitation": {"form": {}}}))
+}
+
+fn text(frame: &Value) -> &str {
+    frame["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {frame}"))
+}
+
+fn input_required(frame: &Value) -> (&serde_json::Map<String, Value>, String) {
+    let r = &frame["result"];
+    assert_eq!(r["resultType"], "input_required", "{frame}");
+    let requests = r["inputRequests"]
+        .as_object()
+        .unwrap_or_else(|| panic!("no inputRequests: {frame}"));
+    (requests, r["requestState"].as_str().unwrap().to_string())
+}
+
+fn accept(content: Value) -> Value {
+    json!({"action": "accept", "content": content})
+}
+
+async fn retry(c: &mut TestClient, tool: &str, args: Value, responses: Value, state: &str) -> Value {
+    c.request(
+        "tools/call",
+        json!({"name": tool, "arguments": args, "inputResponses": responses, "requestState": state}),
+    )
+    .await
+}
+
+// ---------------------------------------------------------------- 2026-07-28
+
+#[tokio::test]
+async fn independent_questions_share_one_round() {
+    let mut c = form_client();
+    let r = c.call_tool("two_questions", json!({})).await;
+    let (requests, state) = input_required(&r);
+    assert_eq!(requests.len(), 2, "{r}");
+    assert_eq!(requests["ask_name"]["method"], "elicitation/create");
+    assert_eq!(requests["ask_name"]["params"]["message"], "What is your name?");
+    assert_eq!(requests["ask_name"]["params"]["mode"], "form");
+    assert_eq!(
+        requests["user_age"]["params"]["requestedSchema"],
+        json!({"type": "object", "properties": {"age": {"type": "integer", "minimum": 0, "maximum": 150}}, "required": ["age"]})
+    );
+    assert!(r["result"]["_meta"]["io.modelcontextprotocol/serverInfo"].is_object());
+    let done = retry(
+        &mut c,
+        "two_questions",
+        json!({}),
+        json!({"ask_name": accept(json!({"name": "Ada"})), "user_age": accept(json!({"age": 36})), "extra": 1}),
+        &state,
+    )
+    .await;
+    assert_eq!(done["result"]["resultType"], "complete");
+    assert_eq!(text(&done), "Ada is 36");
+}
+
+#[tokio::test]
+async fn a_dependent_question_takes_a_second_round() {
+    let mut c = form_client();
+    let r = c.call_tool("chained", json!({})).await;
+    let (requests, state) = input_required(&r);
+    assert_eq!(
+        requests.keys().collect::<Vec<_>>(),
+        vec!["ask_name"],
+        "only the first level is asked"
+    );
+    let r = retry(
+        &mut c,
+        "chained",
+        json!({}),
+        json!({"ask_name": accept(json!({"name": "Zed"}))}),
+        &state,
+    )
+    .await;
+    let (requests, state) = input_required(&r);
+    assert_eq!(requests.keys().collect::<Vec<_>>(), vec!["ask_pet"]);
+    assert_eq!(
+        requests["ask_pet"]["params"]["message"],
+        "Zed, what is your pet called?"
+    );
+    // Only the newest answer is sent; the first rides in the state.
+    let done = retry(
+        &mut c,
+        "chained",
+        json!({}),
+        json!({"ask_pet": accept(json!({"pet": "Rex"}))}),
+        &state,
+    )
+    .await;
+    assert_eq!(text(&done), "Zed has Rex");
+}
+
+#[tokio::test]
+async fn partial_answers_are_kept_and_missing_ones_asked_again() {
+    let mut c = form_client();
+    let (_, state) = input_required(&c.call_tool("two_questions", json!({})).await).clone();
+    let r = retry(
+        &mut c,
+        "two_questions",
+        json!({}),
+        json!({"ask_name": accept(json!({"name": "Ada"}))}),
+        &state,
+    )
+    .await;
+    let (requests, state) = input_required(&r);
+    assert_eq!(
+        requests.keys().collect::<Vec<_>>(),
+        vec!["user_age"],
+        "the answered question is not asked again"
+    );
+    let done = retry(
+        &mut c,
+        "two_questions",
+        json!({}),
+        json!({"user_age": accept(json!({"age": 7}))}),
+        &state,
+    )
+    .await;
+    assert_eq!(text(&done), "Ada is 7");
+}
+
+#[tokio::test]
+async fn malformed_answers_never_complete_the_call() {
+    let mut c = form_client();
+    let (_, state) = input_required(&c.call_tool("unwrapped", json!({})).await).clone();
+    for bad in [json!(12345), Value::Null, json!({"action": "maybe"}), json!("accept")] {
+        let r = retry(&mut c, "unwrapped", json!({}), json!({ "ask_name": bad }), &state).await;
+        let (requests, _) = input_required(&r);
+        assert!(requests.contains_key("ask_name"), "{bad} must be asked again: {r}");
+    }
+    // An answer without the state it belongs to is not trusted: asked again.
+    let r = c.request("tools/call", json!({"name": "unwrapped", "arguments": {}, "inputResponses": {"ask_name": accept(json!({"name": "Ada"}))}})).await;
+    input_required(&r);
+}
+
+#[tokio::test]
+async fn invalid_accepted_content_is_an_error_result_naming_the_rule() {
+    let mut c = form_client();
+    let (_, state) = input_required(&c.call_tool("two_questions", json!({})).await).clone();
+    let r = retry(
+        &mut c,
+        "two_questions",
+        json!({}),
+        json!({"ask_name": accept(json!({"name": "Ada"})), "user_age": accept(json!({"age": 200}))}),
+        &state,
+    )
+    .await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert_eq!(
+        text(&r),
+        "resolver `user_age` received an answer that does not match its form: field `age`: must be at most 150, got 200"
+    );
+    let r = retry(
+        &mut c,
+        "two_questions",
+        json!({}),
+        json!({"ask_name": {"action": "accept"}}),
+        &state,
+    )
+    .await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(text(&r).contains("no content"), "{r}");
+}
+
+#[tokio::test]
+async fn decline_and_cancel_are_three_different_outcomes() {
+    let mut c = form_client();
+    for (action, expected) in [("decline", "declined"), ("cancel", "cancelled")] {
+        let (_, state) = input_required(&c.call_tool("owner", json!({"path": "x"})).await).clone();
+        let r = retry(
+            &mut c,
+            "owner",
+            json!({"path": "x"}),
+            json!({"maybe_ask": {"action": action}}),
+            &state,
+        )
+        .await;
+        assert_eq!(r["result"]["isError"], false);
+        assert_eq!(text(&r), expected);
+    }
+    // A plain consumer stops the call, naming the parameter and the action.
+    let (_, state) = input_required(&c.call_tool("unwrapped", json!({})).await).clone();
+    let r = retry(
+        &mut c,
+        "unwrapped",
+        json!({}),
+        json!({"ask_name": {"action": "decline"}}),
+        &state,
+    )
+    .await;
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(
+        text(&r),
+        "`name` was not resolved: the user declined the question, so the tool did not run"
+    );
+    assert!(r.get("error").is_none(), "not a JSON-RPC error");
+}
+
+#[tokio::test]
+async fn a_resolver_returning_a_value_asks_nothing_even_without_the_capability() {
+    let mut c = TestClient::stateless(server(), json!({}));
+    let r = c.call_tool("owner", json!({"path": "known"})).await;
+    assert_eq!(text(&r), "known: Ada");
+    let r = c.call_tool("owner", json!({"path": "x"})).await;
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    assert_eq!(
+        r["error"]["message"],
+        "Client did not declare the form elicitation capability required by resolver 'maybe_ask'"
+    );
+    assert_eq!(
+        r["error"]["data"],
+        json!({"requiredCapabilities": {"elicitation": {"form": {}}}})
+    );
+    // URL-only elicitation is not form elicitation.
+    let mut c = TestClient::stateless(server(), json!({"elicitation": {"url": {}}}));
+    assert_eq!(
+        c.call_tool("owner", json!({"path": "x"})).await["error"]["code"],
+        -32021
+    );
+}
+
+#[tokio::test]
+async fn resolved_parameters_are_not_arguments() {
+    let mut c = form_client();
+    let list = c.request("tools/list", json!({})).await;
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let owner_def = tools.iter().find(|t| t["name"] == "owner").unwrap();
+    assert_eq!(
+        owner_def["inputSchema"]["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        vec!["path"]
+    );
+    let wipe_def = tools.iter().find(|t| t["name"] == "wipe").unwrap();
+    assert_eq!(wipe_def["inputSchema"]["required"], json!(["path"]));
+    // A value the model puts in `arguments` for a resolved parameter is ignored.
+    let r = c
+        .call_tool("owner", json!({"path": "x", "name": {"name": "Mallory"}}))
+        .await;
+    input_required(&r);
+}
+
+#[tokio::test]
+async fn confirm_shorthand_formats_the_message_and_gives_a_bool() {
+    let mut c = form_client();
+    let r = c.call_tool("wipe", json!({"path": "/tmp/a"})).await;
+    let (requests, state) = input_required(&r);
+    assert_eq!(requests["ok"]["params"]["message"], "Wipe /tmp/a? {really}");
+    assert_eq!(
+        requests["ok"]["params"]["requestedSchema"]["properties"],
+        json!({"ok": {"type": "boolean"}})
+    );
+    let r = retry(
+        &mut c,
+        "wipe",
+        json!({"path": "/tmp/a"}),
+        json!({"ok": accept(json!({"ok": false}))}),
+        &state,
+    )
+    .await;
+    assert_eq!(text(&r), "kept /tmp/a");
+    let r = retry(
+        &mut c,
+        "wipe",
+        json!({"path": "/tmp/a"}),
+        json!({"ok": {"action": "cancel"}}),
+        &state,
+    )
+    .await;
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(
+        text(&r),
+        "`ok` was not resolved: the user cancelled the question, so the tool did not run"
+    );
+}
+
+#[tokio::test]
+async fn the_round_limit_stops_an_endless_call() {
+    let mut c = TestClient::stateless(server().max_rounds(3), json!({"elicitation": {}}));
+    let mut r = c.call_tool("endless", json!({})).await;
+    let mut rounds = 0;
+    while r["result"]["resultType"] == "input_required" {
+        rounds += 1;
+        let (_, state) = input_required(&r);
+        r = retry(
+            &mut c,
+            "endless",
+            json!({}),
+            json!({"ever_changing": accept(json!({"name": "x"}))}),
+            &state,
+        )
+        .await;
+        assert!(rounds <= 3, "{r}");
+    }
+    assert_eq!(rounds, 3);
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(
+        text(&r),
+        "tool `endless` stopped: it needed more than 3 rounds of questions"
+    );
+}
+
+// ---------------------------------------------------------------- sealed state
+
+fn invalid_state(r: &Value) {
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert_eq!(r["error"]["message"], "Invalid or expired requestState");
+    assert_eq!(r["error"]["data"], json!({"reason": "invalid_request_state"}));
+}
+
+#[tokio::test]
+async fn tampered_state_is_refused() {
+    let mut c = form_client();
+    let (_, state) = input_required(&c.call_tool("owner", json!({"path": "x"})).await).clone();
+    let answers = json!({"maybe_ask": accept(json!({"name": "Eve"}))});
+    invalid_state(
+        &retry(
+            &mut c,
+            "owner",
+            json!({"path": "x"}),
+            answers.clone(),
+            &format!("{state}-TAMPERED"),
+        )
+        .await,
+    );
+    let mut flipped = state.clone().into_bytes();
+    let i = flipped.len() - 5;
+    flipped[i] = if flipped[i] == b'A' { b'B' } else { b'A' };
+    invalid_state(
+        &retry(
+            &mut c,
+            "owner",
+            json!({"path": "x"}),
+            answers.clone(),
+            &String::from_utf8(flipped).unwrap(),
+        )
+        .await,
+    );
+    invalid_state(&retry(&mut c, "owner", json!({"path": "x"}), answers.clone(), "garbage").await);
+    let r = c
+        .request(
+            "tools/call",
+            json!({"name": "owner", "arguments": {"path": "x"}, "requestState": 123}),
+        )
+        .await;
+    invalid_state(&r);
+    // The genuine retry still works.
+    let done = retry(&mut c, "owner", json!({"path": "x"}), answers, &state).await;
+    assert_eq!(text(&done), "x: Eve");
+}
+
+#[tokio::test]
+async fn state_rebound_to_other_arguments_or_tools_is_refused() {
+    let mut c = form_client();
+    let (_, state) = input_required(&c.call_tool("owner", json!({"path": "x"})).await).clone();
+    let answers = json!({"maybe_ask": accept(json!({"name": "Eve"}))});
+    invalid_state(&retry(&mut c, "owner", json!({"path": "y"}), answers.clone(), &state).await);
+    invalid_state(&retry(&mut c, "wipe", json!({"path": "x"}), answers, &state).await);
+}
+
+#[tokio::test]
+async fn expired_state_is_refused() {
+    let mut c = TestClient::stateless(
+        server().state_ttl(Duration::from_millis(50)),
+        json!({"elicitation": {}}),
+    );
+    let (_, state) = input_required(&c.call_tool("owner", json!({"path": "x"})).await).clone();
+    tokio::time::sleep(Duration::from_millis(120)).await;
+    invalid_state(
+        &retry(
+            &mut c,
+            "owner",
+            json!({"path": "x"}),
+            json!({"maybe_ask": {"action": "decline"}}),
+            &state,
+        )
+        .await,
+    );
+}
+
+#[tokio::test]
+async fn replicas_sharing_keys_serve_each_others_rounds() {
+    let mut first = form_client();
+    let (_, state) = input_required(&first.call_tool("owner", json!({"path": "x"})).await).clone();
+    let mut second = form_client();
+    let done = retry(
+        &mut second,
+        "owner",
+        json!({"path": "x"}),
+        json!({"maybe_ask": {"action": "decline"}}),
+        &state,
+    )
+    .await;
+    assert_eq!(text(&done), "declined");
+    // Another key (another deployment, or a restart without a configured key) refuses it.
+    let mut stranger = TestClient::stateless(server(), json!({"elicitation": {}}));
+    invalid_state(
+        &retry(
+            &mut stranger,
+            "owner",
+            json!({"path": "x"}),
+            json!({"maybe_ask": {"action": "decline"}}),
+            &state,
+        )
+        .await,
+    );
+    // So does a server with another audience.
+    let mut other = TestClient::stateless(
+        server().state_keys(keys()).state_audience("elsewhere"),
+        json!({"elicitation": {}}),
+    );
+    invalid_state(
+        &retry(
+            &mut other,
+            "owner",
+            json!({"path": "x"}),
+            json!({"maybe_ask": {"action": "decline"}}),
+            &state,
+        )
+        .await,
+    );
+}
+
+// ---------------------------------------------------------------- handshake era
+
+async fn legacy(caps: Value) -> TestClient {
+    TestClient::handshake(server(), ProtocolVersion::V2025_11_25, caps).await
+}
+
+/// Answers the next server request with `result`, checking it is an `elicitation/create`.
+async fn answer_next(c: &mut TestClient, result: Value) -> Value {
+    let req = c.recv().await;
+    assert_eq!(req["method"], "elicitation/create", "{req}");
+    assert!(req["id"].is_i64(), "{req}");
+    c.send(&json!({"jsonrpc": "2.0", "id": req["id"], "result": result}))
+        .await;
+    req
+}
+
+#[tokio::test]
+async fn the_back_channel_asks_each_question_in_turn() {
+    let mut c = legacy(json!({"elicitation": {"form": {}}})).await;
+    let id = c
+        .start("tools/call", json!({"name": "two_questions", "arguments": {}}))
+        .await;
+    let q1 = answer_next(&mut c, accept(json!({"name": "Ada"}))).await;
+    assert_eq!(q1["params"]["message"], "What is your name?");
+    assert_eq!(q1["params"]["mode"], "form");
+    let q2 = answer_next(&mut c, accept(json!({"age": 36}))).await;
+    assert_eq!(q2["params"]["message"], "How old are you?");
+    assert_ne!(q1["id"], q2["id"]);
+    let done = c.response_to(&json!(id)).await;
+    assert_eq!(text(&done), "Ada is 36");
+    assert!(done["result"].get("resultType").is_none());
+}
+
+#[tokio::test]
+async fn the_back_channel_handles_decline_cancel_and_dependencies() {
+    let mut c = legacy(json!({"elicitation": {}})).await;
+    let id = c
+        .start("tools/call", json!({"name": "owner", "arguments": {"path": "x"}}))
+        .await;
+    answer_next(&mut c, json!({"action": "cancel"})).await;
+    assert_eq!(text(&c.response_to(&json!(id)).await), "cancelled");
+    let id = c.start("tools/call", json!({"name": "chained", "arguments": {}})).await;
+    answer_next(&mut c, accept(json!({"name": "Zed"}))).await;
+    let q = answer_next(&mut c, accept(json!({"pet": "Rex"}))).await;
+    assert_eq!(q["params"]["message"], "Zed, what is your pet called?");
+    assert_eq!(text(&c.response_to(&json!(id)).await), "Zed has Rex");
+}
+
+#[tokio::test]
+async fn a_client_error_on_the_back_channel_is_relayed() {
+    let mut c = legacy(json!({"elicitation": {}})).await;
+    let id = c
+        .start("tools/call", json!({"name": "unwrapped", "arguments": {}}))
+        .await;
+    let req = c.recv().await;
+    c.send(&json!({"jsonrpc": "2.0", "id": req["id"], "error": {"code": -32000, "message": "user closed the app"}}))
+        .await;
+    let r = c.response_to(&json!(id)).await;
+    assert_eq!(r["error"], json!({"code": -32000, "message": "user closed the app"}));
+}
+
+#[tokio::test]
+async fn the_back_channel_times_out_and_checks_capabilities() {
+    let mut c = TestClient::handshake(
+        server().elicitation_timeout(Duration::from_millis(100)),
+        ProtocolVersion::V2025_06_18,
+        json!({"elicitation": {}}),
+    )
+    .await;
+    let id = c
+        .start("tools/call", json!({"name": "unwrapped", "arguments": {}}))
+        .await;
+    let req = c.recv().await;
+    assert!(req["params"].get("mode").is_none(), "2025-06-18 has no mode: {req}");
+    let r = c.response_to(&json!(id)).await;
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(text(&r), "resolver `ask_name`: no answer within 100ms");
+    let mut c = legacy(json!({})).await;
+    let r = c.call_tool("unwrapped", json!({})).await;
+    assert_eq!(r["error"]["code"], -32021);
+}
+
+#[tokio::test]
+async fn a_client_that_vanishes_mid_question_does_not_hang_the_server() {
+    let mut c = legacy(json!({"elicitation": {}})).await;
+    c.start("tools/call", json!({"name": "unwrapped", "arguments": {}}))
+        .await;
+    let req = c.recv().await;
+    assert_eq!(req["method"], "elicitation/create");
+    let (_, result) = tokio::time::timeout(Duration::from_secs(5), c.close())
+        .await
+        .expect("the server finished");
+    assert!(result.is_ok());
+}
