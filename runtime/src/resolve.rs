@@ -679,7 +679,7 @@ impl<'a> Engine<'a> {
                         Node::Pending
                     }
                     Err(crate::context::PeerError::Timeout) => {
-                        Node::Failed(format!("resolver `{key}`: no answer within {} s", timeout.as_secs()))
+                        Node::Failed(format!("resolver `{key}`: no answer within {timeout:?}"))
                     }
                     Err(crate::context::PeerError::Closed) => {
                         Node::Failed(format!("resolver `{key}`: the client went away before answering"))
