@@ -10,14 +10,13 @@ Tools:
   add(a: int, b: int) -> int
   delete_folder(path: str) -> str
       Folders live in memory: "/tmp/notes/empty" (no files) and
-      "/tmp/notes/drafts" (a.md, b.md). An unknown folder raises `ToolError`, which
-      the SDK reports as an `isError` result "Error executing tool delete_folder:
-      no such folder: <path>" (any other exception would read only "Error
-      executing tool delete_folder"). A non-empty folder is confirmed first through
-      the resolver `confirm_delete` (elicitation `{"ok": boolean}`), like the
-      "Notes" demo behind /work/shared/reference/transcripts: on 2026-07-28 as an
-      InputRequiredResult, on the handshake era as a back-channel elicitation/create.
-      An empty folder asks nothing, so it works for clients without elicitation.
+      "/tmp/notes/drafts" (a.md, b.md). Exactly the seed-001 tutorial server: a
+      non-empty folder is confirmed first through the resolver `confirm_delete`
+      (elicitation `{"ok": boolean}`), like the "Notes" demo behind
+      /work/shared/reference/transcripts: on 2026-07-28 as an InputRequiredResult, on
+      the handshake era as a back-channel elicitation/create. An empty or unknown
+      folder asks nothing (count 0) and returns "deleted <path>", so it works for
+      clients without elicitation.
 """
 
 from __future__ import annotations
@@ -35,7 +34,6 @@ from mcp.server.mcpserver import (
     MCPServer,
     Resolve,
 )
-from mcp.server.mcpserver.exceptions import ToolError
 
 mcp = MCPServer("Notes")
 
@@ -50,11 +48,11 @@ class Confirm(BaseModel):
 
 
 def confirm_delete(path: str) -> Confirm | Elicit[Confirm]:
-    """Ask only when the folder is not empty (an unknown folder is left to the tool)."""
-    files = FOLDERS.get(path)
-    if not files:
+    """Ask only when the folder has files (an empty or unknown folder counts 0)."""
+    count = len(FOLDERS.get(path, []))
+    if count == 0:
         return Confirm(ok=True)
-    return Elicit(f"{path} has {len(files)} file(s). Delete anyway?", Confirm)
+    return Elicit(f"{path} has {count} file(s). Delete anyway?", Confirm)
 
 
 @mcp.tool()
@@ -69,11 +67,9 @@ def delete_folder(
     confirm: Annotated[ElicitationResult[Confirm], Resolve(confirm_delete)],
 ) -> str:
     """Delete a notes folder, asking first when it is not empty."""
-    if path not in FOLDERS:
-        raise ToolError(f"no such folder: {path}")
     match confirm:
         case AcceptedElicitation(data=Confirm(ok=True)):
-            del FOLDERS[path]
+            FOLDERS.pop(path, None)
             return f"deleted {path}"
         case AcceptedElicitation():
             return "kept the folder"
