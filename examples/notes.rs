@@ -30,7 +30,7 @@ fn file_count(path: &str) -> usize {
 
 /// The confirmation form.
 #[derive(Clone, Debug, FormSchema)]
-struct Confirm {
+pub(crate) struct Confirm {
     ok: bool,
 }
 
@@ -46,7 +46,7 @@ async fn confirm_delete(path: String) -> Resolution<Confirm> {
 
 /// Delete a notes folder, asking first when it is not empty.
 #[tool(destructive = true)]
-async fn delete_folder(
+pub(crate) async fn delete_folder(
     /// The folder to delete, e.g. `/tmp/notes/drafts`.
     path: String,
     #[resolve(confirm_delete)] confirm: ElicitationResult<Confirm>,
@@ -66,7 +66,7 @@ async fn delete_folder(
 
 /// Add two integers.
 #[tool(read_only = true, idempotent = true)]
-async fn add(a: i64, b: i64) -> Json<i64> {
+pub(crate) async fn add(a: i64, b: i64) -> Json<i64> {
     Json(a.saturating_add(b))
 }
 

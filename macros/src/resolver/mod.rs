@@ -222,7 +222,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     // Unique among resolvers that share a name: the name and a hash of the whole item.
     let id = format!("{name}#{:016x}", fnv(item.to_string().as_bytes()));
     let into_step = quote_spanned! {ret_span=>
-        #krate::__private::into_step(#body(#(#idents),*).await)
+        #krate::__private::into_step(__mcp_resolve_f(#(#idents),*).await)
     };
     let output_ty = quote_spanned! {ret_span=>
         <#ret as #krate::__private::IntoResolution>::Output
@@ -230,15 +230,23 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let boxed = quote_spanned! {sig.ident.span()=>
         #krate::__private::boxed(#body(#(#idents),*))
     };
+    let fn_ptr = quote! { fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret> };
     quote! {
+        // As for tools: a `static` holding the body as a function pointer, callable directly.
         #(#doc_attrs)*
-        #[allow(non_upper_case_globals)]
-        #vis static #ident: #ty_ident = #ty_ident;
+        #[allow(non_upper_case_globals, private_interfaces)]
+        #vis static #ident: #ty_ident<#fn_ptr> = {
+            #(#fn_attrs)*
+            async fn #body(#(#muts #idents: #tys),*) #output #block
+            #ty_ident { __mcp_resolve_f: |#(#idents),*| #boxed }
+        };
 
         #[doc(hidden)]
         #[allow(non_camel_case_types)]
-        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
-        #vis struct #ty_ident;
+        #[derive(::core::clone::Clone, ::core::marker::Copy)]
+        #vis struct #ty_ident<F> {
+            __mcp_resolve_f: F,
+        }
 
         #[doc(hidden)]
         macro_rules! #checker {
@@ -269,20 +277,25 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         #[doc(hidden)]
         #[allow(non_snake_case, non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
-            #(#fn_attrs)*
-            async fn #body(#(#muts #idents: #tys),*) #output #block
+            impl<F> ::core::ops::Deref for #ty_ident<F> {
+                type Target = F;
+                fn deref(&self) -> &F {
+                    &self.__mcp_resolve_f
+                }
+            }
 
-            impl ::core::ops::Deref for #ty_ident {
-                type Target = fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret>;
-                fn deref(&self) -> &Self::Target {
-                    const __F: fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret> = |#(#idents),*| #boxed;
-                    &__F
+            impl<F> ::core::fmt::Debug for #ty_ident<F> {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str(#name)
                 }
             }
 
             fn __mcp_resolve_run(
                 __inputs: #krate::__private::ResolveInputs,
             ) -> #krate::__private::BoxFuture<'static, #krate::__private::Step> {
+                // Read before the parameters are bound, so a parameter named like the resolver
+                // cannot shadow it.
+                let __mcp_resolve_f = #ident.__mcp_resolve_f;
                 ::std::boxed::Box::pin(async move {
                     #(#reads)*
                     #into_step
@@ -298,7 +311,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             };
 
             #[automatically_derived]
-            impl #krate::__private::ResolverFn for #ty_ident {
+            impl #krate::__private::ResolverFn for #ty_ident<#fn_ptr> {
                 type Output = #output_ty;
                 const DEF: &'static #krate::__private::ResolverDef = &__MCP_RESOLVE_DEF;
             }

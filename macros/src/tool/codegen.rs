@@ -216,13 +216,15 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
     // Spanned on the fn name: a body whose future is not `Send` is reported there. The body's
     // future goes through the same `boxed` call as the direct-call `Deref`, so rustc reports that
     // error once, not a second time for this async block.
+    let fn_ptr = quote! { fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret> };
     let call_body = quote_spanned! {ident.span()=>
+        let __mcp_resolve_f = self.__mcp_resolve_f;
         ::std::boxed::Box::pin(async move {
             let mut __errors = #krate::__private::ArgErrors::default();
             #(#takes)*
             match (#(#slots,)*) {
                 (#(::core::option::Option::Some(#idents),)*) => {
-                    let #out = #boxed.await;
+                    let #out = __mcp_resolve_f(#(#idents),*).await;
                     #into_result
                 }
                 #[allow(unreachable_patterns)]
@@ -232,38 +234,49 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
     };
     let ty_ident = tool_type(ident);
     quote! {
+        // The tool is a `static` holding the body as a function pointer: `Server::tool(name)`
+        // registers it, and `name(args…)` still calls the body (through `Deref`). Parameter
+        // types appear only in the static's type, so private ones are as fine as in a `fn`.
         #(#doc_attrs)*
-        #[allow(non_upper_case_globals)]
-        #vis static #ident: #ty_ident = #ty_ident;
+        #[allow(non_upper_case_globals, private_interfaces)]
+        #vis static #ident: #ty_ident<#fn_ptr> = {
+            #(#fn_attrs)*
+            async fn #body(#(#(#kept)* #muts #idents: #tys),*) #output #block
+            #ty_ident { __mcp_resolve_f: |#(#idents),*| #boxed }
+        };
 
         #[doc(hidden)]
         #[allow(non_camel_case_types)]
-        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
-        #vis struct #ty_ident;
+        #[derive(::core::clone::Clone, ::core::marker::Copy)]
+        #vis struct #ty_ident<F> {
+            __mcp_resolve_f: F,
+        }
 
         #[doc(hidden)]
         #[allow(non_snake_case, non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
-            #(#fn_attrs)*
-            async fn #body(#(#(#kept)* #muts #idents: #tys),*) #output #block
-
             /// The tool's arguments, by name: resolvers are checked against them.
+            #[allow(dead_code)]
             struct #args_ty;
             #(#has_args)*
             #(#resolver_checks)*
             #(#confirm_defs)*
 
-            impl ::core::ops::Deref for #ty_ident {
-                type Target = fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret>;
-                fn deref(&self) -> &Self::Target {
-                    const __F: fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret> =
-                        |#(#idents),*| #boxed;
-                    &__F
+            impl<F> ::core::ops::Deref for #ty_ident<F> {
+                type Target = F;
+                fn deref(&self) -> &F {
+                    &self.__mcp_resolve_f
+                }
+            }
+
+            impl<F> ::core::fmt::Debug for #ty_ident<F> {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str(#wire_name)
                 }
             }
 
             #[automatically_derived]
-            impl #krate::__private::Tool for #ty_ident {
+            impl #krate::__private::Tool for #ty_ident<#fn_ptr> {
                 fn definition(&self) -> #krate::__private::ToolDefinition {
                     let mut __schema = #krate::__private::ArgsSchema::new();
                     #(#describes)*
@@ -300,7 +313,7 @@ pub(crate) fn fallback(krate: &TokenStream, vis: &Visibility, ident: &Ident, doc
 
         #[doc(hidden)]
         #[allow(non_camel_case_types)]
-        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug, ::core::default::Default)]
+        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug)]
         #vis struct #ty_ident;
 
         #[doc(hidden)]

@@ -1,0 +1,209 @@
+//! The examples' tools, driven through the in-memory client on both eras: the exact outputs of
+//! the tutorials they come from.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[allow(dead_code)]
+#[path = "../examples/booking.rs"]
+mod booking;
+#[allow(dead_code)]
+#[path = "../examples/deploy.rs"]
+mod deploy;
+#[allow(dead_code)]
+#[path = "../examples/notes.rs"]
+mod notes;
+
+use mcp_resolve::testing::TestClient;
+use mcp_resolve::{ProtocolVersion, Server};
+use serde_json::{Value, json};
+
+fn text(frame: &Value) -> String {
+    frame["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {frame}"))
+        .to_string()
+}
+
+/// One call on 2026-07-28, answering any question with `answer`; returns (questions, result).
+async fn stateless_call(server: Server, tool: &str, args: Value, answer: Value) -> (Vec<Value>, Value) {
+    let mut c = TestClient::stateless(server, json!({"elicitation": {"form": {}, "url": {}}}));
+    let mut r = c.call_tool(tool, args.clone()).await;
+    let mut questions = Vec::new();
+    while r["result"]["resultType"] == "input_required" {
+        let requests = r["result"]["inputRequests"].as_object().unwrap().clone();
+        let mut responses = serde_json::Map::new();
+        for (k, q) in requests {
+            questions.push(q["params"].clone());
+            responses.insert(k, answer.clone());
+        }
+        let state = r["result"]["requestState"].clone();
+        r = c
+            .request(
+                "tools/call",
+                json!({"name": tool, "arguments": args, "inputResponses": responses, "requestState": state}),
+            )
+            .await;
+    }
+    (questions, r)
+}
+
+/// One call on 2025-11-25, answering every back-channel question with `answer`.
+async fn handshake_call(server: Server, tool: &str, args: Value, answer: Value) -> (Vec<Value>, Value) {
+    let mut c = TestClient::handshake(server, ProtocolVersion::V2025_11_25, json!({"elicitation": {}})).await;
+    let id = c.start("tools/call", json!({"name": tool, "arguments": args})).await;
+    let mut questions = Vec::new();
+    loop {
+        let frame = c.recv().await;
+        if frame["id"] == json!(id) && frame.get("method").is_none() {
+            return (questions, frame);
+        }
+        assert_eq!(frame["method"], "elicitation/create", "{frame}");
+        questions.push(frame["params"].clone());
+        c.send(&json!({"jsonrpc": "2.0", "id": frame["id"], "result": answer}))
+            .await;
+    }
+}
+
+fn notes_server() -> Server {
+    Server::new("notes").tool(notes::delete_folder).tool(notes::add)
+}
+
+#[tokio::test]
+async fn notes_gives_the_tutorial_outputs_on_both_eras() {
+    let yes = json!({"action": "accept", "content": {"ok": true}});
+    let no = json!({"action": "accept", "content": {"ok": false}});
+    let decline = json!({"action": "decline"});
+    let cancel = json!({"action": "cancel"});
+    for handshake in [false, true] {
+        let call = |answer: Value, path: &str| {
+            let args = json!({ "path": path });
+            async move {
+                if handshake {
+                    handshake_call(notes_server(), "delete_folder", args, answer).await
+                } else {
+                    stateless_call(notes_server(), "delete_folder", args, answer).await
+                }
+            }
+        };
+        // The folder table is shared by the module, so the deleting run goes last.
+        let (q, r) = call(no.clone(), "/tmp/notes/drafts").await;
+        assert_eq!(q.len(), 1, "{r}");
+        assert_eq!(q[0]["message"], "/tmp/notes/drafts has 2 file(s). Delete anyway?");
+        assert_eq!(
+            q[0]["requestedSchema"]["properties"],
+            json!({"ok": {"type": "boolean"}})
+        );
+        assert_eq!(q[0]["requestedSchema"]["required"], json!(["ok"]));
+        assert_eq!(text(&r), "kept the folder");
+        assert_eq!(
+            text(&call(decline.clone(), "/tmp/notes/drafts").await.1),
+            "declined: folder not deleted"
+        );
+        assert_eq!(
+            text(&call(cancel.clone(), "/tmp/notes/drafts").await.1),
+            "cancelled: folder not deleted"
+        );
+    }
+    // Deleting changes the shared table, so these run last: the second deletion asks nothing.
+    let (q, r) = stateless_call(
+        notes_server(),
+        "delete_folder",
+        json!({"path": "/tmp/notes/drafts"}),
+        yes.clone(),
+    )
+    .await;
+    assert_eq!(q.len(), 1);
+    assert_eq!(text(&r), "deleted /tmp/notes/drafts");
+    let (q, r) = handshake_call(
+        notes_server(),
+        "delete_folder",
+        json!({"path": "/tmp/notes/drafts"}),
+        yes.clone(),
+    )
+    .await;
+    assert!(q.is_empty(), "the folder is gone: {q:?}");
+    assert_eq!(text(&r), "deleted /tmp/notes/drafts");
+    let (q, r) = handshake_call(
+        notes_server(),
+        "delete_folder",
+        json!({"path": "/tmp/notes/empty"}),
+        yes,
+    )
+    .await;
+    assert!(q.is_empty(), "an empty folder needs no question");
+    assert_eq!(text(&r), "deleted /tmp/notes/empty");
+}
+
+#[tokio::test]
+async fn booking_offers_another_date_on_christmas() {
+    let args = json!({"date": "2024-12-25", "time": "19:00", "party_size": 2});
+    let answer = json!({"action": "accept", "content": {"checkAlternative": true, "alternativeDate": "2025-12-27"}});
+    let server = || Server::new("booking").tool(booking::book_table);
+    for (q, r) in [
+        stateless_call(server(), "book_table", args.clone(), answer.clone()).await,
+        handshake_call(server(), "book_table", args.clone(), answer.clone()).await,
+    ] {
+        assert_eq!(q.len(), 1);
+        let props = &q[0]["requestedSchema"]["properties"];
+        assert_eq!(props["alternativeDate"]["default"], "2024-12-26");
+        assert_eq!(props["alternativeDate"]["format"], "date");
+        assert_eq!(props["checkAlternative"]["type"], "boolean");
+        assert_eq!(text(&r), "[SUCCESS] Booked a table for 2 on 2025-12-27 at 19:00");
+    }
+    let (q, r) = stateless_call(
+        server(),
+        "book_table",
+        json!({"date": "2024-12-24", "time": "19:00", "party_size": 2}),
+        Value::Null,
+    )
+    .await;
+    assert!(q.is_empty());
+    assert_eq!(text(&r), "[SUCCESS] Booked a table for 2 on 2024-12-24 at 19:00");
+    // A bad date in the answer is refused by the server, not trusted.
+    let bad = json!({"action": "accept", "content": {"checkAlternative": true, "alternativeDate": "next week"}});
+    let (_, r) = stateless_call(server(), "book_table", args, bad).await;
+    assert_eq!(r["result"]["isError"], true);
+    assert!(
+        text(&r).contains("field `alternativeDate`: must be a valid date"),
+        "{r}"
+    );
+}
+
+#[tokio::test]
+async fn deploy_asks_the_seed_form() {
+    let answer = json!({"action": "accept", "content": {"environment": "prd", "notify": false, "window": "2026-09-01T10:00:00Z"}});
+    let (q, r) = stateless_call(
+        Server::new("deploy").tool(deploy::deploy),
+        "deploy",
+        json!({"service": "api"}),
+        answer,
+    )
+    .await;
+    assert_eq!(q.len(), 1);
+    let schema = &q[0]["requestedSchema"];
+    assert_eq!(
+        schema["properties"]["environment"],
+        json!({"type": "string", "title": "Environment", "default": "stg",
+               "oneOf": [{"const": "stg", "title": "Staging"}, {"const": "prd", "title": "Production"}]})
+    );
+    assert_eq!(
+        schema["properties"]["notify"],
+        json!({"type": "boolean", "title": "Notify the on-call channel", "default": true})
+    );
+    assert_eq!(
+        schema["properties"]["window"],
+        json!({"type": "string", "title": "Deploy at", "format": "date-time"})
+    );
+    assert_eq!(text(&r), "deploying api to production at 2026-09-01T10:00:00Z");
+    // Defaults fill what the client left out.
+    let (_, r) = stateless_call(
+        Server::new("deploy").tool(deploy::deploy),
+        "deploy",
+        json!({"service": "api"}),
+        json!({"action": "accept", "content": {}}),
+    )
+    .await;
+    assert_eq!(
+        text(&r),
+        "deploying api to staging at now, notifying the on-call channel"
+    );
+}
