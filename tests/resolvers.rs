@@ -638,3 +638,62 @@ async fn a_client_that_vanishes_mid_question_does_not_hang_the_server() {
         .expect("the server finished");
     assert!(result.is_ok());
 }
+
+// ---------------------------------------------------------------- logging
+
+#[derive(Clone, Default)]
+struct Captured(std::sync::Arc<std::sync::Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn every_question_and_answer_is_logged() {
+    use tracing_subscriber::util::SubscriberInitExt;
+    let log = Captured::default();
+    let writer = log.clone();
+    let _guard = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .finish()
+        .set_default();
+    let mut c = form_client();
+    let (_, state) = input_required(&c.call_tool("owner", json!({"path": "x"})).await).clone();
+    retry(
+        &mut c,
+        "owner",
+        json!({"path": "x"}),
+        json!({"maybe_ask": {"action": "decline"}}),
+        &state,
+    )
+    .await;
+    let text = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
+    let asked = text
+        .lines()
+        .find(|l| l.contains("question asked"))
+        .unwrap_or_else(|| panic!("{text}"));
+    for field in ["tool=\"owner\"", "key=\"maybe_ask\"", "mode=\"form\"", "round=1"] {
+        assert!(asked.contains(field), "{field} in {asked}");
+    }
+    let answered = text
+        .lines()
+        .find(|l| l.contains("question answered"))
+        .unwrap_or_else(|| panic!("{text}"));
+    for field in [
+        "tool=\"owner\"",
+        "key=\"maybe_ask\"",
+        "mode=\"form\"",
+        "action=\"decline\"",
+        "round=1",
+    ] {
+        assert!(answered.contains(field), "{field} in {answered}");
+    }
+}
