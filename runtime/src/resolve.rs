@@ -695,6 +695,7 @@ impl<'a> Engine<'a> {
         tracing::info!(
             tool = self.tool,
             key,
+            mode = "form",
             action = action.as_str(),
             round,
             "question answered"
