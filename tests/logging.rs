@@ -1,0 +1,69 @@
+//! Every question and answer is a `tracing` event with the tool, the resolver's key, the mode, the
+//! action and the round. (Its own test binary: the subscriber is process-wide.)
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use mcp_resolve::prelude::*;
+use mcp_resolve::testing::TestClient;
+use serde_json::json;
+use std::sync::{Arc, Mutex};
+
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Deploy something.
+#[tool]
+async fn ship(service: String, #[confirm("Ship {service}?")] ok: bool) -> String {
+    format!("{service}: {ok}")
+}
+
+#[tokio::test]
+async fn every_question_and_answer_is_logged() {
+    let log = Captured::default();
+    let writer = log.clone();
+    tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::INFO)
+        .init();
+    let mut c = TestClient::stateless(Server::new("logs").tool(ship), json!({"elicitation": {}}));
+    let r = c.call_tool("ship", json!({"service": "api"})).await;
+    let state = r["result"]["requestState"].clone();
+    let r = c
+        .request(
+            "tools/call",
+            json!({"name": "ship", "arguments": {"service": "api"}, "inputResponses": {"ok": {"action": "decline"}}, "requestState": state}),
+        )
+        .await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let text = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
+    let asked = text
+        .lines()
+        .find(|l| l.contains("question asked"))
+        .unwrap_or_else(|| panic!("{text}"));
+    for field in ["tool=\"ship\"", "key=\"ok\"", "mode=\"form\"", "round=1"] {
+        assert!(asked.contains(field), "{field} in {asked}");
+    }
+    let answered = text
+        .lines()
+        .find(|l| l.contains("question answered"))
+        .unwrap_or_else(|| panic!("{text}"));
+    for field in [
+        "tool=\"ship\"",
+        "key=\"ok\"",
+        "mode=\"form\"",
+        "action=\"decline\"",
+        "round=1",
+    ] {
+        assert!(answered.contains(field), "{field} in {answered}");
+    }
+}
