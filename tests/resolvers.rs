@@ -638,3 +638,33 @@ async fn a_client_that_vanishes_mid_question_does_not_hang_the_server() {
         .expect("the server finished");
     assert!(result.is_ok());
 }
+
+#[tokio::test]
+async fn bad_arguments_are_reported_before_any_question() {
+    let mut c = form_client();
+    let r = c.call_tool("owner", json!({"path": 42})).await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert_eq!(text(&r), "argument `path`: expected a string, got 42");
+    let r = c.call_tool("wipe", json!({})).await;
+    assert_eq!(text(&r), "argument `path`: missing required argument (a string)");
+}
+
+#[tokio::test]
+async fn a_call_cancelled_while_its_question_is_open_ends_quietly() {
+    let mut c = legacy(json!({"elicitation": {}})).await;
+    let id = c
+        .start("tools/call", json!({"name": "unwrapped", "arguments": {}}))
+        .await;
+    let question = c.recv().await;
+    c.notify("notifications/cancelled", json!({"requestId": id})).await;
+    // A late answer to the abandoned question is ignored, and the connection goes on.
+    c.send(&json!({"jsonrpc": "2.0", "id": question["id"], "result": accept(json!({"name": "late"}))}))
+        .await;
+    let r = c.call_tool("owner", json!({"path": "known"})).await;
+    assert_eq!(text(&r), "known: Ada");
+    let (frames, _) = c.close().await;
+    assert!(
+        frames.iter().all(|f| f["id"] != json!(id)),
+        "no response for the cancelled call: {frames:?}"
+    );
+}

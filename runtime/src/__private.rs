@@ -3,7 +3,7 @@
 
 pub use crate::tool::{ArgsSchema, ArgumentError, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};
 pub use crate::tool_result::IntoToolResult;
-pub use crate::{CallToolResult, Context};
+pub use crate::{CallToolResult, Context, ProtocolVersion};
 pub use futures_util::future::BoxFuture;
 
 pub use crate::elicit::{Confirm, IntoResolution};
@@ -57,6 +57,18 @@ impl ArgErrors {
                 self.0.push(m);
                 None
             }
+        }
+    }
+    /// Checks one argument without keeping it.
+    pub fn check<T: ToolParam>(&mut self, call: &ToolCall, name: &'static str) {
+        let _ = self.take::<T>(call, name);
+    }
+    /// `Ok` when no argument was bad, else the `isError` result naming each.
+    pub fn finish(self) -> Result<(), CallToolResult> {
+        if self.0.is_empty() {
+            Ok(())
+        } else {
+            Err(self.into_result())
         }
     }
     /// The `isError` result naming every bad argument.

@@ -304,6 +304,11 @@ impl PendingCall {
             cancel,
         });
         let params = self.tool.resolvers();
+        if !params.is_empty()
+            && let Err(result) = self.tool.check_arguments(&self.arguments)
+        {
+            return Ok(server.stamp(to_map(&result), self.version));
+        }
         let arguments = Arc::new(self.arguments);
         let mut resolved = Vec::new();
         if !params.is_empty() {

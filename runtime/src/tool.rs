@@ -249,6 +249,11 @@ pub trait Tool: Send + Sync + 'static {
     fn resolvers(&self) -> &'static [crate::resolve::ResolvedParam] {
         &[]
     }
+    /// Checks the arguments before any resolver runs, so a bad argument is reported before a
+    /// question is asked. `Err` is the `isError` result. The default accepts everything.
+    fn check_arguments(&self, _arguments: &Map<String, Value>) -> Result<(), CallToolResult> {
+        Ok(())
+    }
     /// Runs one call.
     fn call(&self, call: ToolCall) -> BoxFuture<'static, CallToolResult>;
 }

@@ -139,7 +139,10 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let key = match &args.key {
         Some(k) => {
             if k.is_empty() {
-                errors.push(syn::Error::new(k.span(), "a resolver key cannot be empty"));
+                errors.push(syn::Error::new(
+                    k.span(),
+                    "a resolver key cannot be empty: give a name, or remove `key` to use the function's name",
+                ));
             }
             (**k).clone()
         }
@@ -153,8 +156,16 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         other => other.to_token_stream(),
     };
     if !errors.is_empty() {
-        // Still define the value and an empty checker, so tools using the resolver do not cascade.
         let mut out = errors.into_tokens();
+        if sig.receiver().is_some() {
+            // A method sits in an `impl` or a trait, where the resolver's items cannot go: give
+            // the method back as written, so its callers do not cascade into more errors.
+            out.extend(method_fallback(&doc_attrs, &fn_attrs, &vis, sig, &block));
+            return out;
+        }
+        // Still define the value, an empty checker and (when the return type allows) a stub
+        // `ResolverFn` impl, so tools using the resolver do not cascade into "not a resolver".
+        let stub_impl = fallback_impl(&krate, &sig, &ty_ident, &name, &key);
         out.extend(quote! {
             #(#doc_attrs)*
             #[allow(non_upper_case_globals)]
@@ -168,6 +179,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             #[doc(hidden)]
             #[allow(unused_imports)]
             #checker_vis use #checker as #ident;
+            #stub_impl
         });
         return out;
     }
@@ -317,5 +329,92 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             }
 
         };
+    }
+}
+
+/// The `ResolverFn` impl of a resolver that failed validation: its output is what the declared
+/// return type resolves to, and it never runs. `None` when the return type names the function's
+/// generic parameters (which do not exist outside it).
+fn fallback_impl(
+    krate: &TokenStream,
+    sig: &syn::Signature,
+    ty_ident: &Ident,
+    name: &str,
+    key: &str,
+) -> Option<TokenStream> {
+    let ret: Type = match &sig.output {
+        ReturnType::Default => syn::parse_quote!(()),
+        ReturnType::Type(_, ty) => (**ty).clone(),
+    };
+    let generic_names: Vec<String> = sig
+        .generics
+        .params
+        .iter()
+        .map(|p| match p {
+            syn::GenericParam::Type(t) => t.ident.to_string(),
+            syn::GenericParam::Const(c) => c.ident.to_string(),
+            syn::GenericParam::Lifetime(l) => l.lifetime.ident.to_string(),
+        })
+        .collect();
+    if mentions(ret.to_token_stream(), &generic_names) {
+        return None;
+    }
+    let output_ty = quote_spanned! {ret.span()=>
+        <#ret as #krate::__private::IntoResolution>::Output
+    };
+    Some(quote! {
+        #[doc(hidden)]
+        #[allow(non_snake_case, non_upper_case_globals, clippy::all)]
+        const _: () = {
+            fn __mcp_resolve_run(
+                _: #krate::__private::ResolveInputs,
+            ) -> #krate::__private::BoxFuture<'static, #krate::__private::Step> {
+                ::core::unreachable!()
+            }
+            static __MCP_RESOLVE_DEF: #krate::__private::ResolverDef = #krate::__private::ResolverDef {
+                name: #name,
+                module: ::core::module_path!(),
+                key: #key,
+                deps: &[],
+                run: __mcp_resolve_run,
+            };
+            #[automatically_derived]
+            impl #krate::__private::ResolverFn for #ty_ident {
+                type Output = #output_ty;
+                const DEF: &'static #krate::__private::ResolverDef = &__MCP_RESOLVE_DEF;
+            }
+        };
+    })
+}
+
+/// Whether `tokens` contain one of these identifiers (or lifetimes, by their name).
+fn mentions(tokens: TokenStream, names: &[String]) -> bool {
+    !names.is_empty()
+        && tokens.into_iter().any(|tt| match tt {
+            proc_macro2::TokenTree::Ident(i) => names.iter().any(|n| i == n),
+            proc_macro2::TokenTree::Group(g) => mentions(g.stream(), names),
+            _ => false,
+        })
+}
+
+/// The user's method, with the parameter attributes `#[resolver]` owns (`#[resolve]`, doc
+/// comments) removed, since rustc rejects them there.
+fn method_fallback(
+    doc_attrs: &[syn::Attribute],
+    fn_attrs: &[syn::Attribute],
+    vis: &syn::Visibility,
+    mut sig: syn::Signature,
+    block: &syn::Block,
+) -> TokenStream {
+    for input in &mut sig.inputs {
+        if let FnArg::Typed(pt) = input {
+            pt.attrs
+                .retain(|a| !a.path().is_ident("resolve") && !a.path().is_ident("doc"));
+        }
+    }
+    quote! {
+        #(#doc_attrs)*
+        #(#fn_attrs)*
+        #vis #sig #block
     }
 }

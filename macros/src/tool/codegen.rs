@@ -133,15 +133,19 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
                 },
                 Source::Resolve(path) => {
                     let index = resolved_entries.len();
+                    // Spanned on the path: a function that is not a `#[resolver]` is reported
+                    // there, by each use.
+                    let def = quote_spanned! {path.span()=> #krate::__private::def_of(&#path) };
+                    let path_ref = quote_spanned! {path.span()=> &#path };
                     resolved_entries.push(quote! {
                         #krate::__private::ResolvedParam {
                             param: #name,
-                            resolver: #krate::__private::def_of(&#path),
+                            resolver: #def,
                         }
                     });
                     resolver_checks.push(quote_spanned! {path.span()=> #path!(#args_ty, [], [], #path); });
                     quote_spanned! {ty.span()=>
-                        let #slot = __errors.take_resolved::<#ty, _>(&#path, &__call, #index, #name);
+                        let #slot = __errors.take_resolved::<#ty, _>(#path_ref, &__call, #index, #name);
                     }
                 }
                 Source::Confirm(message) => {
@@ -186,6 +190,11 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
         }
     });
     let resolver_count = resolved_entries.len();
+    let checks = arg_params.iter().map(|p| {
+        let ty = &p.ty;
+        let key = &p.key;
+        quote_spanned! {ty.span()=> __errors.check::<#ty>(&__call, #key); }
+    });
     let resolvers_fn = if resolver_count == 0 {
         quote!()
     } else {
@@ -193,6 +202,22 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
             fn resolvers(&self) -> &'static [#krate::__private::ResolvedParam] {
                 static __RESOLVED: [#krate::__private::ResolvedParam; #resolver_count] = [#(#resolved_entries),*];
                 &__RESOLVED
+            }
+
+            fn check_arguments(
+                &self,
+                __arguments: &#krate::__private::JsonMap<::std::string::String, #krate::__private::JsonValue>,
+            ) -> ::core::result::Result<(), #krate::__private::CallToolResult> {
+                let __call = #krate::__private::ToolCall::new(
+                    __arguments.clone(),
+                    #krate::__private::Context::detached(
+                        #krate::__private::ProtocolVersion::LATEST_STATELESS,
+                        ::core::default::Default::default(),
+                    ),
+                );
+                let mut __errors = #krate::__private::ArgErrors::default();
+                #(#checks)*
+                __errors.finish()
             }
         }
     };

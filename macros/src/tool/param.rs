@@ -57,7 +57,8 @@ pub(crate) fn parse_params<'a>(inputs: impl Iterator<Item = &'a FnArg>, errors: 
 fn parse_param(pt: &PatType, errors: &mut Errors) -> Option<Param> {
     let (doc_attrs, rest) = docs::take_docs(pt.attrs.clone());
     let mut arg_attr: Option<ArgAttr> = None;
-    let mut source: Option<(Source, proc_macro2::Span)> = None;
+    let mut arg_meta: Option<syn::Meta> = None;
+    let mut source: Option<Source> = None;
     let mut kept_attrs = Vec::new();
     for attr in rest {
         if attr.path().is_ident("resolve") || attr.path().is_ident("confirm") {
@@ -84,14 +85,7 @@ fn parse_param(pt: &PatType, errors: &mut Errors) -> Option<Param> {
                     attr.path(),
                     format!("a parameter takes one `#[resolve]` or `#[confirm]`: remove this `#[{name}]`"),
                 ),
-                (Ok(s), None) => {
-                    source = Some((
-                        s,
-                        attr.path()
-                            .get_ident()
-                            .map_or_else(proc_macro2::Span::call_site, |i| i.span()),
-                    ))
-                }
+                (Ok(s), None) => source = Some(s),
             }
             continue;
         }
@@ -103,6 +97,7 @@ fn parse_param(pt: &PatType, errors: &mut Errors) -> Option<Param> {
                 );
                 continue;
             }
+            arg_meta = Some(attr.meta.clone());
             // A bare `#[arg]` changes nothing, and is accepted.
             let parsed = match &attr.meta {
                 syn::Meta::Path(_) => Ok(ArgAttr::default()),
@@ -120,11 +115,19 @@ fn parse_param(pt: &PatType, errors: &mut Errors) -> Option<Param> {
         }
     }
     let arg_attr = arg_attr.unwrap_or_default();
-    if let (Some((_, span)), true) = (&source, arg_attr.rename.is_some() || arg_attr.description.is_some()) {
-        errors.push(syn::Error::new(
-            *span,
-            "a resolved parameter is not an argument: `#[arg(...)]` options do not apply to it",
-        ));
+    if let (Some(source), Some(meta), true) = (
+        &source,
+        &arg_meta,
+        arg_attr.rename.is_some() || arg_attr.description.is_some(),
+    ) {
+        let by = match source {
+            Source::Confirm(_) => "`#[confirm]`",
+            _ => "`#[resolve]`",
+        };
+        errors.spanned(
+            meta,
+            format!("a {by} parameter is not an argument, so `#[arg(...)]` options do not apply to it: remove them"),
+        );
     }
     let (ident, mutability) = match &*pt.pat {
         Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (pi.ident.clone(), pi.mutability),
@@ -156,7 +159,7 @@ fn parse_param(pt: &PatType, errors: &mut Errors) -> Option<Param> {
         None => Some(docs::description(&doc_attrs)),
     };
     Some(Param {
-        source: source.map_or(Source::Argument, |(s, _)| s),
+        source: source.unwrap_or(Source::Argument),
         ident,
         mutability,
         ty: (*pt.ty).clone(),

@@ -131,9 +131,11 @@ where
                                     .await,
                             )
                         };
+                        // Cancellation wins over a result that became ready at the same time.
                         let outcome = tokio::select! {
-                            v = run => v,
+                            biased;
                             () = token.cancelled() => None,
+                            v = run => v,
                         };
                         if let Ok(mut m) = in_flight.lock() {
                             m.remove(&id);
