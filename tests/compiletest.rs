@@ -1,6 +1,7 @@
-//! trybuild UI tests: the `#[tool]` misuses in `tests/ui/tool/` and the expansion smoke tests in
-//! `tests/pass/`. The `.stderr` files are rustc's exact output, so they belong to one toolchain;
-//! regenerate with `TRYBUILD=overwrite cargo test --test compiletest` and review the diff.
+//! trybuild UI tests: the `#[tool]`, `#[derive(FormSchema)]` and `#[resolver]` misuses in
+//! `tests/ui/<macro>/`, and the expansion smoke tests in `tests/pass/`. The `.stderr` files are
+//! rustc's exact output, so they belong to one toolchain; regenerate with
+//! `TRYBUILD=overwrite cargo test --test compiletest` and review the diff.
 
 #[test]
 #[cfg_attr(miri, ignore)]
@@ -8,5 +9,6 @@ fn ui() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/tool/*.rs");
     t.compile_fail("tests/ui/form_schema/*.rs");
+    t.compile_fail("tests/ui/resolver/*.rs");
     t.pass("tests/pass/*.rs");
 }

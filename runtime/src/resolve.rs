@@ -59,8 +59,9 @@ impl ResolverDef {
 
 /// A resolver, as `#[resolver]` generates it: a value whose type names the resolved type.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a resolver",
-    note = "annotate the resolver function with `#[resolver]`"
+    message = "`#[resolve(...)]` needs a function annotated with `#[resolver]`",
+    label = "not a `#[resolver]` function",
+    note = "annotate the function with `#[resolver]`"
 )]
 pub trait ResolverFn: Send + Sync + 'static {
     /// What the resolver resolves to.

@@ -209,12 +209,18 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         let pname = ident.to_string();
         let pname = pname.strip_prefix("r#").unwrap_or(&pname).to_string();
         match &p.dep {
-            Some(dep) => quote_spanned! {ty.span()=>
-                let #ident: #ty = match __inputs.dependency::<#ty, _>(&#dep, #pname) {
-                    ::core::result::Result::Ok(v) => v,
-                    ::core::result::Result::Err(m) => return #krate::__private::Step::Invalid(m),
-                };
-            },
+            Some(dep) => {
+                // The resolver's type and value are spanned on the path: a function that is not a
+                // `#[resolver]` is reported there.
+                let dep_ty = quote_spanned! {dep.span()=> _ };
+                let dep_ref = quote_spanned! {dep.span()=> &#dep };
+                quote_spanned! {ty.span()=>
+                    let #ident: #ty = match __inputs.dependency::<#ty, #dep_ty>(#dep_ref, #pname) {
+                        ::core::result::Result::Ok(v) => v,
+                        ::core::result::Result::Err(m) => return #krate::__private::Step::Invalid(m),
+                    };
+                }
+            }
             None => quote_spanned! {ty.span()=>
                 let #ident: #ty = match <#ty as #krate::__private::ResolverInput>::take(&__inputs, #pname) {
                     ::core::result::Result::Ok(v) => v,

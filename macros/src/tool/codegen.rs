@@ -137,6 +137,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
                     // there, by each use.
                     let def = quote_spanned! {path.span()=> #krate::__private::def_of(&#path) };
                     let path_ref = quote_spanned! {path.span()=> &#path };
+                    let resolver_ty = quote_spanned! {path.span()=> _ };
                     resolved_entries.push(quote! {
                         #krate::__private::ResolvedParam {
                             param: #name,
@@ -145,7 +146,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
                     });
                     resolver_checks.push(quote_spanned! {path.span()=> #path!(#args_ty, [], [], #path); });
                     quote_spanned! {ty.span()=>
-                        let #slot = __errors.take_resolved::<#ty, _>(#path_ref, &__call, #index, #name);
+                        let #slot = __errors.take_resolved::<#ty, #resolver_ty>(#path_ref, &__call, #index, #name);
                     }
                 }
                 Source::Confirm(message) => {

@@ -1,0 +1,18 @@
+use mcp_resolve::prelude::*;
+
+#[resolver]
+async fn confirm_delete(path: String) -> Resolution<Confirm> {
+    Elicit::form(format!("delete {path}?")).into()
+}
+
+#[tool]
+async fn delete_folder(
+    path: String,
+    #[arg(rename = "x")]
+    #[resolve(confirm_delete)]
+    ok: bool,
+) -> String {
+    format!("{path} {ok}")
+}
+
+fn main() {}

@@ -1,0 +1,12 @@
+use mcp_resolve::prelude::*;
+
+async fn confirm_delete(path: String) -> Resolution<Confirm> {
+    Elicit::form(format!("delete {path}?")).into()
+}
+
+#[tool]
+async fn delete_folder(path: String, #[resolve(confirm_delete)] ok: bool) -> String {
+    format!("{path} {ok}")
+}
+
+fn main() {}

@@ -1,0 +1,13 @@
+use mcp_resolve::prelude::*;
+
+#[resolver]
+fn confirm_delete(path: String) -> Resolution<Confirm> {
+    Elicit::form(format!("delete {path}?")).into()
+}
+
+#[tool]
+async fn delete_folder(path: String, #[resolve(confirm_delete)] ok: bool) -> String {
+    format!("{path} {ok}")
+}
+
+fn main() {}
