@@ -1,28 +1,11 @@
 //! Code generation for `#[derive(FormSchema)]`: quote only, no parsing.
 
 use super::validate::{Checked, DefaultLit, EnumModel, FieldModel, StructModel};
-use proc_macro2::{Group, Literal, Span, TokenStream, TokenTree};
+use crate::util::spans::located_at;
+use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, LitStr};
-
-/// `tokens`, reported at `span` but resolved as before.
-fn located_at(tokens: &TokenStream, span: Span) -> TokenStream {
-    tokens
-        .clone()
-        .into_iter()
-        .map(|mut tt| {
-            if let TokenTree::Group(g) = &tt {
-                let mut inner = Group::new(g.delimiter(), located_at(&g.stream(), span));
-                inner.set_span(g.span().located_at(span));
-                tt = TokenTree::Group(inner);
-            } else {
-                tt.set_span(tt.span().located_at(span));
-            }
-            tt
-        })
-        .collect()
-}
 
 fn some_str(s: &Option<LitStr>) -> TokenStream {
     match s {

@@ -3,6 +3,7 @@
 use super::input::{FormField, FormInput, FormVariant, Opt};
 use crate::util::docs;
 use crate::util::errors::Errors;
+use crate::util::spans::unraw;
 use darling::FromAttributes;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -151,10 +152,7 @@ fn field(ident: Ident, f: &syn::Field, errors: &mut Errors) -> Option<FieldModel
         errors.darling(e);
         FormField::default()
     });
-    let name = {
-        let s = ident.to_string();
-        s.strip_prefix("r#").unwrap_or(&s).to_string()
-    };
+    let name = unraw(&ident);
     let (wire, wire_span) = match attr.rename.as_ref().and_then(|o| lit_str(o, "rename", errors)) {
         Some(s) => (s.value(), s.span()),
         None => (name.clone(), ident.span()),
@@ -508,10 +506,7 @@ pub(crate) fn choice(input: &FormInput, ident: &Ident, data: &DataEnum, errors: 
             );
             continue;
         }
-        let name = {
-            let s = v.ident.to_string();
-            s.strip_prefix("r#").unwrap_or(&s).to_string()
-        };
+        let name = unraw(&v.ident);
         let (value, span) = match attr.rename.as_ref().and_then(|o| lit_str(o, "rename", errors)) {
             Some(s) => (s.value(), s.span()),
             None => (case.unwrap_or(Case::Snake).apply(&name), v.ident.span()),

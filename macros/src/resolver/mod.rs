@@ -7,10 +7,10 @@
 //! resolver's parameter tokens as trait bounds, so an unknown argument or a wrong type is reported
 //! at the resolver's parameter, and it calls the checkers of the resolver's dependencies in turn.
 
-use crate::util::docs;
 use crate::util::errors::Errors;
+use crate::util::spans::unraw;
+use crate::util::{attr_fn, docs};
 use darling::FromMeta;
-use darling::ast::NestedMeta;
 use darling::util::SpannedValue;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -44,29 +44,12 @@ fn fnv(bytes: &[u8]) -> u64 {
 }
 
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    let func: syn::ItemFn = match syn::parse2(item.clone()) {
-        Ok(f) => f,
-        Err(e) => {
-            let mut out = syn::Error::new(e.span(), "`#[resolver]` goes on an `async fn`").into_compile_error();
-            out.extend(item);
-            return out;
-        }
-    };
     let mut errors = Errors::default();
-    let args = match NestedMeta::parse_meta_list(args) {
-        Ok(list) => ResolverArgs::from_list(&list).unwrap_or_else(|e| {
-            errors.darling(e);
-            ResolverArgs::default()
-        }),
-        Err(e) => {
-            errors.push(e);
-            ResolverArgs::default()
-        }
+    let (func, args) = match attr_fn::parse::<ResolverArgs>("resolver", args, item.clone(), &mut errors) {
+        Ok(parsed) => parsed,
+        Err(out) => return out,
     };
-    let krate = match &args.krate {
-        Some(p) => p.to_token_stream(),
-        None => quote!(::mcp_resolve),
-    };
+    let krate = attr_fn::krate(args.krate.as_ref());
     let syn::ItemFn {
         attrs, vis, sig, block, ..
     } = func;
@@ -134,8 +117,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             }
         }
     }
-    let name = sig.ident.to_string();
-    let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
+    let name = unraw(&sig.ident);
     let key = match &args.key {
         Some(k) => {
             if k.is_empty() {
@@ -206,8 +188,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let reads = params.iter().map(|p| {
         let ident = &p.ident;
         let ty = &p.ty;
-        let pname = ident.to_string();
-        let pname = pname.strip_prefix("r#").unwrap_or(&pname).to_string();
+        let pname = unraw(ident);
         match &p.dep {
             Some(dep) => {
                 // The resolver's type and value are spanned on the path: a function that is not a
@@ -231,8 +212,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     });
     let param_checks = params.iter().filter(|p| p.dep.is_none()).map(|p| {
         let ty = &p.ty;
-        let pname = p.ident.to_string();
-        let pname = pname.strip_prefix("r#").unwrap_or(&pname).to_string();
+        let pname = unraw(&p.ident);
         quote_spanned! {p.ident.span()=>
             #krate::__private::check_resolver_param::<#ty, $args, { #krate::__private::name_hash(#pname) }>();
         }

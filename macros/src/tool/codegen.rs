@@ -1,7 +1,9 @@
 //! Code generation for `#[tool]`: quote only, no parsing.
 
 use super::param::{Param, Source};
-use proc_macro2::{Group, Span, TokenStream, TokenTree};
+use crate::util::spans::located_at;
+use crate::util::spans::unraw;
+use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Attribute, Block, Ident, ReturnType, Type, Visibility};
@@ -36,26 +38,7 @@ fn body_ident(ident: &Ident) -> Ident {
 /// (unlike a unit struct or a `const`) is never a pattern, so `let add = …` elsewhere in the
 /// module still introduces a binding.
 fn tool_type(ident: &Ident) -> Ident {
-    let name = ident.to_string();
-    format_ident!("__mcp_resolve_tool_{}", name.strip_prefix("r#").unwrap_or(&name))
-}
-
-/// `tokens`, reported at `span` but resolved as before.
-fn located_at(tokens: &TokenStream, span: Span) -> TokenStream {
-    tokens
-        .clone()
-        .into_iter()
-        .map(|mut tt| {
-            if let TokenTree::Group(g) = &tt {
-                let mut inner = Group::new(g.delimiter(), located_at(&g.stream(), span));
-                inner.set_span(g.span().located_at(span));
-                tt = TokenTree::Group(inner);
-            } else {
-                tt.set_span(tt.span().located_at(span));
-            }
-            tt
-        })
-        .collect()
+    format_ident!("__mcp_resolve_tool_{}", unraw(ident))
 }
 
 fn return_type(output: &ReturnType) -> Type {
@@ -125,8 +108,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
         .map(|(p, slot)| {
             let ty = &p.ty;
             let key = &p.key;
-            let name = p.ident.to_string();
-            let name = name.strip_prefix("r#").unwrap_or(&name).to_string();
+            let name = unraw(&p.ident);
             match &p.source {
                 Source::Argument => quote_spanned! {ty.span()=>
                     let #slot = __errors.take::<#ty>(&__call, #key);

@@ -5,41 +5,21 @@ mod codegen;
 mod param;
 mod validate;
 
-use crate::util::docs;
 use crate::util::errors::Errors;
+use crate::util::spans::unraw;
+use crate::util::{attr_fn, docs};
 use args::ToolArgs;
-use darling::FromMeta;
-use darling::ast::NestedMeta;
 use proc_macro2::TokenStream;
-use quote::{ToTokens, quote};
+use quote::quote;
 
 /// Expands `#[tool(args)] item`.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    let func: syn::ItemFn = match syn::parse2(item.clone()) {
-        Ok(f) => f,
-        Err(e) => {
-            // Not a function: report it and give the item back untouched.
-            let e = syn::Error::new(e.span(), "`#[tool]` goes on an `async fn`");
-            let mut out = e.into_compile_error();
-            out.extend(item);
-            return out;
-        }
-    };
     let mut errors = Errors::default();
-    let args = match NestedMeta::parse_meta_list(args) {
-        Ok(list) => ToolArgs::from_list(&list).unwrap_or_else(|e| {
-            errors.darling(e);
-            ToolArgs::default()
-        }),
-        Err(e) => {
-            errors.push(e);
-            ToolArgs::default()
-        }
+    let (func, args) = match attr_fn::parse::<ToolArgs>("tool", args, item, &mut errors) {
+        Ok(parsed) => parsed,
+        Err(out) => return out,
     };
-    let krate = match &args.krate {
-        Some(p) => p.to_token_stream(),
-        None => quote!(::mcp_resolve),
-    };
+    let krate = attr_fn::krate(args.krate.as_ref());
 
     let syn::ItemFn {
         attrs, vis, sig, block, ..
@@ -56,10 +36,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             }
             (**n).clone()
         }
-        None => {
-            let s = sig.ident.to_string();
-            s.strip_prefix("r#").unwrap_or(&s).to_string()
-        }
+        None => unraw(&sig.ident),
     };
 
     if !errors.is_empty() {

@@ -3,6 +3,7 @@
 use super::args::ArgAttr;
 use crate::util::docs;
 use crate::util::errors::Errors;
+use crate::util::spans::unraw;
 use darling::FromMeta;
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -148,10 +149,7 @@ fn parse_param(pt: &PatType, errors: &mut Errors) -> Option<Param> {
     }
     let (key, key_span) = match &arg_attr.rename {
         Some(r) => ((**r).clone(), r.span()),
-        None => {
-            let s = ident.to_string();
-            (s.strip_prefix("r#").unwrap_or(&s).to_string(), ident.span())
-        }
+        None => (unraw(&ident), ident.span()),
     };
     let description = match arg_attr.description {
         Some(d) => Some(quote!(#d)),

@@ -1,4 +1,6 @@
 //! Helpers shared by the macros.
 
+pub(crate) mod attr_fn;
 pub(crate) mod docs;
 pub(crate) mod errors;
+pub(crate) mod spans;
