@@ -2,12 +2,14 @@
 //! folder — asking first when it still has files — and a tool that adds two numbers.
 //!
 //! ```text
-//! cargo run --example notes
+//! cargo run --example notes                          # stdio
+//! cargo run --example notes -- --http 127.0.0.1:8000 # Streamable HTTP on /mcp
 //! ```
 //!
-//! It serves MCP over stdio, on whichever protocol era the client speaks: on 2026-07-28 the
-//! question travels as an `InputRequiredResult` and a retry, on 2025-06-18 / 2025-11-25 as an
-//! `elicitation/create` request. Logs go to stderr (`RUST_LOG=debug` for more).
+//! It serves MCP on whichever protocol era the client speaks: on 2026-07-28 the question travels
+//! as an `InputRequiredResult` and a retry, on 2025-06-18 / 2025-11-25 as an `elicitation/create`
+//! request. Replicas behind a load balancer share `MCP_RESOLVE_STATE_KEY` (a secret of 32+
+//! bytes). Logs go to stderr (`RUST_LOG=debug` for more).
 
 use mcp_resolve::prelude::*;
 use std::collections::BTreeMap;
@@ -74,12 +76,49 @@ pub(crate) async fn add(a: i64, b: i64) -> Json<i64> {
 async fn main() -> std::io::Result<()> {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .init();
-    Server::new("notes")
+    let mut server = Server::new("notes")
         .version(env!("CARGO_PKG_VERSION"))
         .tool(delete_folder)
-        .tool(add)
-        .serve_stdio()
-        .await
+        .tool(add);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let http = match args.as_slice() {
+        [] => None,
+        [flag, addr] if flag == "--http" => match addr.parse::<std::net::SocketAddr>() {
+            Ok(a) => Some(a),
+            Err(e) => {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("--http {addr}: {e}"),
+                ));
+            }
+        },
+        _ => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                "usage: notes [--http HOST:PORT]",
+            ));
+        }
+    };
+    match mcp_resolve::StateKeys::from_env("MCP_RESOLVE_STATE_KEY") {
+        Ok(Some(keys)) => server = server.state_keys(keys),
+        Ok(None) => {
+            tracing::info!("MCP_RESOLVE_STATE_KEY is not set: requestState is sealed with a key made for this process")
+        }
+        Err(e) => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("MCP_RESOLVE_STATE_KEY: {e}"),
+            ));
+        }
+    }
+    match http {
+        Some(addr) => {
+            tracing::info!(%addr, "serving Streamable HTTP on /mcp");
+            server.serve_http(addr, mcp_resolve::HttpOptions::default()).await
+        }
+        None => server.serve_stdio().await,
+    }
 }

@@ -83,6 +83,17 @@ impl Peer {
         }
     }
 
+    /// A peer that writes to `outbound` (one HTTP response stream) but shares its waiting
+    /// requests and id space with `other` (the session): answers arrive as separate POSTs.
+    #[cfg(feature = "http")]
+    pub(crate) fn sharing(other: &Peer, outbound: Outbound) -> Self {
+        Self {
+            outbound,
+            waiters: other.waiters.clone(),
+            next_id: other.next_id.clone(),
+        }
+    }
+
     /// Sends a request to the client and waits for its response.
     pub(crate) async fn request(&self, method: &str, params: Value, timeout: Duration) -> Result<Value, PeerError> {
         let id = RequestId::from(self.next_id.fetch_add(1, Ordering::Relaxed));

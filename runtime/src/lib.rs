@@ -32,3 +32,5 @@ pub use server::{CacheScope, Server};
 pub use state::{KeyTooShort, StateKeys};
 pub use tool::{ArgsSchema, ArgumentError, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};
 pub use tool_result::{CallToolResult, Content, EmbeddedResource, IntoToolResult, Json};
+#[cfg(feature = "http")]
+pub use transport::http::HttpOptions;

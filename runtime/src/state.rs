@@ -115,6 +115,26 @@ impl StateKeys {
             keys: Arc::new(vec![SealingKey::derive(&secret).unwrap_or_else(|_| unreachable!())]),
         }
     }
+    /// Keys from the environment variable `var`: its value is the secret (at least 32 bytes; a
+    /// previous secret may follow after a comma, for rotation). `Ok(None)` when the variable is
+    /// not set.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::StateKeys;
+    /// assert!(StateKeys::from_env("MCP_RESOLVE_DOCTEST_UNSET_VARIABLE").unwrap().is_none());
+    /// ```
+    pub fn from_env(var: &str) -> Result<Option<Self>, KeyTooShort> {
+        let Ok(value) = std::env::var(var) else { return Ok(None) };
+        let mut secrets = value.split(',').map(str::trim).filter(|s| !s.is_empty());
+        let Some(first) = secrets.next() else {
+            return Err(KeyTooShort(0));
+        };
+        let mut keys = Self::new(first.as_bytes())?;
+        for older in secrets {
+            keys = keys.with_previous(older.as_bytes())?;
+        }
+        Ok(Some(keys))
+    }
     /// How many keys the ring holds.
     pub fn len(&self) -> usize {
         self.keys.len()

@@ -54,12 +54,13 @@ def dump(model: Any) -> Any:
 
 
 def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
-    if "--" not in argv:
-        sys.exit("py_client.py: missing '-- SERVER_CMD [ARGS...]'")
-    split = argv.index("--")
-    own, server_cmd = argv[:split], argv[split + 1 :]
-    if not server_cmd:
-        sys.exit("py_client.py: empty server command after '--'")
+    if "--" in argv:
+        split = argv.index("--")
+        own, server_cmd = argv[:split], argv[split + 1 :]
+    else:
+        own, server_cmd = argv, []
+    if not server_cmd and "--url" not in own:
+        sys.exit("py_client.py: give '--url URL' (Streamable HTTP) or '-- SERVER_CMD [ARGS...]' (stdio)")
     p = argparse.ArgumentParser(prog="py_client.py")
     p.add_argument("--mode", default="auto", help="auto | legacy | 2026-07-28")
     p.add_argument("--answer", default="none", help="JSON object | decline | cancel | none")
@@ -67,6 +68,7 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     p.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="extra server env")
     p.add_argument("--timeout", type=float, default=60.0, help="overall deadline in seconds")
     p.add_argument("--cwd", default=None, help="working directory of the server")
+    p.add_argument("--url", default=None, help="Streamable HTTP endpoint instead of a stdio server")
     args = p.parse_args(own)
     args.steps = json.loads(args.steps)
     if not isinstance(args.steps, list):
@@ -126,7 +128,11 @@ async def main(args: argparse.Namespace, server_cmd: list[str]) -> None:
         if not sep:
             raise ValueError(f"--env expects KEY=VALUE, got {kv!r}")
         env[key] = value
-    server = StdioServerParameters(command=server_cmd[0], args=server_cmd[1:], env=env, cwd=args.cwd)
+    server: Any
+    if args.url:
+        server = args.url
+    else:
+        server = StdioServerParameters(command=server_cmd[0], args=server_cmd[1:], env=env, cwd=args.cwd)
     kwargs: dict[str, Any] = {"mode": args.mode}
     if args.answer != "none":
         kwargs["elicitation_callback"] = make_elicitation_callback(args.answer)

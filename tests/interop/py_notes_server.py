@@ -5,6 +5,11 @@ It shows what the Python SDK itself puts on the wire, so the interop driver
 compared with the SDK's output for the same tools.
 
     target/interop/venv/bin/python tests/interop/py_notes_server.py     # stdio
+    target/interop/venv/bin/python tests/interop/py_notes_server.py --http 127.0.0.1:8765
+        # Streamable HTTP at http://127.0.0.1:8765/mcp, both eras on one endpoint (the SDK's
+        # own runner: MCPServer.run("streamable-http")). --json-response answers POSTs with
+        # application/json instead of SSE where the SDK allows it; --stateless serves the
+        # handshake era without sessions.
 
 Tools:
   add(a: int, b: int) -> int
@@ -80,5 +85,28 @@ def delete_folder(
     raise AssertionError(f"unexpected outcome {confirm!r}")
 
 
+def main() -> None:
+    import argparse
+
+    p = argparse.ArgumentParser(prog="py_notes_server.py")
+    p.add_argument("--http", metavar="HOST:PORT", help="serve Streamable HTTP at http://HOST:PORT/mcp")
+    p.add_argument("--json-response", action="store_true", help="HTTP: prefer application/json responses")
+    p.add_argument("--stateless", action="store_true", help="HTTP: no Mcp-Session-Id on the handshake era")
+    args = p.parse_args()
+    if args.http is None:
+        mcp.run()
+        return
+    host, sep, port = args.http.rpartition(":")
+    if not sep or not port.isdigit():
+        p.error(f"--http expects HOST:PORT, got {args.http!r}")
+    mcp.run(
+        "streamable-http",
+        host=host.strip("[]") or "127.0.0.1",
+        port=int(port),
+        json_response=args.json_response,
+        stateless_http=args.stateless,
+    )
+
+
 if __name__ == "__main__":
-    mcp.run()
+    main()

@@ -118,6 +118,16 @@ pub(crate) fn progress_token(params: Option<&Map<String, Value>>) -> Option<Valu
         .cloned()
 }
 
+/// The version string of the envelope, as sent.
+#[cfg(feature = "http")]
+pub(crate) fn meta_version(params: Option<&Map<String, Value>>) -> Option<&str> {
+    params
+        .and_then(|p| p.get(META))
+        .and_then(Value::as_object)
+        .and_then(|m| m.get(KEY_PROTOCOL_VERSION))
+        .and_then(Value::as_str)
+}
+
 /// Validates the envelope in the peers' order: required keys (-32602), then the version (-32022).
 pub(crate) fn validate(params: Option<&Map<String, Value>>) -> Result<Envelope, ErrorObject> {
     let meta = params.and_then(|p| p.get(META)).and_then(Value::as_object);

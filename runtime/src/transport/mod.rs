@@ -1,6 +1,8 @@
 //! Transports: newline-delimited JSON-RPC over any byte stream (stdio, in-memory pipes).
 
 pub(crate) mod frames;
+#[cfg(feature = "http")]
+pub(crate) mod http;
 #[cfg(feature = "stdio")]
 pub(crate) mod stdio;
 
