@@ -1,0 +1,425 @@
+//! Streamable HTTP: statuses and errors of both eras, sessions, the back-channel over SSE, Host and
+//! Origin checks, limits. Raw HTTP/1.1 through hyper's client, against an in-process server.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use mcp_resolve::prelude::*;
+use mcp_resolve::{HttpOptions, StateKeys};
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::time::Duration;
+
+#[derive(Clone, Debug, FormSchema)]
+struct Ok_ {
+    ok: bool,
+}
+
+#[resolver]
+async fn confirm(path: String) -> Resolution<Ok_> {
+    if path == "empty" {
+        return Resolution::Value(Ok_ { ok: true });
+    }
+    Elicit::form(format!("Delete {path}?")).into()
+}
+
+/// Delete something.
+#[tool]
+async fn delete(path: String, #[resolve(confirm)] ok: ElicitationResult<Ok_>) -> String {
+    match ok {
+        ElicitationResult::Accepted(Ok_ { ok: true }) => format!("deleted {path}"),
+        ElicitationResult::Accepted(_) => "kept".into(),
+        ElicitationResult::Declined => "declined".into(),
+        ElicitationResult::Cancelled => "cancelled".into(),
+    }
+}
+
+/// Sleeps.
+#[tool]
+async fn nap(ms: u64) -> String {
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    "awake".into()
+}
+
+async fn start(options: HttpOptions) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = Server::new("http-test")
+        .tool(delete)
+        .tool(nap)
+        .state_keys(StateKeys::new(&[7; 32]).unwrap());
+    tokio::spawn(server.serve_http_on(listener, options.max_body_bytes(64 * 1024)));
+    addr
+}
+
+struct Reply {
+    status: u16,
+    headers: http::HeaderMap,
+    body: String,
+}
+
+impl Reply {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+    /// The JSON of each SSE `data:` line.
+    fn events(&self) -> Vec<Value> {
+        self.body
+            .lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .map(|d| serde_json::from_str(d).unwrap())
+            .collect()
+    }
+}
+
+async fn send(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    let mut req = http::Request::builder()
+        .method(method)
+        .uri("/mcp")
+        .header("host", format!("127.0.0.1:{}", addr.port()));
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let req = req.body(Full::new(Bytes::from(body.to_string()))).unwrap();
+    let resp: http::Response<Incoming> = sender.send_request(req).await.unwrap();
+    let status = resp.status().as_u16();
+    let headers = resp.headers().clone();
+    let body = String::from_utf8(resp.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    Reply { status, headers, body }
+}
+
+fn envelope(caps: Value) -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": caps,
+    })
+}
+
+/// A well-formed 2026-07-28 POST.
+async fn modern(addr: SocketAddr, id: i64, method: &str, mut params: Value) -> Reply {
+    params["_meta"] = envelope(json!({"elicitation": {}}));
+    let name = params.get("name").and_then(Value::as_str).unwrap_or("").to_string();
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+    let mut headers = vec![
+        ("content-type", "application/json"),
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", method),
+    ];
+    if !name.is_empty() {
+        headers.push(("mcp-name", &name));
+    }
+    send(addr, "POST", &headers, &body).await
+}
+
+const JSON: (&str, &str) = ("content-type", "application/json");
+
+#[tokio::test]
+async fn stateless_calls_and_rounds() {
+    let addr = start(HttpOptions::default()).await;
+    let r = modern(addr, 1, "server/discover", json!({})).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(r.json()["result"]["resultType"], "complete");
+    assert!(r.headers.get("mcp-session-id").is_none(), "no sessions on 2026-07-28");
+    let r = modern(
+        addr,
+        2,
+        "tools/call",
+        json!({"name": "delete", "arguments": {"path": "x"}}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let v = r.json();
+    assert_eq!(v["result"]["resultType"], "input_required");
+    let state = v["result"]["requestState"].as_str().unwrap().to_string();
+    let retry = json!({"name": "delete", "arguments": {"path": "x"}, "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}}, "requestState": state});
+    let r = modern(addr, 3, "tools/call", retry.clone()).await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "deleted x");
+    let mut tampered = retry;
+    tampered["requestState"] = json!(format!("{state}-TAMPERED"));
+    let r = modern(addr, 4, "tools/call", tampered).await;
+    assert_eq!(r.status, 400);
+    assert_eq!(
+        r.json()["error"],
+        json!({"code": -32602, "message": "Invalid or expired requestState", "data": {"reason": "invalid_request_state"}})
+    );
+    assert_eq!(r.json()["id"], 4);
+}
+
+#[tokio::test]
+async fn header_and_envelope_errors_have_their_statuses() {
+    let addr = start(HttpOptions::default()).await;
+    let call =
+        |meta: Value| json!({"jsonrpc": "2.0", "id": 9, "method": "tools/list", "params": {"_meta": meta}}).to_string();
+    let good = call(envelope(json!({})));
+    type Case<'a> = (Vec<(&'a str, &'a str)>, String, u16, i64);
+    let cases: Vec<Case> = vec![
+        (vec![JSON], good.clone(), 400, -32020),
+        (
+            vec![JSON, ("mcp-protocol-version", "2026-07-28")],
+            call(json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28"})),
+            400,
+            -32602,
+        ),
+        (
+            vec![JSON, ("mcp-protocol-version", "2027-01-01")],
+            good.clone(),
+            400,
+            -32020,
+        ),
+        (
+            vec![
+                JSON,
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tools/call"),
+            ],
+            good.clone(),
+            400,
+            -32020,
+        ),
+        (
+            vec![JSON, ("mcp-protocol-version", "2027-01-01")],
+            call(
+                json!({"io.modelcontextprotocol/protocolVersion": "2027-01-01", "io.modelcontextprotocol/clientCapabilities": {}}),
+            ),
+            400,
+            -32022,
+        ),
+    ];
+    for (headers, body, status, code) in cases {
+        let r = send(addr, "POST", &headers, &body).await;
+        assert_eq!(r.status, status, "{headers:?}: {}", r.body);
+        assert_eq!(r.json()["error"]["code"], code, "{headers:?}: {}", r.body);
+        assert_eq!(r.json()["id"], 9);
+    }
+    let r = modern(
+        addr,
+        5,
+        "tools/call",
+        json!({"name": "delete", "arguments": {"path": "x"}}),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    let body = json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "nap", "arguments": {"ms": 1}, "_meta": envelope(json!({}))}}).to_string();
+    let r = send(
+        addr,
+        "POST",
+        &[JSON, ("mcp-protocol-version", "2026-07-28"), ("mcp-name", "delete")],
+        &body,
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!(-32020)),
+        "Mcp-Name mismatch"
+    );
+    for method in ["ping", "logging/setLevel", "resources/subscribe", "nope"] {
+        let r = modern(addr, 7, method, json!({})).await;
+        assert_eq!(r.status, 404, "{method}");
+        assert_eq!(r.json()["error"]["code"], -32601);
+    }
+    assert_eq!(send(addr, "GET", &[], "").await.status, 405);
+    assert_eq!(send(addr, "DELETE", &[], "").await.status, 405);
+}
+
+#[tokio::test]
+async fn bad_bodies_are_refused_and_the_server_keeps_serving() {
+    let addr = start(HttpOptions::default()).await;
+    let r = send(addr, "POST", &[("content-type", "text/plain")], "{}").await;
+    assert_eq!(r.status, 415);
+    let r = send(addr, "POST", &[JSON], "{nope").await;
+    assert_eq!((r.status, r.json()["error"]["code"].clone()), (400, json!(-32700)));
+    let r = send(
+        addr,
+        "POST",
+        &[JSON],
+        r#"[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]"#,
+    )
+    .await;
+    assert_eq!((r.status, r.json()["error"]["code"].clone()), (400, json!(-32600)));
+    let big = format!("{{\"x\":\"{}\"}}", "a".repeat(100 * 1024));
+    assert_eq!(send(addr, "POST", &[JSON], &big).await.status, 413);
+    // A client that goes away mid-call does not hurt the server.
+    {
+        let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+            .await
+            .unwrap();
+        let conn = tokio::spawn(conn);
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "nap", "arguments": {"ms": 5000}, "_meta": envelope(json!({}))}}).to_string();
+        let req = http::Request::post("/mcp")
+            .header("host", "127.0.0.1")
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2026-07-28")
+            .body(Full::new(Bytes::from(body)))
+            .unwrap();
+        let pending = tokio::spawn(async move { sender.send_request(req).await });
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        pending.abort();
+        conn.abort();
+    }
+    let r = modern(addr, 2, "tools/call", json!({"name": "nap", "arguments": {"ms": 1}})).await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "awake");
+}
+
+#[tokio::test]
+async fn dns_rebinding_is_refused() {
+    let addr = start(HttpOptions::default().allow_host("notes.example.com")).await;
+    let body =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": envelope(json!({}))}})
+            .to_string();
+    for (host, origin, expected) in [
+        ("evil.example", None, 403),
+        ("127.0.0.1", Some("http://evil.example"), 403),
+        ("notes.example.com", None, 200),
+        ("localhost", Some("http://localhost:3000"), 200),
+    ] {
+        let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp)).await.unwrap();
+        tokio::spawn(conn);
+        let mut req = http::Request::post("/mcp")
+            .header("host", host)
+            .header("content-type", "application/json")
+            .header("mcp-protocol-version", "2026-07-28");
+        if let Some(o) = origin {
+            req = req.header("origin", o);
+        }
+        let resp = sender
+            .send_request(req.body(Full::new(Bytes::from(body.clone()))).unwrap())
+            .await
+            .unwrap();
+        assert_eq!(resp.status().as_u16(), expected, "host {host}, origin {origin:?}");
+    }
+}
+
+#[tokio::test]
+async fn handshake_sessions_ask_over_sse() {
+    let addr = start(HttpOptions::default()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "0"}}});
+    let r = send(addr, "POST", &[JSON], &init.to_string()).await;
+    assert_eq!(r.status, 200);
+    let sid = r.headers.get("mcp-session-id").unwrap().to_str().unwrap().to_string();
+    assert!(sid.bytes().all(|b| (0x21..=0x7e).contains(&b)));
+    let h = [
+        JSON,
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    assert_eq!(
+        send(
+            addr,
+            "POST",
+            &h,
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#
+        )
+        .await
+        .status,
+        202
+    );
+    // The call's stream carries the question; the answer is a separate POST.
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "delete", "arguments": {"path": "x"}}}).to_string();
+    let sid2 = sid.clone();
+    let call_task = tokio::spawn(async move {
+        send(
+            addr,
+            "POST",
+            &[
+                JSON,
+                ("mcp-session-id", sid2.as_str()),
+                ("mcp-protocol-version", "2025-11-25"),
+            ],
+            &call,
+        )
+        .await
+    });
+    // The question's id is the server's first: 1.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let answer =
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"action": "accept", "content": {"ok": true}}}).to_string();
+    assert_eq!(send(addr, "POST", &h, &answer).await.status, 202);
+    let r = call_task.await.unwrap();
+    assert_eq!(r.headers.get("content-type").unwrap(), "text/event-stream");
+    let events = r.events();
+    assert_eq!(events.len(), 2, "{}", r.body);
+    assert_eq!(events[0]["method"], "elicitation/create");
+    assert_eq!(events[0]["params"]["message"], "Delete x?");
+    assert_eq!(events[1]["id"], 2);
+    assert_eq!(events[1]["result"]["content"][0]["text"], "deleted x");
+    // A call that asks nothing is plain JSON... or SSE; either way it completes.
+    let r = send(
+        addr,
+        "POST",
+        &h,
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list"}).to_string(),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert!(r.json()["result"]["tools"].is_array());
+    // DELETE ends the session; its id is then unknown.
+    assert_eq!(
+        send(addr, "DELETE", &[("mcp-session-id", sid.as_str())], "")
+            .await
+            .status,
+        200
+    );
+    assert_eq!(
+        send(
+            addr,
+            "POST",
+            &h,
+            &json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}).to_string()
+        )
+        .await
+        .status,
+        404
+    );
+}
+
+#[tokio::test]
+async fn sessions_expire_and_are_bounded() {
+    let addr = start(
+        HttpOptions::default()
+            .session_idle(Duration::from_millis(100))
+            .max_sessions(1),
+    )
+    .await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}).to_string();
+    let first = send(addr, "POST", &[JSON], &init).await;
+    let sid = first
+        .headers
+        .get("mcp-session-id")
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        send(addr, "POST", &[JSON], &init).await.status,
+        503,
+        "one session at most"
+    );
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let h = [JSON, ("mcp-session-id", sid.as_str())];
+    assert_eq!(
+        send(
+            addr,
+            "POST",
+            &h,
+            &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string()
+        )
+        .await
+        .status,
+        404
+    );
+    assert_eq!(
+        send(addr, "POST", &[JSON], &init).await.status,
+        200,
+        "the expired session made room"
+    );
+}
