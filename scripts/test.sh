@@ -9,4 +9,4 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 scripts/setup-python.sh >/dev/null
 cargo build --release --example notes
-cargo test --workspace "$@"
+cargo test --workspace --all-features "$@"

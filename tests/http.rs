@@ -423,3 +423,60 @@ async fn sessions_expire_and_are_bounded() {
         "the expired session made room"
     );
 }
+
+struct Tokens;
+
+impl mcp_resolve::TokenVerifier for Tokens {
+    fn verify<'a>(
+        &'a self,
+        token: &'a str,
+    ) -> mcp_resolve::BoxFuture<'a, Result<mcp_resolve::Principal, mcp_resolve::AuthError>> {
+        Box::pin(async move {
+            match token {
+                "alice" | "bob" => Ok(mcp_resolve::Principal {
+                    subject: token.into(),
+                    issuer: Some("test".into()),
+                }),
+                _ => Err(mcp_resolve::AuthError::new("unknown token")),
+            }
+        })
+    }
+}
+
+async fn as_user(addr: SocketAddr, token: &str, id: i64, mut params: Value) -> Reply {
+    params["_meta"] = envelope(json!({"elicitation": {}}));
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string();
+    let auth = format!("Bearer {token}");
+    send(
+        addr,
+        "POST",
+        &[JSON, ("mcp-protocol-version", "2026-07-28"), ("authorization", &auth)],
+        &body,
+    )
+    .await
+}
+
+#[tokio::test]
+async fn bearer_tokens_name_the_principal_and_bind_the_state() {
+    let addr = start(HttpOptions::default().bearer(Tokens)).await;
+    let r = modern(addr, 1, "tools/list", json!({})).await;
+    assert_eq!(r.status, 401);
+    assert_eq!(r.headers.get("www-authenticate").unwrap(), r#"Bearer realm="mcp""#);
+    let r = as_user(addr, "mallory", 2, json!({"name": "nap", "arguments": {"ms": 1}})).await;
+    assert_eq!(r.status, 401);
+    assert_eq!(
+        r.headers.get("www-authenticate").unwrap(),
+        r#"Bearer realm="mcp", error="invalid_token""#
+    );
+    let r = as_user(addr, "alice", 3, json!({"name": "delete", "arguments": {"path": "x"}})).await;
+    let state = r.json()["result"]["requestState"].as_str().unwrap().to_string();
+    let retry = json!({"name": "delete", "arguments": {"path": "x"}, "inputResponses": {"confirm": {"action": "decline"}}, "requestState": state});
+    let r = as_user(addr, "bob", 4, retry.clone()).await;
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!(-32602)),
+        "bob cannot use alice's state"
+    );
+    let r = as_user(addr, "alice", 5, retry).await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "declined");
+}

@@ -32,5 +32,9 @@ pub use server::{CacheScope, Server};
 pub use state::{KeyTooShort, StateKeys};
 pub use tool::{ArgsSchema, ArgumentError, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};
 pub use tool_result::{CallToolResult, Content, EmbeddedResource, IntoToolResult, Json};
+#[cfg(feature = "jwt")]
+pub use transport::auth::Hs256Verifier;
+#[cfg(feature = "http")]
+pub use transport::auth::{AuthError, TokenVerifier};
 #[cfg(feature = "http")]
 pub use transport::http::HttpOptions;

@@ -44,8 +44,9 @@ const NAME_HEADER: &str = "mcp-name";
 /// Server::new("notes").serve_http("127.0.0.1:8000".parse().unwrap(), options).await
 /// # }
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct HttpOptions {
+    verifier: Option<Arc<dyn super::auth::TokenVerifier>>,
     path: String,
     allowed_hosts: Vec<String>,
     allowed_origins: Vec<String>,
@@ -54,9 +55,22 @@ pub struct HttpOptions {
     max_sessions: usize,
 }
 
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("path", &self.path)
+            .field("bearer", &self.verifier.is_some())
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("allowed_origins", &self.allowed_origins)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
 impl Default for HttpOptions {
     fn default() -> Self {
         Self {
+            verifier: None,
             path: "/mcp".into(),
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
@@ -68,6 +82,13 @@ impl Default for HttpOptions {
 }
 
 impl HttpOptions {
+    /// Requires `Authorization: Bearer <token>` on every request, checked by `verifier`; a
+    /// missing or refused token gets 401 with `WWW-Authenticate`. The principal it yields is seen
+    /// by tools and resolvers and bound into `requestState`.
+    pub fn bearer(mut self, verifier: impl super::auth::TokenVerifier) -> Self {
+        self.verifier = Some(Arc::new(verifier));
+        self
+    }
     /// The endpoint's path (default `/mcp`).
     pub fn path(mut self, path: impl Into<String>) -> Self {
         self.path = path.into();
@@ -103,6 +124,8 @@ impl HttpOptions {
 }
 
 struct LegacySession {
+    /// Who opened it; only they may use it.
+    principal: Option<Principal>,
     session: Mutex<Session>,
     peer: Peer,
     in_flight: Mutex<HashMap<RequestId, CancellationToken>>,
@@ -215,6 +238,39 @@ impl State {
             .with_status(StatusCode::FORBIDDEN);
         }
         let session_id = header_str(req.headers(), SESSION_HEADER).map(str::to_owned);
+        let principal = match &self.options.verifier {
+            None => None,
+            Some(verifier) => {
+                let token = header_str(req.headers(), "authorization").and_then(|a| {
+                    a.strip_prefix("Bearer ")
+                        .or_else(|| a.strip_prefix("bearer "))
+                        .map(str::trim)
+                });
+                let verified = match token {
+                    Some(t) => verifier.verify(t).await,
+                    None => Err(super::auth::AuthError::new("no bearer token")),
+                };
+                match verified {
+                    Ok(p) => Some(p),
+                    Err(e) => {
+                        tracing::info!(reason = %e, "request refused: bearer token");
+                        let mut r = error_response(
+                            None,
+                            &ErrorObject::invalid_request("Unauthorized: a valid bearer token is required"),
+                        )
+                        .with_status(StatusCode::UNAUTHORIZED);
+                        let challenge = if token.is_some() {
+                            r#"Bearer realm="mcp", error="invalid_token""#
+                        } else {
+                            r#"Bearer realm="mcp""#
+                        };
+                        r.headers_mut()
+                            .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+                        return r;
+                    }
+                }
+            }
+        };
         match *req.method() {
             Method::POST => {}
             Method::DELETE if session_id.is_some() => {
@@ -266,14 +322,13 @@ impl State {
         if let Inbound::Invalid { id, error } = &inbound {
             return json_response(StatusCode::BAD_REQUEST, trim(encode_response(id.as_ref(), Err(error))));
         }
-        let principal: Option<Principal> = None;
         if let Some(id) = session_id {
             return self.legacy(&id, inbound, principal).await;
         }
         if let Inbound::Request { method, .. } = &inbound
             && method == "initialize"
         {
-            return self.initialize(inbound);
+            return self.initialize(inbound, principal);
         }
         self.stateless(&parts.headers, inbound, principal).await
     }
@@ -393,7 +448,7 @@ impl State {
         }
     }
 
-    fn initialize(&self, inbound: Inbound) -> Response<Body> {
+    fn initialize(&self, inbound: Inbound, principal: Option<Principal>) -> Response<Body> {
         let Inbound::Request { id, method, params } = inbound else {
             return empty(StatusCode::BAD_REQUEST);
         };
@@ -412,6 +467,7 @@ impl State {
         };
         let session_id = new_session_id();
         let legacy = Arc::new(LegacySession {
+            principal,
             session: Mutex::new(session),
             peer: Peer::new(self.sink.clone()),
             in_flight: Mutex::new(HashMap::new()),
@@ -439,7 +495,9 @@ impl State {
 
     async fn legacy(&self, session_id: &str, inbound: Inbound, principal: Option<Principal>) -> Response<Body> {
         self.sweep();
-        let Some(legacy) = self.sessions.lock().ok().and_then(|s| s.get(session_id).cloned()) else {
+        let found = self.sessions.lock().ok().and_then(|s| s.get(session_id).cloned());
+        // Another principal's session is as unknown as a missing one.
+        let Some(legacy) = found.filter(|l| l.principal == principal) else {
             return error_response(None, &ErrorObject::invalid_request("Not Found: no such session"))
                 .with_status(StatusCode::NOT_FOUND);
         };

@@ -1,5 +1,7 @@
 //! Transports: newline-delimited JSON-RPC over any byte stream (stdio, in-memory pipes).
 
+#[cfg(feature = "http")]
+pub(crate) mod auth;
 pub(crate) mod frames;
 #[cfg(feature = "http")]
 pub(crate) mod http;

@@ -1,0 +1,858 @@
+//! Interop over Streamable HTTP: the release-built `notes` example (`notes --http 127.0.0.1:PORT`,
+//! endpoint `/mcp`) driven by two official clients on both protocol eras:
+//! - the Python SDK client `mcp==2.3.0` (`tests/interop/py_client.py --url URL`),
+//! - the TypeScript client `@modelcontextprotocol/client` 2.4.0
+//!   (`tests/interop/ts_client.mjs --transport http --url URL --wire FILE`).
+//!
+//! The test builds what it needs itself, once per test binary: `cargo build --release --example
+//! notes` through `$CARGO` (or `MCP_RESOLVE_NOTES_BIN=/path/to/notes`), `scripts/setup-python.sh`
+//! and `scripts/setup-node.sh` (each creates its environment on first use, then a stamp check).
+//!
+//! What it proves is the seed-001 acceptance (the tutorial's Notes server) over HTTP, for each
+//! client × era (`--mode auto` must negotiate 2026-07-28: stateless, `server/discover` probe,
+//! InputRequiredResult + retry; `--mode legacy` gets 2025-11-25: `initialize`, a session, and the
+//! `elicitation/create` request on the call's own SSE stream) × answer (yes / decline / none):
+//! `delete_folder` lists only `path`; it asks `{ok: boolean}` once for `/tmp/notes/drafts` and
+//! nothing for an empty or deleted folder; yes deletes, decline keeps; a client without the
+//! elicitation capability gets -32021 (a JSON-RPC error, on both eras and both clients) and the
+//! server keeps serving.
+//!
+//! Every run gets a FRESH server process (the folder table is per process) on a free port, killed
+//! by a drop guard when the run ends. On failure the assertion message carries the driver's full
+//! stdout and stderr, the server's stderr, and (TypeScript) the HTTP wire log, which also stays in
+//! `target/interop/http-wire/<test>.log`.
+
+#![cfg(unix)]
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
+
+use serde_json::{Value, json};
+use std::io::Read;
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::{Duration, Instant};
+
+const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
+/// How long one driver process may run before it is killed.
+const DRIVER_DEADLINE: Duration = Duration::from_secs(60);
+/// The driver's own `--timeout`, below the deadline so it reports a timeout as JSON first.
+const DRIVER_TIMEOUT_SECS: &str = "50";
+/// How long a fresh server may take to accept TCP connections.
+const SERVER_READY_DEADLINE: Duration = Duration::from_secs(20);
+/// Fresh ports tried before giving up (another process may grab a released port first).
+const PORT_ATTEMPTS: usize = 5;
+
+const NEW_ERA: &str = "2026-07-28";
+const OLD_ERA: &str = "2025-11-25";
+
+// ---------------------------------------------------------------------------------------------
+// Prerequisites: the release binary, the venv python and node, each obtained once per binary.
+// ---------------------------------------------------------------------------------------------
+
+fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => Path::new(MANIFEST_DIR).join(dir), // join keeps an absolute `dir` as is
+        None => Path::new(MANIFEST_DIR).join("target"),
+    }
+}
+
+fn build_notes() -> Result<PathBuf, String> {
+    if let Some(bin) = std::env::var_os("MCP_RESOLVE_NOTES_BIN") {
+        let bin = PathBuf::from(bin);
+        return if bin.is_file() {
+            Ok(bin)
+        } else {
+            Err(format!("MCP_RESOLVE_NOTES_BIN={} is not a file", bin.display()))
+        };
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_string());
+    let manifest = Path::new(MANIFEST_DIR).join("Cargo.toml");
+    let started = Instant::now();
+    let out = Command::new(&cargo)
+        .args([
+            "build",
+            "--release",
+            "--example",
+            "notes",
+            "--message-format=json-render-diagnostics",
+        ])
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run `{cargo}`: {e}"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(format!(
+            "`cargo build --release --example notes` failed ({}):\n{stderr}\n\
+             Build it yourself with `cargo build --release --example notes`, \
+             or point MCP_RESOLVE_NOTES_BIN at a built notes binary.",
+            out.status
+        ));
+    }
+    // Prefer the path cargo reports (it honours `build.target-dir` from config files too).
+    let reported = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "notes")
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from));
+    let bin = reported.unwrap_or_else(|| {
+        target_dir()
+            .join("release")
+            .join("examples")
+            .join(format!("notes{}", std::env::consts::EXE_SUFFIX))
+    });
+    eprintln!(
+        "interop-http: notes binary {} (cargo build took {:.1?})",
+        bin.display(),
+        started.elapsed()
+    );
+    if bin.is_file() {
+        Ok(bin)
+    } else {
+        Err(format!(
+            "cargo built the notes example, but {} does not exist",
+            bin.display()
+        ))
+    }
+}
+
+fn notes_bin() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match BIN.get_or_init(build_notes) {
+        Ok(bin) => bin,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Runs a `scripts/setup-*.sh` script; its last non-empty stdout line is an executable.
+fn setup_script(name: &str) -> Result<PathBuf, String> {
+    let script = Path::new(MANIFEST_DIR).join("scripts").join(name);
+    let out = Command::new("bash")
+        .arg(&script)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let exe = stdout
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(PathBuf::from);
+    match exe {
+        Some(exe) if out.status.success() && exe.is_file() => Ok(exe),
+        _ => Err(format!(
+            "scripts/{name} failed ({}); it must print the interpreter last.\n\
+             --- stdout ---\n{stdout}\n--- stderr ---\n{stderr}",
+            out.status
+        )),
+    }
+}
+
+fn python() -> &'static Path {
+    static PY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match PY.get_or_init(|| setup_script("setup-python.sh")) {
+        Ok(py) => py,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn node() -> &'static Path {
+    static NODE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match NODE.get_or_init(|| setup_script("setup-node.sh")) {
+        Ok(node) => node,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Drains a pipe on its own thread so it can never fill up and stall its writer.
+fn drain(mut pipe: impl Read + Send + 'static) -> (Arc<Mutex<Vec<u8>>>, mpsc::Receiver<()>) {
+    let buf = Arc::new(Mutex::new(Vec::new()));
+    let (tx, rx) = mpsc::channel();
+    let sink = Arc::clone(&buf);
+    std::thread::spawn(move || {
+        let mut chunk = [0u8; 8192];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => sink.lock().unwrap().extend_from_slice(&chunk[..n]),
+            }
+        }
+        let _ = tx.send(());
+    });
+    (buf, rx)
+}
+
+fn text_of(buf: &Mutex<Vec<u8>>) -> String {
+    String::from_utf8_lossy(&buf.lock().unwrap()).into_owned()
+}
+
+// ---------------------------------------------------------------------------------------------
+// A fresh `notes --http` server per run, killed when the guard drops.
+// ---------------------------------------------------------------------------------------------
+
+struct Server {
+    child: Child,
+    addr: SocketAddr,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    stderr_done: mpsc::Receiver<()>,
+}
+
+impl Server {
+    /// Starts `notes --http 127.0.0.1:PORT` on a port the OS just handed out (bound to
+    /// 127.0.0.1:0, then released) and waits until it accepts TCP connections. If the server
+    /// exits first (someone else took the port in between), it retries on a new port.
+    fn start(label: &str) -> Server {
+        let mut failures = String::new();
+        for attempt in 1..=PORT_ATTEMPTS {
+            let port = TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .map(|a| a.port())
+                .unwrap_or_else(|e| panic!("[{label}] cannot pick a free port: {e}"));
+            let addr = SocketAddr::from(([127, 0, 0, 1], port));
+            let mut child = Command::new(notes_bin())
+                .arg("--http")
+                .arg(addr.to_string())
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap_or_else(|e| panic!("[{label}] cannot spawn {}: {e}", notes_bin().display()));
+            let (stderr, stderr_done) = drain(child.stderr.take().unwrap());
+            let mut server = Server {
+                child,
+                addr,
+                stderr,
+                stderr_done,
+            };
+            let started = Instant::now();
+            loop {
+                if let Ok(Some(status)) = server.child.try_wait() {
+                    let _ = server.stderr_done.recv_timeout(Duration::from_secs(2));
+                    failures.push_str(&format!(
+                        "attempt {attempt}: the server on {addr} exited with {status} before accepting connections:\n{}\n",
+                        text_of(&server.stderr)
+                    ));
+                    break;
+                }
+                if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+                    // Connectable and still ours (not exited with "address in use").
+                    if server.child.try_wait().ok().flatten().is_none() {
+                        return server;
+                    }
+                    continue;
+                }
+                if started.elapsed() >= SERVER_READY_DEADLINE {
+                    let log = server.stop();
+                    panic!(
+                        "[{label}] the server on {addr} accepted no connection within {SERVER_READY_DEADLINE:?}\n\
+                         --- server stderr ---\n{log}"
+                    );
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        panic!("[{label}] could not start a notes server in {PORT_ATTEMPTS} attempts:\n{failures}");
+    }
+
+    fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
+    /// Whether the server is still running (it must outlive every client request).
+    fn exit_status(&mut self) -> Option<ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// Kills the server and returns its stderr.
+    fn stop(&mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = self.stderr_done.recv_timeout(Duration::from_secs(5));
+        text_of(&self.stderr)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One driver run against its own server: its events plus everything needed to explain a failure.
+// ---------------------------------------------------------------------------------------------
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Client {
+    Python,
+    TypeScript,
+}
+
+/// One protocol era as the clients reach it.
+#[derive(Clone, Copy)]
+struct Era {
+    mode: &'static str,
+    version: &'static str,
+}
+
+const AUTO: Era = Era {
+    mode: "auto",
+    version: NEW_ERA,
+};
+const LEGACY: Era = Era {
+    mode: "legacy",
+    version: OLD_ERA,
+};
+
+struct Run {
+    label: String,
+    client: Client,
+    era: Era,
+    status: Option<ExitStatus>,
+    timed_out: bool,
+    stdout: String,
+    stderr: String,
+    server_log: String,
+    /// The server's exit status when the driver finished (`None`: still serving, as it must).
+    server_exit: Option<ExitStatus>,
+    wire_file: Option<PathBuf>,
+    wire: String,
+    events: Vec<Value>,
+    elapsed: Duration,
+}
+
+impl Run {
+    #[track_caller]
+    fn fail(&self, what: impl std::fmt::Display) -> ! {
+        let wire = match &self.wire_file {
+            Some(file) => format!("\n--- HTTP wire log ({}) ---\n{}", file.display(), self.wire),
+            None => String::new(),
+        };
+        panic!(
+            "[{}] {what}\n--- driver status: {:?}{} after {:.1?} ---\n--- driver stdout ---\n{}\n\
+             --- driver stderr ---\n{}\n--- server stderr (exit when the driver ended: {:?}) ---\n{}{wire}",
+            self.label,
+            self.status,
+            if self.timed_out { " (killed: deadline)" } else { "" },
+            self.elapsed,
+            self.stdout,
+            self.stderr,
+            self.server_exit,
+            self.server_log,
+        )
+    }
+
+    #[track_caller]
+    fn check(&self, ok: bool, what: impl std::fmt::Display) {
+        if !ok {
+            self.fail(what)
+        }
+    }
+
+    #[track_caller]
+    fn check_eq(&self, got: &Value, want: &Value, what: &str) {
+        if got != want {
+            self.fail(format_args!("{what}: expected {want}, got {got}"))
+        }
+    }
+
+    /// The run ended normally (exit 0, last event `done`, no `exception`) and the server was
+    /// still serving when the driver finished.
+    #[track_caller]
+    fn assert_clean(&self) {
+        if let Some(exc) = self.events.iter().find(|e| e["event"] == "exception") {
+            self.fail(format_args!("the driver reported an exception: {exc}"));
+        }
+        self.check(!self.timed_out, "the driver did not finish in time");
+        self.check(
+            self.status.is_some_and(|s| s.success()),
+            "the driver exited unsuccessfully",
+        );
+        self.check(
+            self.events.last().is_some_and(|e| e["event"] == "done"),
+            "the last event is not `done`",
+        );
+        self.check(self.server_exit.is_none(), "the server exited during the run");
+    }
+
+    /// The `connected` event: negotiated version, server info, tools capability, and (TypeScript)
+    /// the era and the session id (a session only on the 2025 era).
+    #[track_caller]
+    fn assert_connected(&self) {
+        let connected = self.events.first().filter(|e| e["event"] == "connected");
+        let Some(connected) = connected else {
+            self.fail("the first event is not `connected`")
+        };
+        self.check_eq(
+            &connected["protocol_version"],
+            &json!(self.era.version),
+            "negotiated protocol version",
+        );
+        self.check_eq(&connected["server_info"]["name"], &json!("notes"), "server_info.name");
+        self.check(
+            connected["capabilities"]["tools"].is_object(),
+            "the server declares no tools capability",
+        );
+        if self.client == Client::TypeScript {
+            let modern = self.era.version == NEW_ERA;
+            self.check_eq(
+                &connected["era"],
+                &json!(if modern { "modern" } else { "legacy" }),
+                "TypeScript client era",
+            );
+            let session = &connected["session_id"];
+            if modern {
+                self.check(
+                    session.is_null(),
+                    format_args!("2026-07-28 is stateless, got session {session}"),
+                );
+            } else {
+                self.check(
+                    session.as_str().is_some_and(|s| !s.is_empty()),
+                    format_args!("2025-11-25 over HTTP needs an Mcp-Session-Id, got {session}"),
+                );
+            }
+        }
+    }
+
+    /// The per-step events (`tools`, `result`, `error`), checked to be exactly one per step.
+    #[track_caller]
+    fn step_outcomes(&self, steps: usize) -> Vec<&Value> {
+        let outcomes: Vec<&Value> = self
+            .events
+            .iter()
+            .filter(|e| matches!(e["event"].as_str(), Some("tools" | "result" | "error")))
+            .collect();
+        self.check(
+            outcomes.len() == steps,
+            format_args!("expected {steps} step outcomes, got {}", outcomes.len()),
+        );
+        outcomes
+    }
+
+    /// The `elicitation` events grouped by the step during which they arrived (an elicitation
+    /// event precedes its step's outcome), checked to be exactly `expected[i]` for step `i`.
+    #[track_caller]
+    fn questions_per_step(&self, expected: &[usize]) -> Vec<Vec<&Value>> {
+        let mut per_step: Vec<Vec<&Value>> = vec![Vec::new()];
+        for event in &self.events {
+            match event["event"].as_str() {
+                Some("elicitation") => per_step.last_mut().unwrap().push(event),
+                Some("tools" | "result" | "error") => per_step.push(Vec::new()),
+                _ => {}
+            }
+        }
+        let trailing = per_step.pop().unwrap();
+        self.check(
+            trailing.is_empty(),
+            format_args!("{} question(s) arrived after the last step outcome", trailing.len()),
+        );
+        let counts: Vec<usize> = per_step.iter().map(Vec::len).collect();
+        self.check(
+            counts == expected,
+            format_args!("questions per step: expected {expected:?}, got {counts:?}"),
+        );
+        per_step
+    }
+
+    /// `tools/list`: `delete_folder` takes only `path` (the resolver's `confirm` is hidden).
+    #[track_caller]
+    fn assert_tools(&self, event: &Value) {
+        self.check_eq(&event["event"], &json!("tools"), "list_tools outcome");
+        let tools = event["tools"].as_array().cloned().unwrap_or_default();
+        let mut names: Vec<&str> = tools.iter().filter_map(|t| t["name"].as_str()).collect();
+        names.sort_unstable();
+        self.check(names == ["add", "delete_folder"], format_args!("tool names: {names:?}"));
+        let delete = tools.iter().find(|t| t["name"] == "delete_folder").unwrap();
+        let input = &delete["inputSchema"];
+        self.check_eq(&input["type"], &json!("object"), "delete_folder inputSchema.type");
+        let props = input["properties"].as_object().cloned().unwrap_or_default();
+        self.check(
+            props.keys().eq(["path"]),
+            format_args!("delete_folder properties: {:?}", props.keys().collect::<Vec<_>>()),
+        );
+        self.check_eq(&props["path"]["type"], &json!("string"), "delete_folder path type");
+        self.check_eq(&input["required"], &json!(["path"]), "delete_folder required");
+    }
+
+    /// The seed-001 question: the drafts message and a flat `{ok: boolean}` form.
+    #[track_caller]
+    fn assert_confirm_question(&self, q: &Value) {
+        self.check_eq(&q["message"], &json!(DRAFTS_QUESTION), "question message");
+        self.check_eq(&q["mode"], &json!("form"), "question mode");
+        let schema = &q["requestedSchema"];
+        self.check_eq(&schema["type"], &json!("object"), "requestedSchema.type");
+        self.check_eq(
+            &schema["properties"],
+            &json!({"ok": {"type": "boolean"}}),
+            "requestedSchema.properties",
+        );
+        self.check_eq(&schema["required"], &json!(["ok"]), "requestedSchema.required");
+        if self.era.version == NEW_ERA {
+            // InputRequiredResult: the handler's request id is the inputRequests key.
+            self.check_eq(&q["request_id"], &json!("confirm_delete"), "inputRequests key");
+        } else {
+            // elicitation/create: a JSON-RPC request id chosen by the server.
+            self.check(
+                q["request_id"].is_number() || q["request_id"].is_string(),
+                format_args!("elicitation/create request id: {}", q["request_id"]),
+            );
+        }
+    }
+
+    #[track_caller]
+    fn assert_text(&self, event: &Value, text: &str, what: &str) {
+        if event["event"] != "result" {
+            self.fail(format_args!("{what}: expected a `result` event, got {event}"));
+        }
+        let result = &event["result"];
+        self.check_eq(&result["isError"], &json!(false), &format!("{what}: isError"));
+        let got: String = result["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|c| c["type"] == "text")
+            .filter_map(|c| c["text"].as_str())
+            .collect();
+        self.check(got == text, format_args!("{what}: expected text {text:?}, got {got:?}"));
+    }
+
+    /// -32021 as a JSON-RPC error on the wire (both clients, both eras over HTTP report it as an
+    /// `error` event: on 2025-11-25 it is the `error` response on the call's SSE stream).
+    #[track_caller]
+    fn assert_missing_capability(&self, event: &Value, what: &str) {
+        if event["event"] != "error" {
+            self.fail(format_args!("{what}: expected an `error` event, got {event}"));
+        }
+        self.check_eq(&event["code"], &json!(MISSING_CAPABILITY), &format!("{what}: code"));
+        self.check_eq(
+            &event["data"],
+            &json!({"requiredCapabilities": {"elicitation": {"form": {}}}}),
+            &format!("{what}: data"),
+        );
+        let message = event["message"].as_str().unwrap_or_default();
+        self.check(
+            message.contains("elicitation") && message.contains("confirm_delete"),
+            format_args!("{what}: the message should name the capability and the resolver: {message:?}"),
+        );
+    }
+
+    #[track_caller]
+    fn assert_add_3(&self, event: &Value) {
+        self.assert_text(event, "3", "add {a:1,b:2}");
+        self.check_eq(
+            &event["result"]["structuredContent"],
+            &json!({"result": 3}),
+            "add structuredContent",
+        );
+    }
+
+    /// (TypeScript `--wire` log) How the first `delete_folder` call on the drafts travelled:
+    /// on 2025-11-25 its POST is answered with an SSE stream carrying the `elicitation/create`
+    /// request and then the result, within the session; on 2026-07-28 no session header appears
+    /// and the call is answered with an `inputRequests` result, then retried with
+    /// `inputResponses` + `requestState`.
+    #[track_caller]
+    fn assert_wire_question(&self, final_text: &str) {
+        if self.client != Client::TypeScript {
+            return;
+        }
+        let lines: Vec<&str> = self.wire.lines().collect();
+        // `>> #N {body}` request bodies; `<< #N header: value` / `<< #N body: ...` responses.
+        let request = |n: &str| -> Option<&str> {
+            let prefix = format!(">> #{n} {{");
+            lines
+                .iter()
+                .find(|l| l.starts_with(&prefix))
+                .map(|l| &l[prefix.len() - 1..])
+        };
+        let response_line = |n: &str, what: &str| -> Option<&str> {
+            let prefix = format!("<< #{n} {what}");
+            lines
+                .iter()
+                .find(|l| l.starts_with(&prefix))
+                .map(|l| &l[prefix.len()..])
+        };
+        let ids: Vec<&str> = lines
+            .iter()
+            .filter_map(|l| l.strip_prefix(">> #"))
+            .filter_map(|l| l.split_once(' '))
+            .filter(|(_, rest)| rest.starts_with('{'))
+            .map(|(n, _)| n)
+            .filter(|n| request(n).is_some_and(|b| b.contains(r#""method":"tools/call""#) && b.contains(DRAFTS)))
+            .collect();
+        let Some(first) = ids.first().copied() else {
+            self.fail("wire log: no tools/call POST for the drafts folder")
+        };
+        let body = response_line(first, "body: ").unwrap_or_default();
+        if self.era.version == NEW_ERA {
+            self.check(
+                !self.wire.to_ascii_lowercase().contains("mcp-session-id"),
+                "wire log: 2026-07-28 must be stateless, but an mcp-session-id header appeared",
+            );
+            self.check(
+                body.contains(r#""inputRequests""#) && body.contains(r#""requestState""#),
+                format_args!("wire log #{first}: expected an InputRequiredResult, got {body}"),
+            );
+            let retry = ids.get(1).and_then(|n| request(n)).unwrap_or_default();
+            self.check(
+                retry.contains(r#""inputResponses""#) && retry.contains(r#""requestState""#),
+                format_args!("wire log: expected a retry with inputResponses + requestState, got {retry}"),
+            );
+        } else {
+            let content_type = response_line(first, "content-type: ").unwrap_or_default();
+            self.check(
+                content_type.starts_with("text/event-stream"),
+                format_args!("wire log #{first}: the call must be answered with an SSE stream, got {content_type:?}"),
+            );
+            let question = body.find(r#""method":"elicitation/create""#);
+            let result = body.find(final_text);
+            self.check(
+                question.is_some() && result.is_some() && question < result,
+                format_args!(
+                    "wire log #{first}: expected elicitation/create and then the result {final_text:?} \
+                     on the call's SSE stream, got {body}"
+                ),
+            );
+        }
+    }
+}
+
+fn drive(test: &str, client: Client, era: Era, answer: &str, steps: &Value) -> Run {
+    let label = format!(
+        "{test}: {} mode={} answer={answer}",
+        match client {
+            Client::Python => "python",
+            Client::TypeScript => "typescript",
+        },
+        era.mode
+    );
+    let mut server = Server::start(&label);
+    let started = Instant::now();
+    let driver_dir = Path::new(MANIFEST_DIR).join("tests").join("interop");
+    let mut wire_file = None;
+    let mut cmd = match client {
+        Client::Python => {
+            let mut cmd = Command::new(python());
+            cmd.arg(driver_dir.join("py_client.py"));
+            cmd
+        }
+        Client::TypeScript => {
+            let dir = target_dir().join("interop").join("http-wire");
+            std::fs::create_dir_all(&dir).unwrap();
+            let file = dir.join(format!("{test}.log"));
+            let mut cmd = Command::new(node());
+            cmd.arg(driver_dir.join("ts_client.mjs"))
+                .args(["--transport", "http", "--wire"])
+                .arg(&file);
+            wire_file = Some(file);
+            cmd
+        }
+    };
+    cmd.arg("--url")
+        .arg(server.url())
+        .args(["--mode", era.mode, "--answer", answer, "--timeout", DRIVER_TIMEOUT_SECS])
+        .arg("--steps")
+        .arg(steps.to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = cmd
+        .spawn()
+        .unwrap_or_else(|e| panic!("[{label}] cannot spawn the driver: {e}"));
+    let (stdout, stdout_done) = drain(child.stdout.take().unwrap());
+    let (stderr, stderr_done) = drain(child.stderr.take().unwrap());
+
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if started.elapsed() >= DRIVER_DEADLINE => {
+                timed_out = true;
+                let _ = child.kill();
+                break child.wait().ok();
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => panic!("[{label}] waiting for the driver: {e}"),
+        }
+    };
+    let _ = stdout_done.recv_timeout(Duration::from_secs(5));
+    let _ = stderr_done.recv_timeout(Duration::from_secs(5));
+    let server_exit = server.exit_status();
+    let server_log = server.stop();
+    drop(server);
+    let wire = wire_file
+        .as_ref()
+        .map(|f| std::fs::read_to_string(f).unwrap_or_else(|e| format!("<cannot read: {e}>")))
+        .unwrap_or_default();
+
+    let mut run = Run {
+        label,
+        client,
+        era,
+        status,
+        timed_out,
+        stdout: text_of(&stdout),
+        stderr: text_of(&stderr),
+        server_log,
+        server_exit,
+        wire_file,
+        wire,
+        events: Vec::new(),
+        elapsed: started.elapsed(),
+    };
+    for line in run.stdout.lines().filter(|l| !l.trim().is_empty()) {
+        match serde_json::from_str::<Value>(line) {
+            Ok(event) if event["event"].is_string() => run.events.push(event),
+            Ok(_) | Err(_) => run.fail(format_args!(
+                "the driver printed a line that is not a JSON event: {line}"
+            )),
+        }
+    }
+    eprintln!("interop-http: [{}] {:.1?}", run.label, run.elapsed);
+    run
+}
+
+// ---------------------------------------------------------------------------------------------
+// The scenarios: seed-001 (the tutorial's Notes server), one fresh server per run.
+// ---------------------------------------------------------------------------------------------
+
+const DRAFTS: &str = "/tmp/notes/drafts";
+const EMPTY: &str = "/tmp/notes/empty";
+const DRAFTS_QUESTION: &str = "/tmp/notes/drafts has 2 file(s). Delete anyway?";
+/// The error a client without the form elicitation capability gets instead of a question.
+const MISSING_CAPABILITY: i64 = -32021;
+
+fn list_tools() -> Value {
+    json!({"op": "list_tools"})
+}
+
+fn delete(path: &str) -> Value {
+    json!({"op": "call", "tool": "delete_folder", "args": {"path": path}})
+}
+
+fn add_1_2() -> Value {
+    json!({"op": "call", "tool": "add", "args": {"a": 1, "b": 2}})
+}
+
+/// Yes: one question, the drafts are deleted; deleting them again asks nothing (gone), and so
+/// does the empty folder.
+fn answer_yes(test: &str, client: Client, era: Era) {
+    let steps = json!([list_tools(), delete(DRAFTS), delete(DRAFTS), delete(EMPTY)]);
+    let run = drive(test, client, era, r#"{"ok": true}"#, &steps);
+    run.assert_clean();
+    run.assert_connected();
+    let out = run.step_outcomes(4);
+    let questions = run.questions_per_step(&[0, 1, 0, 0]);
+    run.assert_confirm_question(questions[1][0]);
+    run.assert_tools(out[0]);
+    run.assert_text(out[1], "deleted /tmp/notes/drafts", "delete drafts (yes)");
+    run.assert_text(
+        out[2],
+        "deleted /tmp/notes/drafts",
+        "delete drafts again (gone: no question)",
+    );
+    run.assert_text(out[3], "deleted /tmp/notes/empty", "delete empty");
+    run.assert_wire_question("deleted /tmp/notes/drafts");
+}
+
+/// Decline: a clean result, the drafts are kept, so a second delete asks again; the empty folder
+/// in between asks nothing.
+fn answer_decline(test: &str, client: Client, era: Era) {
+    let steps = json!([delete(DRAFTS), delete(EMPTY), delete(DRAFTS)]);
+    let run = drive(test, client, era, "decline", &steps);
+    run.assert_clean();
+    run.assert_connected();
+    let out = run.step_outcomes(3);
+    let questions = run.questions_per_step(&[1, 0, 1]);
+    run.assert_confirm_question(questions[0][0]);
+    run.assert_confirm_question(questions[2][0]);
+    let declined = "declined: folder not deleted";
+    run.assert_text(out[0], declined, "delete drafts (decline)");
+    run.assert_text(out[1], "deleted /tmp/notes/empty", "delete empty");
+    run.assert_text(out[2], declined, "delete drafts again (kept, so asked again)");
+    run.assert_wire_question(declined);
+}
+
+/// `--answer none` (no elicitation capability declared): the empty folder is deleted without a
+/// question, the drafts delete fails with -32021, plain tools keep working, and a second drafts
+/// delete fails the same way (the folder is still there).
+fn answer_none(test: &str, client: Client, era: Era) {
+    let steps = json!([list_tools(), delete(EMPTY), delete(DRAFTS), add_1_2(), delete(DRAFTS)]);
+    let run = drive(test, client, era, "none", &steps);
+    run.assert_clean();
+    run.assert_connected();
+    let out = run.step_outcomes(5);
+    run.questions_per_step(&[0; 5]);
+    run.assert_tools(out[0]);
+    run.assert_text(out[1], "deleted /tmp/notes/empty", "delete empty without elicitation");
+    run.assert_missing_capability(out[2], "delete drafts without elicitation");
+    run.assert_add_3(out[3]);
+    run.assert_missing_capability(out[4], "delete drafts again without elicitation");
+}
+
+#[test]
+fn python_auto_yes() {
+    answer_yes("python_auto_yes", Client::Python, AUTO);
+}
+
+#[test]
+fn python_auto_decline() {
+    answer_decline("python_auto_decline", Client::Python, AUTO);
+}
+
+#[test]
+fn python_auto_none_gets_32021() {
+    answer_none("python_auto_none_gets_32021", Client::Python, AUTO);
+}
+
+#[test]
+fn python_legacy_yes() {
+    answer_yes("python_legacy_yes", Client::Python, LEGACY);
+}
+
+#[test]
+fn python_legacy_decline() {
+    answer_decline("python_legacy_decline", Client::Python, LEGACY);
+}
+
+#[test]
+fn python_legacy_none_gets_32021() {
+    answer_none("python_legacy_none_gets_32021", Client::Python, LEGACY);
+}
+
+#[test]
+fn typescript_auto_yes() {
+    answer_yes("typescript_auto_yes", Client::TypeScript, AUTO);
+}
+
+#[test]
+fn typescript_auto_decline() {
+    answer_decline("typescript_auto_decline", Client::TypeScript, AUTO);
+}
+
+#[test]
+fn typescript_auto_none_gets_32021() {
+    answer_none("typescript_auto_none_gets_32021", Client::TypeScript, AUTO);
+}
+
+#[test]
+fn typescript_legacy_yes() {
+    answer_yes("typescript_legacy_yes", Client::TypeScript, LEGACY);
+}
+
+#[test]
+fn typescript_legacy_decline() {
+    answer_decline("typescript_legacy_decline", Client::TypeScript, LEGACY);
+}
+
+#[test]
+fn typescript_legacy_none_gets_32021() {
+    answer_none("typescript_legacy_none_gets_32021", Client::TypeScript, LEGACY);
+}

@@ -1,0 +1,89 @@
+//! The shipped HS256 JWT verifier, end to end over HTTP.
+#![cfg(feature = "jwt")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper_util::rt::TokioIo;
+use mcp_resolve::prelude::*;
+use mcp_resolve::{Hs256Verifier, HttpOptions};
+use serde_json::{Value, json};
+
+const SECRET: &[u8] = b"test secret: at least thirty-two bytes long";
+
+/// Who is calling.
+#[tool]
+async fn whoami(cx: Context) -> String {
+    cx.principal()
+        .map(|p| format!("{} from {}", p.subject, p.issuer.as_deref().unwrap_or("?")))
+        .unwrap_or_default()
+}
+
+fn token(claims: Value, secret: &[u8]) -> String {
+    jsonwebtoken::encode(
+        &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
+        &claims,
+        &jsonwebtoken::EncodingKey::from_secret(secret).unwrap(),
+    )
+    .unwrap()
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+async fn call(addr: std::net::SocketAddr, token: &str) -> (u16, Value) {
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp)).await.unwrap();
+    tokio::spawn(conn);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let req = http::Request::post("/mcp")
+        .header("host", "127.0.0.1")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("authorization", format!("Bearer {token}"))
+        .body(Full::new(Bytes::from(body.to_string())))
+        .unwrap();
+    let resp = sender.send_request(req).await.unwrap();
+    let status = resp.status().as_u16();
+    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
+}
+
+#[tokio::test]
+async fn hs256_tokens_are_verified() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let verifier = Hs256Verifier::new(SECRET)
+        .unwrap()
+        .issuer("https://auth.test")
+        .audience("notes");
+    tokio::spawn(
+        Server::new("jwt")
+            .tool(whoami)
+            .serve_http_on(listener, HttpOptions::default().bearer(verifier)),
+    );
+    let good = json!({"sub": "alice", "iss": "https://auth.test", "aud": "notes", "exp": now() + 60});
+    let (status, body) = call(addr, &token(good.clone(), SECRET)).await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["result"]["content"][0]["text"], "alice from https://auth.test");
+    let mut expired = good.clone();
+    expired["exp"] = json!(now() - 3600);
+    let mut other_audience = good.clone();
+    other_audience["aud"] = json!("elsewhere");
+    let mut other_issuer = good.clone();
+    other_issuer["iss"] = json!("https://evil.test");
+    for bad in [
+        token(expired, SECRET),
+        token(other_audience, SECRET),
+        token(other_issuer, SECRET),
+        token(good, b"another secret, also thirty-two bytes long"),
+        "not.a.jwt".to_string(),
+    ] {
+        assert_eq!(call(addr, &bad).await.0, 401, "{bad}");
+    }
+}
