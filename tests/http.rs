@@ -36,10 +36,21 @@ async fn delete(path: String, #[resolve(confirm)] ok: ElicitationResult<Ok_>) ->
     }
 }
 
+static NAPS_DROPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+struct Dropped;
+impl Drop for Dropped {
+    fn drop(&mut self) {
+        NAPS_DROPPED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// Sleeps.
 #[tool]
 async fn nap(ms: u64) -> String {
+    let guard = Dropped;
     tokio::time::sleep(Duration::from_millis(ms)).await;
+    std::mem::forget(guard);
     "awake".into()
 }
 
@@ -265,6 +276,18 @@ async fn bad_bodies_are_refused_and_the_server_keeps_serving() {
         pending.abort();
         conn.abort();
     }
+    // The call was dropped with the connection: its future did not run to the end.
+    for _ in 0..50 {
+        if NAPS_DROPPED.load(std::sync::atomic::Ordering::SeqCst) > 0 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(
+        NAPS_DROPPED.load(std::sync::atomic::Ordering::SeqCst),
+        1,
+        "the abandoned call is cancelled"
+    );
     let r = modern(addr, 2, "tools/call", json!({"name": "nap", "arguments": {"ms": 1}})).await;
     assert_eq!(r.json()["result"]["content"][0]["text"], "awake");
 }

@@ -94,8 +94,11 @@ impl HttpOptions {
         self.path = path.into();
         self
     }
-    /// Accepts this `Host` (name, or name:port) besides the loopback names, which are always
-    /// accepted on a loopback bind. Anything else is refused: that is the DNS-rebinding defence.
+    /// Accepts this `Host` (name, or name:port) besides the loopback names.
+    ///
+    /// `Host` and `Origin` are checked (403 otherwise) on a loopback bind — the DNS-rebinding
+    /// defence — and on any bind once an allow-list is given. A server bound to a public address
+    /// with no allow-list accepts any `Host`.
     pub fn allow_host(mut self, host: impl Into<String>) -> Self {
         self.allowed_hosts.push(host.into().to_ascii_lowercase());
         self
@@ -133,6 +136,8 @@ struct LegacySession {
 }
 
 struct State {
+    /// Whether `Host`/`Origin` are checked: on a loopback bind, or when an allow-list is given.
+    check_hosts: bool,
     server: Arc<Server>,
     options: HttpOptions,
     sessions: Mutex<HashMap<String, Arc<LegacySession>>>,
@@ -202,6 +207,9 @@ fn host_part(authority: &str) -> &str {
 impl State {
     /// DNS-rebinding defence: `Host` and `Origin` must name this server.
     fn allowed(&self, headers: &HeaderMap) -> bool {
+        if !self.check_hosts {
+            return true;
+        }
         let host_ok = match header_str(headers, "host") {
             None => false,
             Some(h) => {
@@ -660,7 +668,10 @@ impl Server {
         let (tx, mut rx) = mpsc::channel::<Vec<u8>>(16);
         // Frames for no stream in particular are dropped.
         tokio::spawn(async move { while rx.recv().await.is_some() {} });
+        let loopback = listener.local_addr().map(|a| a.ip().is_loopback()).unwrap_or(true);
+        let check_hosts = loopback || !options.allowed_hosts.is_empty() || !options.allowed_origins.is_empty();
         let state = Arc::new(State {
+            check_hosts,
             server: Arc::new(self),
             options,
             sessions: Mutex::new(HashMap::new()),
