@@ -9,7 +9,8 @@
 //! It serves MCP on whichever protocol era the client speaks: on 2026-07-28 the question travels
 //! as an `InputRequiredResult` and a retry, on 2025-06-18 / 2025-11-25 as an `elicitation/create`
 //! request. Replicas behind a load balancer share `MCP_RESOLVE_STATE_KEY` (a secret of 32+
-//! bytes). Logs go to stderr (`RUST_LOG=debug` for more).
+//! bytes). Built with `--features jwt`, `MCP_RESOLVE_JWT_SECRET` requires HS256 bearer tokens on
+//! HTTP. Logs go to stderr (`RUST_LOG=debug` for more).
 
 use mcp_resolve::prelude::*;
 use std::collections::BTreeMap;
@@ -116,8 +117,18 @@ async fn main() -> std::io::Result<()> {
     }
     match http {
         Some(addr) => {
+            #[allow(unused_mut)]
+            let mut options = mcp_resolve::HttpOptions::default();
+            // With the `jwt` feature, MCP_RESOLVE_JWT_SECRET turns on HS256 bearer tokens.
+            #[cfg(feature = "jwt")]
+            if let Ok(secret) = std::env::var("MCP_RESOLVE_JWT_SECRET") {
+                let verifier = mcp_resolve::Hs256Verifier::new(secret.as_bytes())
+                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+                options = options.bearer(verifier);
+                tracing::info!("bearer tokens required (HS256)");
+            }
             tracing::info!(%addr, "serving Streamable HTTP on /mcp");
-            server.serve_http(addr, mcp_resolve::HttpOptions::default()).await
+            server.serve_http(addr, options).await
         }
         None => server.serve_stdio().await,
     }
