@@ -8,5 +8,7 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 scripts/setup-python.sh >/dev/null
-cargo build --release --example notes
+scripts/setup-node.sh >/dev/null
+scripts/setup-nginx.sh >/dev/null
+cargo build --release --example notes --all-features
 cargo test --workspace --all-features "$@"

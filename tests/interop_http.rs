@@ -76,6 +76,7 @@ fn build_notes() -> Result<PathBuf, String> {
             "--release",
             "--example",
             "notes",
+            "--all-features",
             "--message-format=json-render-diagnostics",
         ])
         .arg("--manifest-path")
@@ -86,8 +87,8 @@ fn build_notes() -> Result<PathBuf, String> {
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
         return Err(format!(
-            "`cargo build --release --example notes` failed ({}):\n{stderr}\n\
-             Build it yourself with `cargo build --release --example notes`, \
+            "`cargo build --release --example notes --all-features` failed ({}):\n{stderr}\n\
+             Build it yourself with `cargo build --release --example notes --all-features`, \
              or point MCP_RESOLVE_NOTES_BIN at a built notes binary.",
             out.status
         ));

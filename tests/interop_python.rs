@@ -2,7 +2,7 @@
 //! (`mcp==2.3.0`, through `tests/interop/py_client.py`) on both protocol eras.
 //!
 //! The test builds what it needs itself, once per test binary:
-//! - `cargo build --release --example notes` through `$CARGO` (nested inside the running
+//! - `cargo build --release --example notes --all-features` through `$CARGO` (nested inside the running
 //!   `cargo test`; checked with cargo 1.95: no lock deadlock, and a no-op when already built).
 //!   `MCP_RESOLVE_NOTES_BIN=/path/to/notes` skips the build and uses that binary instead.
 //! - `scripts/setup-python.sh` (creates `target/interop/venv` on first use, then a stamp check).
@@ -67,6 +67,7 @@ fn build_notes() -> Result<PathBuf, String> {
             "--release",
             "--example",
             "notes",
+            "--all-features",
             "--message-format=json-render-diagnostics",
         ])
         .arg("--manifest-path")
@@ -77,8 +78,8 @@ fn build_notes() -> Result<PathBuf, String> {
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
         return Err(format!(
-            "`cargo build --release --example notes` failed ({}):\n{stderr}\n\
-             Build it yourself with `cargo build --release --example notes`, \
+            "`cargo build --release --example notes --all-features` failed ({}):\n{stderr}\n\
+             Build it yourself with `cargo build --release --example notes --all-features`, \
              or point MCP_RESOLVE_NOTES_BIN at a built notes binary.",
             out.status
         ));

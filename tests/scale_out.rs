@@ -1,0 +1,223 @@
+//! Scale-out: two `notes` replicas sharing one state key, behind nginx doing round-robin. A
+//! 2026-07-28 call whose rounds land on different replicas completes; a state sealed for one
+//! principal is refused for another; a replica restarted between rounds does not lose the call.
+#![cfg(unix)]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper_util::rt::TokioIo;
+use serde_json::{Value, json};
+use std::net::{SocketAddr, TcpListener};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+const STATE_KEY: &str = "scale-out test: one state key shared by all replicas";
+const JWT_SECRET: &str = "scale-out test: the HS256 secret of the identity provider";
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The release `notes` with every feature (as scripts/test.sh builds it), built once.
+fn notes_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let out = Command::new(cargo)
+            .args([
+                "build",
+                "--release",
+                "--example",
+                "notes",
+                "--all-features",
+                "--manifest-path",
+            ])
+            .arg(root().join("Cargo.toml"))
+            .output()
+            .expect("cargo runs");
+        assert!(
+            out.status.success(),
+            "building notes failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let target = std::env::var("CARGO_TARGET_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| root().join("target"));
+        target.join("release/examples/notes")
+    })
+}
+
+fn nginx_bin() -> &'static str {
+    static BIN: OnceLock<String> = OnceLock::new();
+    BIN.get_or_init(|| {
+        let out = Command::new("bash")
+            .arg(root().join("scripts/setup-nginx.sh"))
+            .output()
+            .expect("bash runs");
+        assert!(
+            out.status.success(),
+            "setup-nginx.sh failed:\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .last()
+            .unwrap_or("nginx")
+            .trim()
+            .to_string()
+    })
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A child process killed when dropped.
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn wait_for_port(port: u16) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "nothing listens on {port}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn replica(port: u16) -> Proc {
+    let child = Command::new(notes_bin())
+        .args(["--http", &format!("127.0.0.1:{port}")])
+        .env("MCP_RESOLVE_STATE_KEY", STATE_KEY)
+        .env("MCP_RESOLVE_JWT_SECRET", JWT_SECRET)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("notes starts");
+    wait_for_port(port);
+    Proc(child)
+}
+
+fn nginx(a: u16, b: u16, listen: u16, work: &Path) -> Proc {
+    let child = Command::new("bash")
+        .arg(root().join("tests/interop/nginx/run.sh"))
+        .args([a.to_string(), b.to_string(), listen.to_string()])
+        .arg(work)
+        .env("NGINX_BIN", nginx_bin())
+        .env_remove("NGINX")
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("nginx starts");
+    wait_for_port(listen);
+    Proc(child)
+}
+
+fn token(sub: &str) -> String {
+    let exp = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+        + 300;
+    jsonwebtoken::encode(
+        &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
+        &json!({"sub": sub, "iss": "test", "exp": exp}),
+        &jsonwebtoken::EncodingKey::from_secret(JWT_SECRET.as_bytes()).unwrap(),
+    )
+    .unwrap()
+}
+
+/// One 2026-07-28 `tools/call`; returns (status, upstream that answered, body).
+async fn call(port: u16, user: &str, id: i64, extra: Value) -> (u16, String, Value) {
+    let mut params = json!({"name": "delete_folder", "arguments": {"path": "/tmp/notes/drafts"}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}});
+    for (k, v) in extra.as_object().unwrap() {
+        params[k] = v.clone();
+    }
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string();
+    let addr: SocketAddr = ([127, 0, 0, 1], port).into();
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp)).await.unwrap();
+    tokio::spawn(conn);
+    let req = http::Request::post("/mcp")
+        .header("host", format!("127.0.0.1:{port}"))
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "delete_folder")
+        .header("authorization", format!("Bearer {}", token(user)))
+        .body(Full::new(Bytes::from(body)))
+        .unwrap();
+    let resp = sender.send_request(req).await.unwrap();
+    let status = resp.status().as_u16();
+    let upstream = resp
+        .headers()
+        .get("x-upstream")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    let body = serde_json::from_slice(&bytes).unwrap_or_else(|_| json!(String::from_utf8_lossy(&bytes)));
+    (status, upstream, body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rounds_on_different_replicas_complete() {
+    let (a, b, listen) = (free_port(), free_port(), free_port());
+    let work = tempdir("scale-out");
+    let mut replica_a = Some(replica(a));
+    let _replica_b = replica(b);
+    let _proxy = nginx(a, b, listen, &work);
+
+    // Round 1 on one replica, round 2 on the other.
+    let (status, first, r1) = call(listen, "alice", 1, json!({})).await;
+    assert_eq!(status, 200, "{r1}");
+    assert_eq!(r1["result"]["resultType"], "input_required", "{r1}");
+    let state = r1["result"]["requestState"].clone();
+    let answer = json!({"inputResponses": {"confirm_delete": {"action": "accept", "content": {"ok": true}}}, "requestState": state});
+    let (status, second, done) = call(listen, "alice", 2, answer.clone()).await;
+    assert_eq!(status, 200, "{done}");
+    assert_ne!(first, second, "round-robin sent the rounds to different replicas");
+    assert_eq!(
+        done["result"]["content"][0]["text"], "deleted /tmp/notes/drafts",
+        "{done}"
+    );
+    // The same state replayed with another principal's token is refused, on either replica.
+    for id in [3, 4] {
+        let (status, upstream, refused) = call(listen, "bob", id, answer.clone()).await;
+        assert_eq!(status, 400, "{upstream}: {refused}");
+        assert_eq!(refused["error"]["code"], -32602);
+        assert_eq!(refused["error"]["data"]["reason"], "invalid_request_state");
+    }
+
+    // A replica restarted between rounds: round 1 on A, A restarts, round 2 reaches the new A.
+    let (_, on_a, r1) = call(a, "alice", 5, json!({})).await;
+    assert!(on_a.is_empty(), "direct to A");
+    let state = r1["result"]["requestState"].clone();
+    drop(replica_a.take());
+    replica_a = Some(replica(a));
+    let answer = json!({"inputResponses": {"confirm_delete": {"action": "decline"}}, "requestState": state});
+    let (status, _, done) = call(a, "alice", 6, answer).await;
+    assert_eq!(status, 200, "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "declined: folder not deleted");
+    drop(replica_a);
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let target = std::env::var("CARGO_TARGET_TMPDIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| std::env::temp_dir());
+    let dir = target.join(format!("{name}-{}-{}", std::process::id(), free_port()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
