@@ -45,6 +45,13 @@ impl Drop for Dropped {
     }
 }
 
+/// Reports progress, then answers.
+#[tool]
+async fn steps(cx: Context) -> String {
+    cx.progress(1.0, Some(2.0), Some("half way")).await;
+    "done".into()
+}
+
 /// Sleeps.
 #[tool]
 async fn nap(ms: u64) -> String {
@@ -60,6 +67,7 @@ async fn start(options: HttpOptions) -> SocketAddr {
     let server = Server::new("http-test")
         .tool(delete)
         .tool(nap)
+        .tool(steps)
         .state_keys(StateKeys::new(&[7; 32]).unwrap());
     tokio::spawn(server.serve_http_on(listener, options.max_body_bytes(64 * 1024)));
     addr
@@ -231,7 +239,7 @@ async fn header_and_envelope_errors_have_their_statuses() {
         (400, json!(-32020)),
         "Mcp-Name mismatch"
     );
-    for method in ["ping", "logging/setLevel", "resources/subscribe", "nope"] {
+    for method in ["initialize", "ping", "logging/setLevel", "resources/subscribe", "nope"] {
         let r = modern(addr, 7, method, json!({})).await;
         assert_eq!(r.status, 404, "{method}");
         assert_eq!(r.json()["error"]["code"], -32601);
@@ -502,4 +510,36 @@ async fn bearer_tokens_name_the_principal_and_bind_the_state() {
     );
     let r = as_user(addr, "alice", 5, retry).await;
     assert_eq!(r.json()["result"]["content"][0]["text"], "declined");
+}
+
+#[tokio::test]
+async fn a_call_with_a_progress_token_streams_over_sse() {
+    let addr = start(HttpOptions::default()).await;
+    let mut params = json!({"name": "steps", "arguments": {}});
+    params["_meta"] = envelope(json!({}));
+    params["_meta"]["progressToken"] = json!("p-1");
+    let body = json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": params}).to_string();
+    let r = send(
+        addr,
+        "POST",
+        &[
+            JSON,
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "steps"),
+        ],
+        &body,
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.headers.get("content-type").unwrap(), "text/event-stream");
+    let events = r.events();
+    assert_eq!(events.len(), 2, "{}", r.body);
+    assert_eq!(events[0]["method"], "notifications/progress");
+    assert_eq!(events[0]["params"]["progressToken"], "p-1");
+    assert_eq!(events[1]["id"], 8);
+    assert_eq!(
+        events[1]["result"]["resultType"], "complete",
+        "results on SSE carry resultType too"
+    );
 }

@@ -333,8 +333,14 @@ impl State {
         if let Some(id) = session_id {
             return self.legacy(&id, inbound, principal).await;
         }
-        if let Inbound::Request { method, .. } = &inbound
+        // `initialize` opens a handshake-era session, unless it comes dressed as 2026-07-28
+        // traffic: on that wire the method is removed (404 below).
+        if let Inbound::Request { method, params, .. } = &inbound
             && method == "initialize"
+            && !envelope::has_envelope(params.as_ref())
+            && header_str(&parts.headers, VERSION_HEADER)
+                .and_then(crate::ProtocolVersion::parse)
+                .is_none_or(|v| v.era() == crate::Era::Handshake)
         {
             return self.initialize(inbound, principal);
         }
@@ -413,6 +419,9 @@ impl State {
                     "Header mismatch: Mcp-Name does not match the body",
                 ),
             );
+        }
+        if method == "initialize" {
+            return error_response(Some(&id), &ErrorObject::method_not_found(&method));
         }
         let mut session = Session::new();
         match session.on_request(&self.server, &method, params) {
