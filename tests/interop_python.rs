@@ -23,13 +23,14 @@
 
 use serde_json::{Value, json};
 use std::io::Read;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
-use std::sync::OnceLock;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
+mod support;
+
+use support::{MANIFEST_DIR, notes_bin, python};
 /// How long one driver process may run before it is killed.
 const DRIVER_DEADLINE: Duration = Duration::from_secs(60);
 /// The driver's own `--timeout`, below the deadline so it reports a timeout as JSON first.
@@ -41,116 +42,6 @@ const OLD_ERA: &str = "2025-11-25";
 // ---------------------------------------------------------------------------------------------
 // Prerequisites: the release binary and the venv python, each obtained once per test binary.
 // ---------------------------------------------------------------------------------------------
-
-fn target_dir() -> PathBuf {
-    match std::env::var_os("CARGO_TARGET_DIR") {
-        Some(dir) => Path::new(MANIFEST_DIR).join(dir), // join keeps an absolute `dir` as is
-        None => Path::new(MANIFEST_DIR).join("target"),
-    }
-}
-
-fn build_notes() -> Result<PathBuf, String> {
-    if let Some(bin) = std::env::var_os("MCP_RESOLVE_NOTES_BIN") {
-        let bin = PathBuf::from(bin);
-        return if bin.is_file() {
-            Ok(bin)
-        } else {
-            Err(format!("MCP_RESOLVE_NOTES_BIN={} is not a file", bin.display()))
-        };
-    }
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_string());
-    let manifest = Path::new(MANIFEST_DIR).join("Cargo.toml");
-    let started = Instant::now();
-    let out = Command::new(&cargo)
-        .args([
-            "build",
-            "--release",
-            "--example",
-            "notes",
-            "--all-features",
-            "--message-format=json-render-diagnostics",
-        ])
-        .arg("--manifest-path")
-        .arg(&manifest)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run `{cargo}`: {e}"))?;
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    if !out.status.success() {
-        return Err(format!(
-            "`cargo build --release --example notes --all-features` failed ({}):\n{stderr}\n\
-             Build it yourself with `cargo build --release --example notes --all-features`, \
-             or point MCP_RESOLVE_NOTES_BIN at a built notes binary.",
-            out.status
-        ));
-    }
-    // Prefer the path cargo reports (it honours `build.target-dir` from config files too).
-    let reported = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "notes")
-        .find_map(|m| m["executable"].as_str().map(PathBuf::from));
-    let bin = reported.unwrap_or_else(|| {
-        target_dir()
-            .join("release")
-            .join("examples")
-            .join(format!("notes{}", std::env::consts::EXE_SUFFIX))
-    });
-    eprintln!(
-        "interop: notes binary {} (cargo build took {:.1?})",
-        bin.display(),
-        started.elapsed()
-    );
-    if bin.is_file() {
-        Ok(bin)
-    } else {
-        Err(format!(
-            "cargo built the notes example, but {} does not exist",
-            bin.display()
-        ))
-    }
-}
-
-fn notes_bin() -> &'static Path {
-    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    match BIN.get_or_init(build_notes) {
-        Ok(bin) => bin,
-        Err(e) => panic!("{e}"),
-    }
-}
-
-fn setup_python() -> Result<PathBuf, String> {
-    let script = Path::new(MANIFEST_DIR).join("scripts").join("setup-python.sh");
-    let out = Command::new("bash")
-        .arg(&script)
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let python = stdout
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .map(PathBuf::from);
-    match python {
-        Some(py) if out.status.success() && py.is_file() => Ok(py),
-        _ => Err(format!(
-            "scripts/setup-python.sh failed ({}); it must print the venv python last.\n\
-             --- stdout ---\n{stdout}\n--- stderr ---\n{stderr}",
-            out.status
-        )),
-    }
-}
-
-fn python() -> &'static Path {
-    static PY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    match PY.get_or_init(setup_python) {
-        Ok(py) => py,
-        Err(e) => panic!("{e}"),
-    }
-}
 
 // ---------------------------------------------------------------------------------------------
 // One driver run: its events plus everything needed to explain a failure.

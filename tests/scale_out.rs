@@ -4,6 +4,8 @@
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+mod support;
+
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
@@ -11,64 +13,13 @@ use serde_json::{Value, json};
 use std::net::{SocketAddr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 const STATE_KEY: &str = "scale-out test: one state key shared by all replicas";
 const JWT_SECRET: &str = "scale-out test: the HS256 secret of the identity provider";
 
 fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The release `notes` with every feature (as scripts/test.sh builds it), built once.
-fn notes_bin() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let out = Command::new(cargo)
-            .args([
-                "build",
-                "--release",
-                "--example",
-                "notes",
-                "--all-features",
-                "--manifest-path",
-            ])
-            .arg(root().join("Cargo.toml"))
-            .output()
-            .expect("cargo runs");
-        assert!(
-            out.status.success(),
-            "building notes failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let target = std::env::var("CARGO_TARGET_DIR")
-            .map(PathBuf::from)
-            .unwrap_or_else(|_| root().join("target"));
-        target.join("release/examples/notes")
-    })
-}
-
-fn nginx_bin() -> &'static str {
-    static BIN: OnceLock<String> = OnceLock::new();
-    BIN.get_or_init(|| {
-        let out = Command::new("bash")
-            .arg(root().join("scripts/setup-nginx.sh"))
-            .output()
-            .expect("bash runs");
-        assert!(
-            out.status.success(),
-            "setup-nginx.sh failed:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .last()
-            .unwrap_or("nginx")
-            .trim()
-            .to_string()
-    })
+    PathBuf::from(support::MANIFEST_DIR)
 }
 
 fn free_port() -> u16 {
@@ -94,7 +45,7 @@ fn wait_for_port(port: u16) {
 }
 
 fn replica(port: u16) -> Proc {
-    let child = Command::new(notes_bin())
+    let child = Command::new(support::notes_bin())
         .args(["--http", &format!("127.0.0.1:{port}")])
         .env("MCP_RESOLVE_STATE_KEY", STATE_KEY)
         .env("MCP_RESOLVE_JWT_SECRET", JWT_SECRET)
@@ -112,7 +63,7 @@ fn nginx(a: u16, b: u16, listen: u16, work: &Path) -> Proc {
         .arg(root().join("tests/interop/nginx/run.sh"))
         .args([a.to_string(), b.to_string(), listen.to_string()])
         .arg(work)
-        .env("NGINX_BIN", nginx_bin())
+        .env("NGINX_BIN", support::nginx())
         .env_remove("NGINX")
         .stdin(Stdio::null())
         .spawn()

@@ -1,0 +1,139 @@
+//! Shared by the interop tests: the release `notes` binary and the peers' installers, each
+//! obtained once per test binary.
+#![allow(dead_code)]
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+pub(crate) const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
+
+pub(crate) fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => Path::new(MANIFEST_DIR).join(dir), // join keeps an absolute `dir` as is
+        None => Path::new(MANIFEST_DIR).join("target"),
+    }
+}
+
+fn build_notes() -> Result<PathBuf, String> {
+    if let Some(bin) = std::env::var_os("MCP_RESOLVE_NOTES_BIN") {
+        let bin = PathBuf::from(bin);
+        return if bin.is_file() {
+            Ok(bin)
+        } else {
+            Err(format!("MCP_RESOLVE_NOTES_BIN={} is not a file", bin.display()))
+        };
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_string());
+    let manifest = Path::new(MANIFEST_DIR).join("Cargo.toml");
+    let started = Instant::now();
+    let out = Command::new(&cargo)
+        .args([
+            "build",
+            "--release",
+            "--example",
+            "notes",
+            "--all-features",
+            "--message-format=json-render-diagnostics",
+        ])
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run `{cargo}`: {e}"))?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    if !out.status.success() {
+        return Err(format!(
+            "`cargo build --release --example notes --all-features` failed ({}):\n{stderr}\n\
+             Build it yourself with `cargo build --release --example notes --all-features`, \
+             or point MCP_RESOLVE_NOTES_BIN at a built notes binary.",
+            out.status
+        ));
+    }
+    // Prefer the path cargo reports (it honours `build.target-dir` from config files too).
+    let reported = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "notes")
+        .find_map(|m| m["executable"].as_str().map(PathBuf::from));
+    let bin = reported.unwrap_or_else(|| {
+        target_dir()
+            .join("release")
+            .join("examples")
+            .join(format!("notes{}", std::env::consts::EXE_SUFFIX))
+    });
+    eprintln!(
+        "interop-http: notes binary {} (cargo build took {:.1?})",
+        bin.display(),
+        started.elapsed()
+    );
+    if bin.is_file() {
+        Ok(bin)
+    } else {
+        Err(format!(
+            "cargo built the notes example, but {} does not exist",
+            bin.display()
+        ))
+    }
+}
+
+pub(crate) fn notes_bin() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match BIN.get_or_init(build_notes) {
+        Ok(bin) => bin,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// Runs a `scripts/setup-*.sh` script; its last non-empty stdout line is an executable.
+pub(crate) fn setup_script(name: &str) -> Result<PathBuf, String> {
+    let script = Path::new(MANIFEST_DIR).join("scripts").join(name);
+    let out = Command::new("bash")
+        .arg(&script)
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run {}: {e}", script.display()))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let exe = stdout
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(PathBuf::from);
+    match exe {
+        Some(exe) if out.status.success() && exe.is_file() => Ok(exe),
+        _ => Err(format!(
+            "scripts/{name} failed ({}); it must print the interpreter last.\n\
+             --- stdout ---\n{stdout}\n--- stderr ---\n{stderr}",
+            out.status
+        )),
+    }
+}
+
+pub(crate) fn python() -> &'static Path {
+    static PY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match PY.get_or_init(|| setup_script("setup-python.sh")) {
+        Ok(py) => py,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+pub(crate) fn node() -> &'static Path {
+    static NODE: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match NODE.get_or_init(|| setup_script("setup-node.sh")) {
+        Ok(node) => node,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The nginx binary (installed from the distribution's packages when missing).
+pub(crate) fn nginx() -> &'static Path {
+    static NGINX: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match NGINX.get_or_init(|| setup_script("setup-nginx.sh")) {
+        Ok(nginx) => nginx,
+        Err(e) => panic!("{e}"),
+    }
+}
