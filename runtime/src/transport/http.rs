@@ -511,8 +511,21 @@ impl State {
     }
 
     async fn legacy(&self, session_id: &str, inbound: Inbound, principal: Option<Principal>) -> Response<Body> {
-        self.sweep();
-        let found = self.sessions.lock().ok().and_then(|s| s.get(session_id).cloned());
+        // Only this session's age matters here; `initialize` sweeps the rest.
+        let idle = self.options.session_idle;
+        let found = self.sessions.lock().ok().and_then(|mut s| {
+            let expired = s
+                .get(session_id)?
+                .last_seen
+                .lock()
+                .map(|t| t.elapsed() >= idle)
+                .unwrap_or(true);
+            if expired {
+                s.remove(session_id);
+                return None;
+            }
+            s.get(session_id).cloned()
+        });
         // Another principal's session is as unknown as a missing one.
         let Some(legacy) = found.filter(|l| l.principal == principal) else {
             return error_response(None, &ErrorObject::invalid_request("Not Found: no such session"))
