@@ -500,13 +500,19 @@ impl State {
         r
     }
 
-    /// Drops idle sessions; returns how many remain.
+    /// Drops idle sessions (their open questions fail at once); returns how many remain.
     fn sweep(&self) -> usize {
         let Ok(mut sessions) = self.sessions.lock() else {
             return 0;
         };
         let idle = self.options.session_idle;
-        sessions.retain(|_, s| s.last_seen.lock().map(|t| t.elapsed() < idle).unwrap_or(false));
+        sessions.retain(|_, s| {
+            let alive = s.last_seen.lock().map(|t| t.elapsed() < idle).unwrap_or(false);
+            if !alive {
+                s.peer.close();
+            }
+            alive
+        });
         sessions.len()
     }
 
@@ -521,7 +527,9 @@ impl State {
                 .map(|t| t.elapsed() >= idle)
                 .unwrap_or(true);
             if expired {
-                s.remove(session_id);
+                if let Some(gone) = s.remove(session_id) {
+                    gone.peer.close();
+                }
                 return None;
             }
             s.get(session_id).cloned()
