@@ -204,12 +204,23 @@ async fn header_and_envelope_errors_have_their_statuses() {
             -32020,
         ),
         (
-            vec![JSON, ("mcp-protocol-version", "2027-01-01")],
+            vec![
+                JSON,
+                ("mcp-protocol-version", "2027-01-01"),
+                ("mcp-method", "tools/list"),
+            ],
             call(
                 json!({"io.modelcontextprotocol/protocolVersion": "2027-01-01", "io.modelcontextprotocol/clientCapabilities": {}}),
             ),
             400,
             -32022,
+        ),
+        // The standard headers are required, not only compared when present.
+        (
+            vec![JSON, ("mcp-protocol-version", "2026-07-28")],
+            good.clone(),
+            400,
+            -32020,
         ),
     ];
     for (headers, body, status, code) in cases {
@@ -230,7 +241,12 @@ async fn header_and_envelope_errors_have_their_statuses() {
     let r = send(
         addr,
         "POST",
-        &[JSON, ("mcp-protocol-version", "2026-07-28"), ("mcp-name", "delete")],
+        &[
+            JSON,
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "delete"),
+        ],
         &body,
     )
     .await;
@@ -277,6 +293,8 @@ async fn bad_bodies_are_refused_and_the_server_keeps_serving() {
             .header("host", "127.0.0.1")
             .header("content-type", "application/json")
             .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", "nap")
             .body(Full::new(Bytes::from(body)))
             .unwrap();
         let pending = tokio::spawn(async move { sender.send_request(req).await });
@@ -318,7 +336,8 @@ async fn dns_rebinding_is_refused() {
         let mut req = http::Request::post("/mcp")
             .header("host", host)
             .header("content-type", "application/json")
-            .header("mcp-protocol-version", "2026-07-28");
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "server/discover");
         if let Some(o) = origin {
             req = req.header("origin", o);
         }
@@ -478,13 +497,15 @@ async fn as_user(addr: SocketAddr, token: &str, id: i64, mut params: Value) -> R
     params["_meta"] = envelope(json!({"elicitation": {}}));
     let body = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}).to_string();
     let auth = format!("Bearer {token}");
-    send(
-        addr,
-        "POST",
-        &[JSON, ("mcp-protocol-version", "2026-07-28"), ("authorization", &auth)],
-        &body,
-    )
-    .await
+    let name = params["name"].as_str().unwrap_or("").to_string();
+    let headers = [
+        JSON,
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", name.as_str()),
+        ("authorization", auth.as_str()),
+    ];
+    send(addr, "POST", &headers, &body).await
 }
 
 #[tokio::test]

@@ -45,6 +45,8 @@ async fn call(addr: std::net::SocketAddr, token: &str) -> (u16, Value) {
         .header("host", "127.0.0.1")
         .header("content-type", "application/json")
         .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "whoami")
         .header("authorization", format!("Bearer {token}"))
         .body(Full::new(Bytes::from(body.to_string())))
         .unwrap();

@@ -395,30 +395,28 @@ impl State {
                 ),
             );
         }
-        if header_str(headers, METHOD_HEADER).is_some_and(|m| m != method) {
-            return error_response(
-                Some(&id),
-                &ErrorObject::new(
-                    codes::HEADER_MISMATCH,
-                    "Header mismatch: Mcp-Method does not match the body",
-                ),
-            );
+        let problem = match header_str(headers, METHOD_HEADER) {
+            Some(m) if m == method => None,
+            Some(_) => Some("Header mismatch: Mcp-Method does not match the body"),
+            None => Some("Header mismatch: the Mcp-Method header is required"),
+        };
+        if let Some(message) = problem {
+            return error_response(Some(&id), &ErrorObject::new(codes::HEADER_MISMATCH, message));
         }
         let name = params.as_ref().and_then(|p| match method.as_str() {
             "tools/call" | "prompts/get" => p.get("name").and_then(Value::as_str),
             "resources/read" => p.get("uri").and_then(Value::as_str),
             _ => None,
         });
-        if let (Some(header_name), Some(name)) = (header_str(headers, NAME_HEADER), name)
-            && header_name != name
-        {
-            return error_response(
-                Some(&id),
-                &ErrorObject::new(
-                    codes::HEADER_MISMATCH,
-                    "Header mismatch: Mcp-Name does not match the body",
-                ),
-            );
+        if let Some(name) = name {
+            let problem = match header_str(headers, NAME_HEADER) {
+                Some(h) if h == name => None,
+                Some(_) => Some("Header mismatch: Mcp-Name does not match the body"),
+                None => Some("Header mismatch: the Mcp-Name header is required"),
+            };
+            if let Some(message) = problem {
+                return error_response(Some(&id), &ErrorObject::new(codes::HEADER_MISMATCH, message));
+            }
         }
         if method == "initialize" {
             return error_response(Some(&id), &ErrorObject::method_not_found(&method));
