@@ -8,6 +8,7 @@
 //! at the resolver's parameter, and it calls the checkers of the resolver's dependencies in turn.
 
 use crate::util::errors::Errors;
+use crate::util::fn_value::FnValue;
 use crate::util::spans::unraw;
 use crate::util::{attr_fn, docs};
 use darling::FromMeta;
@@ -229,22 +230,22 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         #krate::__private::boxed(#body(#(#idents),*))
     };
     let fn_ptr = quote! { fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret> };
-    quote! {
-        // As for tools: a `static` holding the body as a function pointer, callable directly.
-        #(#doc_attrs)*
-        #[allow(non_upper_case_globals, private_interfaces)]
-        #vis static #ident: #ty_ident<#fn_ptr> = {
+    let (value_items, value_impls) = FnValue {
+        vis: &vis,
+        ident,
+        ty_ident: &ty_ident,
+        doc_attrs: &doc_attrs,
+        body_fn: quote! {
             #(#fn_attrs)*
             async fn #body(#(#muts #idents: #tys),*) #output #block
-            #ty_ident { __mcp_resolve_f: |#(#idents),*| #boxed }
-        };
-
-        #[doc(hidden)]
-        #[allow(non_camel_case_types)]
-        #[derive(::core::clone::Clone, ::core::marker::Copy)]
-        #vis struct #ty_ident<F> {
-            __mcp_resolve_f: F,
-        }
+        },
+        fn_ptr: &fn_ptr,
+        closure: quote! { |#(#idents),*| #boxed },
+        debug_name: &name,
+    }
+    .expand();
+    quote! {
+        #value_items
 
         #[doc(hidden)]
         macro_rules! #checker {
@@ -275,18 +276,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         #[doc(hidden)]
         #[allow(non_snake_case, non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
-            impl<F> ::core::ops::Deref for #ty_ident<F> {
-                type Target = F;
-                fn deref(&self) -> &F {
-                    &self.__mcp_resolve_f
-                }
-            }
-
-            impl<F> ::core::fmt::Debug for #ty_ident<F> {
-                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    f.write_str(#name)
-                }
-            }
+            #value_impls
 
             fn __mcp_resolve_run(
                 __inputs: #krate::__private::ResolveInputs,

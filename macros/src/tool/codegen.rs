@@ -1,6 +1,7 @@
 //! Code generation for `#[tool]`: quote only, no parsing.
 
 use super::param::{Param, Source};
+use crate::util::fn_value::FnValue;
 use crate::util::spans::located_at;
 use crate::util::spans::unraw;
 use proc_macro2::{Span, TokenStream};
@@ -241,24 +242,22 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
         })
     };
     let ty_ident = tool_type(ident);
-    quote! {
-        // The tool is a `static` holding the body as a function pointer: `Server::tool(name)`
-        // registers it, and `name(args…)` still calls the body (through `Deref`). Parameter
-        // types appear only in the static's type, so private ones are as fine as in a `fn`.
-        #(#doc_attrs)*
-        #[allow(non_upper_case_globals, private_interfaces)]
-        #vis static #ident: #ty_ident<#fn_ptr> = {
+    let (value_items, value_impls) = FnValue {
+        vis,
+        ident,
+        ty_ident: &ty_ident,
+        doc_attrs,
+        body_fn: quote! {
             #(#fn_attrs)*
             async fn #body(#(#(#kept)* #muts #idents: #tys),*) #output #block
-            #ty_ident { __mcp_resolve_f: |#(#idents),*| #boxed }
-        };
-
-        #[doc(hidden)]
-        #[allow(non_camel_case_types)]
-        #[derive(::core::clone::Clone, ::core::marker::Copy)]
-        #vis struct #ty_ident<F> {
-            __mcp_resolve_f: F,
-        }
+        },
+        fn_ptr: &fn_ptr,
+        closure: quote! { |#(#idents),*| #boxed },
+        debug_name: wire_name,
+    }
+    .expand();
+    quote! {
+        #value_items
 
         #[doc(hidden)]
         #[allow(non_snake_case, non_upper_case_globals, unused_qualifications, clippy::all)]
@@ -270,18 +269,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
             #(#resolver_checks)*
             #(#confirm_defs)*
 
-            impl<F> ::core::ops::Deref for #ty_ident<F> {
-                type Target = F;
-                fn deref(&self) -> &F {
-                    &self.__mcp_resolve_f
-                }
-            }
-
-            impl<F> ::core::fmt::Debug for #ty_ident<F> {
-                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    f.write_str(#wire_name)
-                }
-            }
+            #value_impls
 
             #[automatically_derived]
             impl #krate::__private::Tool for #ty_ident<#fn_ptr> {
