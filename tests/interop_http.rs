@@ -36,7 +36,7 @@ use std::time::{Duration, Instant};
 
 mod support;
 
-use support::{MANIFEST_DIR, node, notes_bin, python, target_dir};
+use support::{DriverRun, MANIFEST_DIR, node, notes_bin, python, target_dir};
 /// How long one driver process may run before it is killed.
 const DRIVER_DEADLINE: Duration = Duration::from_secs(60);
 /// The driver's own `--timeout`, below the deadline so it reports a timeout as JSON first.
@@ -211,6 +211,21 @@ struct Run {
     elapsed: Duration,
 }
 
+impl DriverRun for Run {
+    fn fail(&self, what: impl std::fmt::Display) -> ! {
+        Run::fail(self, what)
+    }
+    fn events(&self) -> &[Value] {
+        &self.events
+    }
+    fn timed_out(&self) -> bool {
+        self.timed_out
+    }
+    fn status(&self) -> Option<ExitStatus> {
+        self.status
+    }
+}
+
 impl Run {
     #[track_caller]
     fn fail(&self, what: impl std::fmt::Display) -> ! {
@@ -232,36 +247,11 @@ impl Run {
         )
     }
 
-    #[track_caller]
-    fn check(&self, ok: bool, what: impl std::fmt::Display) {
-        if !ok {
-            self.fail(what)
-        }
-    }
-
-    #[track_caller]
-    fn check_eq(&self, got: &Value, want: &Value, what: &str) {
-        if got != want {
-            self.fail(format_args!("{what}: expected {want}, got {got}"))
-        }
-    }
-
     /// The run ended normally (exit 0, last event `done`, no `exception`) and the server was
     /// still serving when the driver finished.
     #[track_caller]
     fn assert_clean(&self) {
-        if let Some(exc) = self.events.iter().find(|e| e["event"] == "exception") {
-            self.fail(format_args!("the driver reported an exception: {exc}"));
-        }
-        self.check(!self.timed_out, "the driver did not finish in time");
-        self.check(
-            self.status.is_some_and(|s| s.success()),
-            "the driver exited unsuccessfully",
-        );
-        self.check(
-            self.events.last().is_some_and(|e| e["event"] == "done"),
-            "the last event is not `done`",
-        );
+        self.assert_driver_clean();
         self.check(self.server_exit.is_none(), "the server exited during the run");
     }
 

@@ -137,3 +137,47 @@ pub(crate) fn nginx() -> &'static Path {
         Err(e) => panic!("{e}"),
     }
 }
+
+/// One run of a client driver (`tests/interop/*_client.*`): its JSON-lines events and what is
+/// needed to explain a failure. The assertions every interop test makes live here.
+pub(crate) trait DriverRun {
+    /// Panics with `what` and everything that explains it (outputs, logs).
+    fn fail(&self, what: impl std::fmt::Display) -> !;
+    /// The driver's events, in order.
+    fn events(&self) -> &[Value];
+    /// Whether the driver was killed at the deadline.
+    fn timed_out(&self) -> bool;
+    /// The driver's exit status.
+    fn status(&self) -> Option<std::process::ExitStatus>;
+
+    #[track_caller]
+    fn check(&self, ok: bool, what: impl std::fmt::Display) {
+        if !ok {
+            self.fail(what)
+        }
+    }
+
+    #[track_caller]
+    fn check_eq(&self, got: &Value, want: &Value, what: &str) {
+        if got != want {
+            self.fail(format_args!("{what}: expected {want}, got {got}"))
+        }
+    }
+
+    /// The driver ended normally: exit status 0 and a final `done` event, no `exception`.
+    #[track_caller]
+    fn assert_driver_clean(&self) {
+        if let Some(exc) = self.events().iter().find(|e| e["event"] == "exception") {
+            self.fail(format_args!("the driver reported an exception: {exc}"));
+        }
+        self.check(!self.timed_out(), "the driver did not finish in time");
+        self.check(
+            self.status().is_some_and(|s| s.success()),
+            "the driver exited unsuccessfully",
+        );
+        self.check(
+            self.events().last().is_some_and(|e| e["event"] == "done"),
+            "the last event is not `done`",
+        );
+    }
+}
