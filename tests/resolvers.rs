@@ -668,3 +668,41 @@ async fn a_call_cancelled_while_its_question_is_open_ends_quietly() {
         "no response for the cancelled call: {frames:?}"
     );
 }
+
+/// A client that sends many calls before answering any question: the calls beyond the server's
+/// slots wait, yet the answers behind them are still read, so nothing stalls. (The reader used
+/// to stop reading when its queue was full, leaving every running call waiting for an answer it
+/// would never read.)
+#[tokio::test]
+async fn many_pipelined_calls_with_questions_do_not_stall() {
+    let mut c = TestClient::handshake(
+        server().max_in_flight(2),
+        ProtocolVersion::V2025_11_25,
+        json!({"elicitation": {"form": {}}}),
+    )
+    .await;
+    let mut ids = Vec::new();
+    for _ in 0..40 {
+        ids.push(
+            c.start("tools/call", json!({"name": "unwrapped", "arguments": {}}))
+                .await,
+        );
+    }
+    let mut done = std::collections::HashMap::new();
+    let finished = tokio::time::timeout(Duration::from_secs(20), async {
+        while done.len() < ids.len() {
+            let frame = c.recv().await;
+            if frame["method"] == "elicitation/create" {
+                c.send(&json!({"jsonrpc": "2.0", "id": frame["id"], "result": accept(json!({"name": "Ada"}))}))
+                    .await;
+            } else {
+                done.insert(frame["id"].as_i64().unwrap(), frame);
+            }
+        }
+    })
+    .await;
+    assert!(finished.is_ok(), "stalled after {} of {} calls", done.len(), ids.len());
+    for id in ids {
+        assert_eq!(text(&done[&id]), "hello Ada", "{}", done[&id]);
+    }
+}

@@ -45,6 +45,9 @@ pub(crate) struct Peer {
     outbound: Outbound,
     waiters: Waiters,
     next_id: Arc<AtomicI64>,
+    /// Woken each time a question goes out, so a transport that stopped reading can start again:
+    /// the answer must get through.
+    asked: Arc<tokio::sync::Notify>,
 }
 
 /// Why a request to the client got no result.
@@ -80,6 +83,7 @@ impl Peer {
             outbound,
             waiters: Arc::new(Mutex::new(Some(HashMap::new()))),
             next_id: Arc::new(AtomicI64::new(1)),
+            asked: Arc::default(),
         }
     }
 
@@ -91,6 +95,7 @@ impl Peer {
             outbound,
             waiters: other.waiters.clone(),
             next_id: other.next_id.clone(),
+            asked: other.asked.clone(),
         }
     }
 
@@ -111,6 +116,7 @@ impl Peer {
             waiters: &self.waiters,
             id: id.clone(),
         };
+        self.asked.notify_one();
         let frame = crate::protocol::jsonrpc::encode_request(&id, method, &params);
         if !self.outbound.send(frame).await {
             return Err(PeerError::Closed);
@@ -121,6 +127,19 @@ impl Peer {
             Ok(Err(_)) => Err(PeerError::Closed),
             Err(_) => Err(PeerError::Timeout),
         }
+    }
+
+    /// Whether a request to the client is waiting for its answer.
+    pub(crate) fn awaiting_client(&self) -> bool {
+        self.waiters
+            .lock()
+            .is_ok_and(|w| w.as_ref().is_some_and(|m| !m.is_empty()))
+    }
+
+    /// Resolves once a question went out since the last call (or at once if one went out before
+    /// and nobody was waiting).
+    pub(crate) async fn asked(&self) {
+        self.asked.notified().await;
     }
 
     /// Hands a response to its waiter; `false` when no request of ours has that id.

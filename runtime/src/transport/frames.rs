@@ -10,9 +10,15 @@ pub(crate) enum Frame {
     Eof,
 }
 
+/// Reads frames; [`FrameReader::next`] is cancel-safe (a partly read line is kept for the next
+/// call), so the connection loop may race it against other events.
 pub(crate) struct FrameReader<R> {
     inner: BufReader<R>,
     max: usize,
+    /// The line read so far.
+    line: Vec<u8>,
+    /// The length of an oversized line being skipped.
+    skipped: Option<usize>,
 }
 
 impl<R: AsyncRead + Unpin> FrameReader<R> {
@@ -20,22 +26,23 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
         Self {
             inner: BufReader::with_capacity(64 * 1024, reader),
             max,
+            line: Vec::new(),
+            skipped: None,
         }
     }
 
     /// The next non-blank line (without its `\n` / `\r\n`).
     pub(crate) async fn next(&mut self) -> std::io::Result<Frame> {
         loop {
-            let mut line = Vec::new();
-            let mut skipped: Option<usize> = None;
             loop {
+                // Only `fill_buf` awaits, and it is cancel-safe; what was consumed is in `self`.
                 let buf = self.inner.fill_buf().await?;
                 if buf.is_empty() {
                     // End of input: a last line without a newline still counts.
-                    if let Some(n) = skipped {
+                    if let Some(n) = self.skipped.take() {
                         return Ok(Frame::TooLarge(n));
                     }
-                    if line.is_empty() {
+                    if self.line.is_empty() {
                         return Ok(Frame::Eof);
                     }
                     break;
@@ -44,13 +51,13 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                     Some(i) => (&buf[..i], Some(i + 1)),
                     None => (buf, None),
                 };
-                match skipped.as_mut() {
+                match self.skipped.as_mut() {
                     Some(n) => *n += chunk.len(),
-                    None if line.len() + chunk.len() > self.max => {
-                        skipped = Some(line.len() + chunk.len());
-                        line = Vec::new();
+                    None if self.line.len() + chunk.len() > self.max => {
+                        self.skipped = Some(self.line.len() + chunk.len());
+                        self.line = Vec::new();
                     }
-                    None => line.extend_from_slice(chunk),
+                    None => self.line.extend_from_slice(chunk),
                 }
                 let consumed = done.unwrap_or(buf.len());
                 self.inner.consume(consumed);
@@ -58,9 +65,10 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                     break;
                 }
             }
-            if let Some(n) = skipped {
+            if let Some(n) = self.skipped.take() {
                 return Ok(Frame::TooLarge(n));
             }
+            let mut line = std::mem::take(&mut self.line);
             if line.last() == Some(&b'\r') {
                 line.pop();
             }
@@ -107,5 +115,18 @@ mod tests {
         input.extend_from_slice(b"\nok\n");
         let frames = all(&input, 10).await;
         assert_eq!(frames, vec![Frame::TooLarge(100), Frame::Line(b"ok".to_vec())]);
+    }
+
+    #[tokio::test]
+    async fn a_cancelled_read_keeps_the_partial_line() {
+        use tokio::io::AsyncWriteExt;
+        let (mut w, r) = tokio::io::duplex(64);
+        let mut reader = FrameReader::new(r, 100);
+        w.write_all(b"{\"a\":").await.unwrap();
+        // The read is cancelled mid-line, as the connection loop's select may do.
+        let cancelled = tokio::time::timeout(std::time::Duration::from_millis(20), reader.next()).await;
+        assert!(cancelled.is_err());
+        w.write_all(b"1}\n").await.unwrap();
+        assert_eq!(reader.next().await.unwrap(), Frame::Line(b"{\"a\":1}".to_vec()));
     }
 }

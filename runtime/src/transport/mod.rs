@@ -11,12 +11,12 @@ pub(crate) mod stdio;
 use crate::context::{Outbound, Peer, Principal};
 use crate::protocol::jsonrpc::{self, Inbound, encode_response};
 use crate::protocol::{ErrorObject, RequestId};
-use crate::server::{Server, Session, Step};
+use crate::server::{PendingCall, Server, Session, Step};
 use frames::{Frame, FrameReader};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
-use tokio::sync::{Semaphore, mpsc};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
@@ -36,18 +36,68 @@ where
     let mut frames = FrameReader::new(reader, server.config.max_frame_bytes);
     let mut session = Session::new();
     let in_flight: InFlight = Arc::default();
-    // Calls run up to `max_in_flight` at once; up to as many again wait their turn, admitted by
-    // the reader, which keeps reading meanwhile (answers to back-channel questions must get
-    // through). With both full, the reader stops reading: that is the backpressure.
+    // Calls run up to `max_in_flight` at once; up to as many again are admitted and wait for a
+    // slot. Beyond that, requests queue here in arrival order and the reader stops reading: that
+    // is the backpressure. It keeps reading, though, while a running call waits for an answer from
+    // the client (handshake era), or the answer would never get through: the queue then grows up
+    // to `max_queued_bytes`, and requests beyond it are refused with a "busy" error.
     let permits = Arc::new(Semaphore::new(server.config.max_in_flight));
     let admission = Arc::new(Semaphore::new(server.config.max_in_flight * 2));
+    let max_queued_bytes = server.config.max_frame_bytes.saturating_mul(8);
+    let mut queue = Queue::default();
     let mut tasks = JoinSet::new();
-    let principal: Option<Principal> = None;
+    let starter = Starter {
+        server: server.clone(),
+        outbound: outbound.clone(),
+        in_flight: in_flight.clone(),
+        permits,
+        peer: peer.clone(),
+        principal: None,
+    };
 
     let result = loop {
         // Reap finished calls so the set does not grow with the connection's lifetime.
         while tasks.try_join_next().is_some() {}
-        let frame = match frames.next().await {
+        // Start what waits, in arrival order, while there is room.
+        while !queue.is_empty() {
+            let Ok(slot) = admission.clone().try_acquire_owned() else {
+                break;
+            };
+            if let Some(q) = queue.pop() {
+                starter.start(&mut tasks, q, slot);
+            }
+        }
+        let frame = if queue.is_empty() {
+            frames.next().await
+        } else if !peer.awaiting_client() {
+            // Backpressure: read nothing until a slot frees, unless a question goes out.
+            tokio::select! {
+                slot = admission.clone().acquire_owned() => {
+                    match (slot, queue.pop()) {
+                        (Ok(slot), Some(q)) => starter.start(&mut tasks, q, slot),
+                        (Err(_), _) => break Ok(()),
+                        (Ok(_), None) => {}
+                    }
+                    continue;
+                }
+                () = peer.asked() => continue,
+            }
+        } else {
+            // The client owes an answer: keep reading (`next` is cancel-safe) and start queued
+            // calls as slots free.
+            tokio::select! {
+                slot = admission.clone().acquire_owned() => {
+                    match (slot, queue.pop()) {
+                        (Ok(slot), Some(q)) => starter.start(&mut tasks, q, slot),
+                        (Err(_), _) => break Ok(()),
+                        (Ok(_), None) => {}
+                    }
+                    continue;
+                }
+                frame = frames.next() => frame,
+            }
+        };
+        let frame = match frame {
             Ok(f) => f,
             Err(e) => break Err(e),
         };
@@ -118,46 +168,43 @@ where
                         outbound.send(encode_response(Some(&id), Err(&e))).await;
                         continue;
                     }
-                    let Ok(admitted) = admission.clone().acquire_owned().await else {
-                        break Ok(());
+                    let queued = Queued {
+                        id,
+                        call,
+                        token,
+                        bytes: bytes.len(),
                     };
-                    let server = server.clone();
-                    let out = outbound.clone();
-                    let in_flight = in_flight.clone();
-                    let principal = principal.clone();
-                    let permits = permits.clone();
-                    let peer = peer.clone();
-                    tasks.spawn(async move {
-                        let run = async {
-                            let _running = permits.acquire_owned().await.ok()?;
-                            Some(
-                                call.run(&server, id.clone(), out.clone(), Some(peer), token.clone(), principal)
-                                    .await,
-                            )
-                        };
-                        // Cancellation wins over a result that became ready at the same time.
-                        let outcome = tokio::select! {
-                            biased;
-                            () = token.cancelled() => None,
-                            v = run => v,
-                        };
+                    if queue.is_empty()
+                        && let Ok(slot) = admission.clone().try_acquire_owned()
+                    {
+                        starter.start(&mut tasks, queued, slot);
+                    } else if queue.bytes + queued.bytes > max_queued_bytes {
+                        tracing::warn!(id = %queued.id, queued = queue.len(), "request refused: too many waiting");
                         if let Ok(mut m) = in_flight.lock() {
-                            m.remove(&id);
+                            m.remove(&queued.id);
                         }
-                        // A cancelled request gets no response.
-                        if let Some(outcome) = outcome {
-                            out.send(encode_response(Some(&id), outcome.as_ref())).await;
-                        }
-                        drop(admitted);
-                    });
+                        let e = ErrorObject::internal(
+                            "Server busy: too many requests are waiting while the client owes answers; retry later",
+                        );
+                        outbound.send(encode_response(Some(&queued.id), Err(&e))).await;
+                    } else {
+                        queue.push(queued);
+                    }
                 }
             },
         }
     };
-    // End of input: questions waiting for the client can no longer be answered; the rest of
-    // what is in flight finishes, then the writer closes.
+    // End of input: questions waiting for the client can no longer be answered; what is queued
+    // and in flight finishes, then the writer closes.
     peer.close();
+    while let Some(q) = queue.pop() {
+        let Ok(slot) = admission.clone().acquire_owned().await else {
+            break;
+        };
+        starter.start(&mut tasks, q, slot);
+    }
     while tasks.join_next().await.is_some() {}
+    drop(starter);
     drop(peer);
     drop(outbound);
     match writer_task.await {
@@ -165,6 +212,86 @@ where
         Ok(Err(e)) => tracing::debug!(error = %e, "writer closed"),
     }
     result
+}
+
+/// A tool call read but not started yet.
+struct Queued {
+    id: RequestId,
+    call: PendingCall,
+    token: CancellationToken,
+    /// The size of its frame, which bounds the queue.
+    bytes: usize,
+}
+
+#[derive(Default)]
+struct Queue {
+    calls: VecDeque<Queued>,
+    bytes: usize,
+}
+
+impl Queue {
+    fn is_empty(&self) -> bool {
+        self.calls.is_empty()
+    }
+    fn len(&self) -> usize {
+        self.calls.len()
+    }
+    fn push(&mut self, q: Queued) {
+        self.bytes += q.bytes;
+        self.calls.push_back(q);
+    }
+    fn pop(&mut self) -> Option<Queued> {
+        let q = self.calls.pop_front()?;
+        self.bytes -= q.bytes;
+        Some(q)
+    }
+}
+
+/// What every call of one connection shares.
+struct Starter {
+    server: Arc<Server>,
+    outbound: Outbound,
+    in_flight: InFlight,
+    permits: Arc<Semaphore>,
+    peer: Peer,
+    principal: Option<Principal>,
+}
+
+impl Starter {
+    /// Spawns an admitted call: it waits for a running slot, then runs until it finishes or is
+    /// cancelled, and answers unless cancelled.
+    fn start(&self, tasks: &mut JoinSet<()>, q: Queued, admitted: OwnedSemaphorePermit) {
+        let Queued { id, call, token, .. } = q;
+        let server = self.server.clone();
+        let out = self.outbound.clone();
+        let in_flight = self.in_flight.clone();
+        let principal = self.principal.clone();
+        let permits = self.permits.clone();
+        let peer = self.peer.clone();
+        tasks.spawn(async move {
+            let run = async {
+                let _running = permits.acquire_owned().await.ok()?;
+                Some(
+                    call.run(&server, id.clone(), out.clone(), Some(peer), token.clone(), principal)
+                        .await,
+                )
+            };
+            // Cancellation wins over a result that became ready at the same time.
+            let outcome = tokio::select! {
+                biased;
+                () = token.cancelled() => None,
+                v = run => v,
+            };
+            if let Ok(mut m) = in_flight.lock() {
+                m.remove(&id);
+            }
+            // A cancelled request gets no response.
+            if let Some(outcome) = outcome {
+                out.send(encode_response(Some(&id), outcome.as_ref())).await;
+            }
+            drop(admitted);
+        });
+    }
 }
 
 async fn write_frames<W: AsyncWrite + Unpin>(writer: W, mut rx: mpsc::Receiver<Vec<u8>>) -> std::io::Result<()> {

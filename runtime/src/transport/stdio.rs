@@ -1,7 +1,12 @@
 //! The stdio transport: stdin in, stdout out, logs on stderr.
 
 use crate::server::Server;
+use std::pin::Pin;
 use std::sync::Arc;
+use tokio::io::{AsyncRead, AsyncWrite};
+
+type Input = Pin<Box<dyn AsyncRead + Send>>;
+type Output = Pin<Box<dyn AsyncWrite + Send>>;
 
 impl Server {
     /// Serves this server on the process's stdin and stdout until stdin closes; calls still in
@@ -11,6 +16,10 @@ impl Server {
     /// envelope makes the connection stateless; `initialize` (or anything else) makes it a
     /// handshake-era connection.
     ///
+    /// When stdin or stdout is a pipe (as when a client launches the server), it is read or
+    /// written directly by the runtime's event loop, in non-blocking mode; anything else (a
+    /// terminal, a file) goes through tokio's blocking stdio.
+    ///
     /// ```no_run
     /// # async fn run() -> std::io::Result<()> {
     /// mcp_resolve_runtime::Server::new("notes").serve_stdio().await
@@ -18,6 +27,35 @@ impl Server {
     /// ```
     pub async fn serve_stdio(self) -> std::io::Result<()> {
         let server = Arc::new(self);
-        super::serve_connection(server, tokio::io::stdin(), tokio::io::stdout()).await
+        let (input, output) = stdio();
+        super::serve_connection(server, input, output).await
     }
+}
+
+#[cfg(unix)]
+fn stdio() -> (Input, Output) {
+    use std::os::fd::AsFd;
+    use std::os::unix::fs::FileTypeExt;
+    use tokio::net::unix::pipe;
+
+    // A duplicate of the descriptor, if it is a pipe: only pipes are switched to non-blocking
+    // mode (the flag is shared with descriptor 0 or 1 themselves, which nothing else here uses).
+    fn fifo(fd: std::os::fd::BorrowedFd<'_>) -> Option<std::fs::File> {
+        let file = std::fs::File::from(fd.try_clone_to_owned().ok()?);
+        file.metadata().ok()?.file_type().is_fifo().then_some(file)
+    }
+    let input: Input = match fifo(std::io::stdin().as_fd()).map(pipe::Receiver::from_file) {
+        Some(Ok(r)) => Box::pin(r),
+        _ => Box::pin(tokio::io::stdin()),
+    };
+    let output: Output = match fifo(std::io::stdout().as_fd()).map(pipe::Sender::from_file) {
+        Some(Ok(w)) => Box::pin(w),
+        _ => Box::pin(tokio::io::stdout()),
+    };
+    (input, output)
+}
+
+#[cfg(not(unix))]
+fn stdio() -> (Input, Output) {
+    (Box::pin(tokio::io::stdin()), Box::pin(tokio::io::stdout()))
 }
