@@ -187,7 +187,7 @@ struct ContextInner {
     request_id: Option<RequestId>,
     version: ProtocolVersion,
     capabilities: ClientCapabilities,
-    client_info: Option<Implementation>,
+    client_info: Option<Arc<Implementation>>,
     principal: Option<Principal>,
     progress_token: Option<Value>,
     outbound: Option<Outbound>,
@@ -198,7 +198,7 @@ pub(crate) struct ContextParts {
     pub(crate) request_id: RequestId,
     pub(crate) version: ProtocolVersion,
     pub(crate) capabilities: ClientCapabilities,
-    pub(crate) client_info: Option<Implementation>,
+    pub(crate) client_info: Option<Arc<Implementation>>,
     pub(crate) principal: Option<Principal>,
     pub(crate) progress_token: Option<Value>,
     pub(crate) outbound: Outbound,
@@ -257,7 +257,7 @@ impl Context {
     }
     /// The client's name and version, when it sent them.
     pub fn client_info(&self) -> Option<&Implementation> {
-        self.inner.client_info.as_ref()
+        self.inner.client_info.as_deref()
     }
     /// The authenticated caller, when the transport has one (never on stdio).
     pub fn principal(&self) -> Option<&Principal> {

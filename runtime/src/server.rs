@@ -220,7 +220,7 @@ enum EraState {
 struct Handshake {
     version: ProtocolVersion,
     capabilities: ClientCapabilities,
-    client_info: Option<Implementation>,
+    client_info: Option<Arc<Implementation>>,
 }
 
 /// What to do with one request.
@@ -239,7 +239,7 @@ pub(crate) struct PendingCall {
     pub(crate) arguments: Map<String, Value>,
     pub(crate) version: ProtocolVersion,
     pub(crate) capabilities: ClientCapabilities,
-    pub(crate) client_info: Option<Implementation>,
+    pub(crate) client_info: Option<Arc<Implementation>>,
     pub(crate) progress_token: Option<Value>,
     /// 2026-07-28 retries: the answers and the sealed state.
     pub(crate) input_responses: Map<String, Value>,
@@ -460,7 +460,7 @@ impl Server {
         params: Option<Map<String, Value>>,
         version: ProtocolVersion,
         capabilities: ClientCapabilities,
-        client_info: Option<Implementation>,
+        client_info: Option<Arc<Implementation>>,
         progress_token: Option<Value>,
     ) -> Step {
         let mut params = params.unwrap_or_default();
@@ -550,7 +550,7 @@ impl Session {
         }
     }
 
-    fn stateless(server: &Server, method: &str, params: Option<Map<String, Value>>) -> Step {
+    fn stateless(server: &Server, method: &str, mut params: Option<Map<String, Value>>) -> Step {
         if method == "initialize" {
             let requested = params
                 .as_ref()
@@ -571,7 +571,7 @@ impl Session {
             capabilities,
             client_info,
             progress_token,
-        } = match envelope::validate(params.as_ref()) {
+        } = match envelope::take(params.as_mut()) {
             Ok(e) => e,
             Err(e) => return Step::Reply(Err(e)),
         };
@@ -608,7 +608,10 @@ impl Session {
                     .unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
                 let capabilities =
                     ClientCapabilities::from_value(p.get("capabilities").cloned().unwrap_or(Value::Null));
-                let client_info = p.get("clientInfo").and_then(|v| serde_json::from_value(v.clone()).ok());
+                let client_info = p
+                    .get("clientInfo")
+                    .and_then(|v| serde_json::from_value(v.clone()).ok())
+                    .map(Arc::new);
                 *hs = Some(Handshake {
                     version,
                     capabilities,

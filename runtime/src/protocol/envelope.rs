@@ -54,14 +54,15 @@ impl Implementation {
 /// ```
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ClientCapabilities {
-    raw: Map<String, Value>,
+    // Shared: every call of a connection carries the capabilities its handshake declared.
+    raw: std::sync::Arc<Map<String, Value>>,
 }
 
 impl ClientCapabilities {
     /// Wraps the capabilities object as sent; anything but an object counts as no capability.
     pub fn from_value(v: Value) -> Self {
         match v {
-            Value::Object(raw) => Self { raw },
+            Value::Object(raw) => Self { raw: raw.into() },
             _ => Self::default(),
         }
     }
@@ -96,7 +97,7 @@ impl ClientCapabilities {
 pub(crate) struct Envelope {
     pub(crate) version: ProtocolVersion,
     pub(crate) capabilities: ClientCapabilities,
-    pub(crate) client_info: Option<Implementation>,
+    pub(crate) client_info: Option<std::sync::Arc<Implementation>>,
     pub(crate) progress_token: Option<Value>,
 }
 
@@ -128,41 +129,54 @@ pub(crate) fn meta_version(params: Option<&Map<String, Value>>) -> Option<&str> 
         .and_then(Value::as_str)
 }
 
-/// Validates the envelope in the peers' order: required keys (-32602), then the version (-32022).
-pub(crate) fn validate(params: Option<&Map<String, Value>>) -> Result<Envelope, ErrorObject> {
+/// Validates the envelope in the peers' order: required keys (-32602), then the version (-32022),
+/// then the capabilities' shape; returns the version.
+pub(crate) fn validate(params: Option<&Map<String, Value>>) -> Result<ProtocolVersion, ErrorObject> {
     let meta = params.and_then(|p| p.get(META)).and_then(Value::as_object);
-    let missing: Vec<&str> = [KEY_PROTOCOL_VERSION, KEY_CLIENT_CAPABILITIES]
-        .into_iter()
-        .filter(|k| !meta.is_some_and(|m| m.contains_key(*k)))
-        .collect();
-    let Some(meta) = meta.filter(|_| missing.is_empty()) else {
+    let Some(meta) = meta.filter(|m| m.contains_key(KEY_PROTOCOL_VERSION) && m.contains_key(KEY_CLIENT_CAPABILITIES))
+    else {
+        let missing: Vec<&str> = [KEY_PROTOCOL_VERSION, KEY_CLIENT_CAPABILITIES]
+            .into_iter()
+            .filter(|k| !meta.is_some_and(|m| m.contains_key(*k)))
+            .collect();
         return Err(ErrorObject::invalid_params(format!(
             "params._meta is missing the required envelope key(s): {}",
             missing.join(", ")
         )));
     };
-    let requested = meta.get(KEY_PROTOCOL_VERSION).cloned().unwrap_or(Value::Null);
+    let requested = meta.get(KEY_PROTOCOL_VERSION);
     let version = requested
-        .as_str()
+        .and_then(Value::as_str)
         .and_then(ProtocolVersion::parse)
         .filter(|v| v.era() == Era::Stateless)
-        .ok_or_else(|| unsupported_version(requested.clone()))?;
-    let capabilities = match meta.get(KEY_CLIENT_CAPABILITIES) {
-        Some(Value::Object(c)) => ClientCapabilities { raw: c.clone() },
-        _ => {
-            return Err(ErrorObject::invalid_params(format!(
-                "params._meta[\"{KEY_CLIENT_CAPABILITIES}\"] must be an object"
-            )));
-        }
+        .ok_or_else(|| unsupported_version(requested.cloned().unwrap_or(Value::Null)))?;
+    if !meta.get(KEY_CLIENT_CAPABILITIES).is_some_and(Value::is_object) {
+        return Err(ErrorObject::invalid_params(format!(
+            "params._meta[\"{KEY_CLIENT_CAPABILITIES}\"] must be an object"
+        )));
+    }
+    Ok(version)
+}
+
+/// Validates the envelope (as [`validate`]) and moves what it says out of the params, which lose
+/// their `_meta`.
+pub(crate) fn take(mut params: Option<&mut Map<String, Value>>) -> Result<Envelope, ErrorObject> {
+    let version = validate(params.as_deref())?;
+    let progress_token = progress_token(params.as_deref());
+    let mut meta = match params.as_mut().and_then(|p| p.remove(META)) {
+        Some(Value::Object(m)) => m,
+        _ => Map::new(),
     };
+    let capabilities = ClientCapabilities::from_value(meta.remove(KEY_CLIENT_CAPABILITIES).unwrap_or_default());
     let client_info = meta
-        .get(KEY_CLIENT_INFO)
-        .and_then(|v| serde_json::from_value(v.clone()).ok());
+        .remove(KEY_CLIENT_INFO)
+        .and_then(|v| serde_json::from_value(v).ok())
+        .map(std::sync::Arc::new);
     Ok(Envelope {
         version,
         capabilities,
         client_info,
-        progress_token: progress_token(params),
+        progress_token,
     })
 }
 
@@ -217,7 +231,9 @@ mod tests {
         let p = params(
             json!({"_meta": {KEY_PROTOCOL_VERSION: "2026-07-28", KEY_CLIENT_CAPABILITIES: {"elicitation": {"url": {}}}, "progressToken": 5}}),
         );
-        let env = validate(Some(&p)).unwrap();
+        let mut p = p;
+        let env = take(Some(&mut p)).unwrap();
+        assert!(!p.contains_key(META), "the envelope is moved out of the params");
         assert!(env.client_info.is_none());
         assert!(env.capabilities.elicitation_url());
         assert!(!env.capabilities.elicitation_form());
