@@ -231,3 +231,84 @@ impl<T: Copy> ChoiceIsCopy for T {}
 
 /// Checks [`ChoiceIsCopy`].
 pub const fn assert_choice_is_copy<T: ChoiceIsCopy>() {}
+
+// ---------------------------------------------------------------- benchmarks
+
+// For `benches/micro.rs` (and tests), not API: thin doors onto crate-private machinery, so a
+// benchmark measures the real code paths without a transport. Keep them this small.
+
+/// For benchmarks and tests, not API: seals and unseals `requestState` as the server does for a
+/// `tools/call` of `tool` with `arguments`, for `audience`, without a principal.
+#[derive(Debug, Clone)]
+pub struct StateSealer(crate::state::Sealer);
+
+impl StateSealer {
+    /// A sealer with these keys and token lifetime.
+    pub fn new(keys: crate::StateKeys, ttl: std::time::Duration) -> Self {
+        Self(crate::state::Sealer { keys, ttl })
+    }
+
+    fn binding<'a>(
+        tool: &'a str,
+        arguments: &'a JsonMap<String, JsonValue>,
+        audience: &'a str,
+    ) -> crate::state::Binding<'a> {
+        crate::state::Binding {
+            method: "tools/call",
+            target: tool,
+            arguments,
+            audience,
+            principal: None,
+        }
+    }
+
+    /// The sealed token (`v1.…`).
+    pub fn seal(
+        &self,
+        state: &JsonValue,
+        tool: &str,
+        arguments: &JsonMap<String, JsonValue>,
+        audience: &str,
+    ) -> String {
+        self.0.seal(state, &Self::binding(tool, arguments, audience))
+    }
+
+    /// The state inside `token`, or `None` when it is refused (the reason is not told).
+    pub fn unseal(
+        &self,
+        token: &str,
+        tool: &str,
+        arguments: &JsonMap<String, JsonValue>,
+        audience: &str,
+    ) -> Option<JsonValue> {
+        self.0.unseal(token, &Self::binding(tool, arguments, audience)).ok()
+    }
+}
+
+/// For benchmarks and tests, not API: serves one JSON-RPC frame as a transport would, minus the
+/// I/O: parse, dispatch (resolvers, tool body, sealing), serialize the response (newline
+/// included). Each frame gets a fresh session and no back-channel, as on Streamable HTTP, so this
+/// serves the 2026-07-28 era; a handshake-era `tools/call` gets "not initialized". Progress
+/// notifications are dropped. `None` for frames that get no response (notifications, responses).
+pub async fn handle_frame(server: &crate::Server, bytes: &[u8]) -> Option<Vec<u8>> {
+    use crate::protocol::jsonrpc::{Inbound, classify, encode_response};
+    use crate::server::{Session, Step as Dispatch};
+    match classify(bytes) {
+        Inbound::Invalid { id, error } => Some(encode_response(id.as_ref(), Err(&error))),
+        Inbound::Notification { .. } | Inbound::Response { .. } => None,
+        Inbound::Request { id, method, params } => {
+            let outcome = match Session::new().on_request(server, &method, params) {
+                Dispatch::Reply(outcome) => outcome,
+                Dispatch::Call(call) => {
+                    // The receiver is dropped at once, as HTTP does for a call without a
+                    // progress token: sends fail instead of waiting.
+                    let (tx, _) = tokio::sync::mpsc::channel(1);
+                    let outbound = crate::context::Outbound { tx };
+                    let cancel = tokio_util::sync::CancellationToken::new();
+                    call.run(server, id.clone(), outbound, None, cancel, None).await
+                }
+            };
+            Some(encode_response(Some(&id), outcome.as_ref()))
+        }
+    }
+}
