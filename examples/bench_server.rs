@@ -1,0 +1,86 @@
+//! The server the load benchmark drives (see `docs/PERFORMANCE.md`): the same three tools the
+//! rmcp and Python SDK peers under `benches/peers/` serve, so the figures compare like with like.
+//!
+//! ```text
+//! cargo run --release --example bench_server                          # stdio
+//! cargo run --release --example bench_server -- --http 127.0.0.1:8000 # Streamable HTTP on /mcp
+//! ```
+//!
+//! - `echo {text}` answers `text`: the cost of the framework around a call;
+//! - `add {a, b}` answers the sum as structured content;
+//! - `ask_name {}` always asks a one-field form and answers `hello {name}`: one elicitation
+//!   round, as an `InputRequiredResult` and a retry on 2026-07-28, as an `elicitation/create`
+//!   request on 2025-06-18 / 2025-11-25.
+//!
+//! Logs go to stderr at `warn` unless `RUST_LOG` says otherwise.
+
+use mcp_resolve::prelude::*;
+
+/// The one-field form `ask_name` asks.
+#[derive(Clone, Debug, FormSchema)]
+pub(crate) struct UserInfo {
+    name: String,
+}
+
+/// Always asks: the benchmark measures the question round, not a shortcut.
+#[resolver]
+async fn who() -> Resolution<UserInfo> {
+    Elicit::form("What is your name?").into()
+}
+
+/// Echo the text back.
+#[tool(read_only = true, idempotent = true)]
+pub(crate) async fn echo(
+    /// The text to send back.
+    text: String,
+) -> String {
+    text
+}
+
+/// Add two integers.
+#[tool(read_only = true, idempotent = true)]
+pub(crate) async fn add(a: i64, b: i64) -> Json<i64> {
+    Json(a.saturating_add(b))
+}
+
+/// Ask the user's name, then greet them.
+#[tool]
+pub(crate) async fn ask_name(#[resolve(who)] user: ElicitationResult<UserInfo>) -> String {
+    match user {
+        ElicitationResult::Accepted(u) => format!("hello {}", u.name),
+        ElicitationResult::Declined => "declined".into(),
+        ElicitationResult::Cancelled => "cancelled".into(),
+    }
+}
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
+        .init();
+    let server = Server::new("bench")
+        .version(env!("CARGO_PKG_VERSION"))
+        .tool(echo)
+        .tool(add)
+        .tool(ask_name);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.as_slice() {
+        [] => server.serve_stdio().await,
+        [flag, addr] if flag == "--http" => {
+            let addr: std::net::SocketAddr = addr
+                .parse()
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("--http {addr}: {e}")))?;
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            eprintln!("listening on {}", listener.local_addr()?);
+            server
+                .serve_http_on(listener, mcp_resolve::HttpOptions::default())
+                .await
+        }
+        _ => Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "usage: bench_server [--http HOST:PORT]",
+        )),
+    }
+}
