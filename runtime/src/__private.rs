@@ -283,6 +283,18 @@ impl StateSealer {
     ) -> Option<JsonValue> {
         self.0.unseal(token, &Self::binding(tool, arguments, audience)).ok()
     }
+
+    /// As [`StateSealer::unseal`], but the state comes back as the JSON text it was sealed as
+    /// (authenticated, fresh, bound), without building a value from it.
+    pub fn unseal_raw(
+        &self,
+        token: &str,
+        tool: &str,
+        arguments: &JsonMap<String, JsonValue>,
+        audience: &str,
+    ) -> Option<Box<serde_json::value::RawValue>> {
+        self.0.unseal(token, &Self::binding(tool, arguments, audience)).ok()
+    }
 }
 
 /// For benchmarks and tests, not API: serves one JSON-RPC frame as a transport would, minus the

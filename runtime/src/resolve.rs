@@ -375,28 +375,24 @@ pub(crate) enum Channel {
 }
 
 /// The engine's part of a decoded `requestState`.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Deserialize)]
 pub(crate) struct StateIn {
+    #[serde(default, rename = "r")]
     pub(crate) round: u64,
+    #[serde(default)]
     pub(crate) outcomes: Map<String, Value>,
+    #[serde(default)]
     pub(crate) asked: Map<String, Value>,
 }
 
-impl StateIn {
-    pub(crate) fn decode(v: &Value) -> Self {
-        let obj = v.as_object();
-        let field = |k: &str| {
-            obj.and_then(|o| o.get(k))
-                .and_then(Value::as_object)
-                .cloned()
-                .unwrap_or_default()
-        };
-        Self {
-            round: obj.and_then(|o| o.get("r")).and_then(Value::as_u64).unwrap_or(0),
-            outcomes: field("outcomes"),
-            asked: field("asked"),
-        }
-    }
+/// The engine's part of a `requestState` to seal: the round it asks in, the answers kept, and
+/// the digest of each question asked now.
+#[derive(Debug, serde::Serialize)]
+pub(crate) struct StateOut {
+    v: u8,
+    r: u64,
+    outcomes: Map<String, Value>,
+    asked: Map<String, Value>,
 }
 
 /// What the engine decided.
@@ -406,7 +402,10 @@ pub(crate) enum Outcome {
     /// Stop with this result (a failed resolver, a declined question, too many rounds…).
     Stop(crate::CallToolResult),
     /// 2026-07-28: ask these questions; seal this state.
-    InputRequired { requests: Map<String, Value>, state: Value },
+    InputRequired {
+        requests: Map<String, Value>,
+        state: StateOut,
+    },
     /// A JSON-RPC error ends the call (missing capability, a client's error on the back-channel).
     Abort(ErrorObject),
 }
@@ -434,14 +433,29 @@ pub(crate) struct Engine<'a> {
     abort: Option<ErrorObject>,
 }
 
-fn render(version: ProtocolVersion, ask: &AskForm) -> Value {
-    let top_level_title = version.era() == crate::Era::Handshake;
-    let schema = (ask.schema)(RenderOptions { top_level_title });
-    if version <= ProtocolVersion::V2025_06_18 {
-        json!({ "message": ask.message, "requestedSchema": schema })
+/// The `elicitation/create` params of a question; `schema` is the form rendered without its
+/// top-level title, which the handshake era gets back.
+fn render(version: ProtocolVersion, ask: &AskForm, schema: Map<String, Value>) -> Value {
+    let schema = if version.era() == crate::Era::Handshake {
+        (ask.schema)(RenderOptions { top_level_title: true })
     } else {
-        json!({ "mode": "form", "message": ask.message, "requestedSchema": schema })
+        schema
+    };
+    let mut params = Map::new();
+    if version > ProtocolVersion::V2025_06_18 {
+        params.insert("mode".into(), Value::from("form"));
     }
+    params.insert("message".into(), Value::String(ask.message.clone()));
+    params.insert("requestedSchema".into(), Value::Object(schema));
+    Value::Object(params)
+}
+
+/// An entry of `inputRequests`.
+fn input_request(params: Value) -> Value {
+    let mut m = Map::new();
+    m.insert("method".into(), Value::from("elicitation/create"));
+    m.insert("params".into(), params);
+    Value::Object(m)
 }
 
 impl<'a> Engine<'a> {
@@ -498,7 +512,12 @@ impl<'a> Engine<'a> {
                     self.tool, self.max_rounds
                 )));
             }
-            let state = json!({ "v": 1, "r": round, "outcomes": self.persist, "asked": self.asked_now });
+            let state = StateOut {
+                v: 1,
+                r: round,
+                outcomes: self.persist,
+                asked: self.asked_now,
+            };
             return Outcome::InputRequired {
                 requests: self.pending,
                 state,
@@ -585,10 +604,10 @@ impl<'a> Engine<'a> {
             return Node::Pending;
         }
         let version = self.context.protocol_version();
-        let params = render(version, &ask);
-        let digest = crate::state::digest(
-            &json!({ "message": ask.message, "requestedSchema": (ask.schema)(RenderOptions::default()) }),
-        );
+        // The question is pinned by the digest of its era-neutral rendering; it is rendered for
+        // the wire only when it is actually asked.
+        let schema = (ask.schema)(RenderOptions::default());
+        let digest = crate::state::question_digest(&ask.message, &schema);
         match &mut self.channel {
             Channel::Stateless { state, responses } => {
                 let round = state.round;
@@ -624,8 +643,7 @@ impl<'a> Engine<'a> {
                         "question asked"
                     );
                     self.asked_now.insert(key.clone(), Value::String(digest));
-                    self.pending
-                        .insert(key, json!({ "method": "elicitation/create", "params": params }));
+                    self.pending.insert(key, input_request(render(version, &ask, schema)));
                     return Node::Pending;
                 };
                 match self.apply(&key, &ask, &answer, round) {
@@ -647,8 +665,7 @@ impl<'a> Engine<'a> {
                         // Malformed: it never completes the call; ask again.
                         tracing::info!(tool = self.tool, key, "malformed answer; asking again");
                         self.asked_now.insert(key.clone(), Value::String(digest));
-                        self.pending
-                            .insert(key, json!({ "method": "elicitation/create", "params": params }));
+                        self.pending.insert(key, input_request(render(version, &ask, schema)));
                         Node::Pending
                     }
                 }
@@ -664,7 +681,10 @@ impl<'a> Engine<'a> {
                 let round = self.questions;
                 tracing::info!(tool = self.tool, key, mode = "form", round, "question asked");
                 let (peer, timeout) = (peer.clone(), *timeout);
-                match peer.request("elicitation/create", params, timeout).await {
+                match peer
+                    .request("elicitation/create", render(version, &ask, schema), timeout)
+                    .await
+                {
                     Ok(answer) => match self.apply(&key, &ask, &answer, round) {
                         Some(node) => node,
                         None => Node::Failed(format!("resolver `{key}` received a malformed answer")),

@@ -281,11 +281,11 @@ impl PendingCall {
             }
         }
         let state_in = match (&self.request_state, stateless) {
-            (Some(token), true) => match server.config.sealer.unseal(
+            (Some(token), true) => match server.config.sealer.unseal::<StateIn>(
                 token,
                 &binding(&self.name, &self.arguments, audience, principal.as_ref()),
             ) {
-                Ok(inner) => StateIn::decode(&inner),
+                Ok(inner) => inner,
                 Err(reason) => {
                     tracing::warn!(tool = %self.name, %reason, "requestState rejected on tools/call");
                     return Err(invalid_state());

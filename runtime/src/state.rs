@@ -11,8 +11,12 @@ use aes_gcm::aead::{Aead, KeyInit, Payload};
 use aes_gcm::{Aes256Gcm, Key, Nonce};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use serde_json::{Map, Value, json};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -180,51 +184,76 @@ impl fmt::Display for Refusal {
 }
 
 /// Canonical JSON: object keys sorted at every level, no spaces.
-fn canonical(v: &Value, out: &mut String) {
+fn canonical(v: &Value, out: &mut Vec<u8>) {
     match v {
         Value::Object(m) => canonical_map(m, out),
         Value::Array(a) => {
-            out.push('[');
+            out.push(b'[');
             for (i, x) in a.iter().enumerate() {
                 if i > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 canonical(x, out);
             }
-            out.push(']');
+            out.push(b']');
         }
-        other => out.push_str(&other.to_string()),
+        // Scalars and strings as serde_json writes them (writing to a Vec cannot fail).
+        other => {
+            let _ = serde_json::to_writer(&mut *out, other);
+        }
     }
 }
 
-fn canonical_map(m: &Map<String, Value>, out: &mut String) {
-    let mut entries: Vec<(&String, &Value)> = m.iter().collect();
-    entries.sort_by(|a, b| a.0.cmp(b.0));
-    out.push('{');
-    for (i, (k, v)) in entries.into_iter().enumerate() {
+fn canonical_map(m: &Map<String, Value>, out: &mut Vec<u8>) {
+    out.push(b'{');
+    // serde_json's map is ordered by key unless `preserve_order` is on somewhere in the build.
+    let entry = |i: usize, k: &String, v: &Value, out: &mut Vec<u8>| {
         if i > 0 {
-            out.push(',');
+            out.push(b',');
         }
-        out.push_str(&Value::String(k.clone()).to_string());
-        out.push(':');
+        let _ = serde_json::to_writer(&mut *out, k);
+        out.push(b':');
         canonical(v, out);
+    };
+    if m.keys().zip(m.keys().skip(1)).all(|(a, b)| a < b) {
+        for (i, (k, v)) in m.iter().enumerate() {
+            entry(i, k, v, out);
+        }
+    } else {
+        let mut entries: Vec<(&String, &Value)> = m.iter().collect();
+        entries.sort_by(|a, b| a.0.cmp(b.0));
+        for (i, (k, v)) in entries.into_iter().enumerate() {
+            entry(i, k, v, out);
+        }
     }
-    out.push('}');
+    out.push(b'}');
 }
 
-fn sha_tag(canonical_json: &str) -> String {
-    URL_SAFE_NO_PAD.encode(&Sha256::digest(canonical_json.as_bytes())[..16])
+fn sha_tag(canonical_json: &[u8]) -> String {
+    URL_SAFE_NO_PAD.encode(&Sha256::digest(canonical_json)[..16])
 }
 
 /// base64url of the first 16 bytes of SHA-256 over canonical JSON: pins a question's content.
+#[cfg(test)]
 pub(crate) fn digest(v: &Value) -> String {
-    let mut s = String::new();
+    let mut s = Vec::new();
     canonical(v, &mut s);
     sha_tag(&s)
 }
 
+/// [`digest`] of `{"message": message, "requestedSchema": schema}`, without building that object.
+pub(crate) fn question_digest(message: &str, schema: &Map<String, Value>) -> String {
+    let mut s = Vec::with_capacity(256);
+    s.extend_from_slice(b"{\"message\":");
+    let _ = serde_json::to_writer(&mut s, message);
+    s.extend_from_slice(b",\"requestedSchema\":");
+    canonical_map(schema, &mut s);
+    s.push(b'}');
+    sha_tag(&s)
+}
+
 fn args_digest(arguments: &Map<String, Value>) -> String {
-    let mut s = String::new();
+    let mut s = Vec::with_capacity(64);
     canonical_map(arguments, &mut s);
     sha_tag(&s)
 }
@@ -253,22 +282,22 @@ pub(crate) struct Sealer {
 }
 
 impl Sealer {
-    pub(crate) fn seal(&self, state: &Value, b: &Binding<'_>) -> String {
+    pub(crate) fn seal<S: Serialize>(&self, state: &S, b: &Binding<'_>) -> String {
         let iat = now_secs();
-        let mut claims = json!({
-            "v": 1,
-            "iat": iat,
-            "exp": iat + self.ttl.as_secs_f64(),
-            "m": b.method,
-            "t": b.target,
-            "a": args_digest(b.arguments),
-            "aud": b.audience,
-            "s": state,
-        });
-        if let (Some(p), Some(obj)) = (b.principal, claims.as_object_mut()) {
-            obj.insert("p".into(), Value::String(principal_tag(p)));
-        }
-        let plaintext = serde_json::to_vec(&claims).unwrap_or_default();
+        let claims = ClaimsOut {
+            v: 1,
+            iat,
+            exp: iat + self.ttl.as_secs_f64(),
+            m: b.method,
+            t: b.target,
+            a: args_digest(b.arguments),
+            aud: b.audience,
+            p: b.principal.map(principal_tag),
+            s: state,
+        };
+        let Ok(plaintext) = serde_json::to_vec(&claims) else {
+            return String::new();
+        };
         let Some(key) = self.keys.keys.first() else {
             return String::new();
         };
@@ -278,7 +307,9 @@ impl Sealer {
             tracing::error!("no OS randomness: requestState not sealed");
             return String::new();
         }
-        let aad = [PREFIX.as_bytes(), &key.kid].concat();
+        let mut aad = [0u8; PREFIX.len() + 4];
+        aad[..PREFIX.len()].copy_from_slice(PREFIX.as_bytes());
+        aad[PREFIX.len()..].copy_from_slice(&key.kid);
         let Ok(ct) = key.cipher.encrypt(
             &Nonce::from(nonce),
             Payload {
@@ -292,10 +323,14 @@ impl Sealer {
         raw.extend_from_slice(&key.kid);
         raw.extend_from_slice(&nonce);
         raw.extend_from_slice(&ct);
-        format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(raw))
+        let mut token = String::with_capacity(PREFIX.len() + raw.len().div_ceil(3) * 4);
+        token.push_str(PREFIX);
+        URL_SAFE_NO_PAD.encode_string(raw, &mut token);
+        token
     }
 
-    pub(crate) fn unseal(&self, token: &str, b: &Binding<'_>) -> Result<Value, Refusal> {
+    /// The state sealed in `token`, read as `T`, when the token is ours, fresh and bound to `b`.
+    pub(crate) fn unseal<T: DeserializeOwned>(&self, token: &str, b: &Binding<'_>) -> Result<T, Refusal> {
         let body = token.strip_prefix(PREFIX).ok_or(Refusal::Malformed)?;
         let raw = URL_SAFE_NO_PAD.decode(body).map_err(|_| Refusal::Malformed)?;
         if raw.len() < 4 + 12 + 16 {
@@ -305,35 +340,70 @@ impl Sealer {
         let (nonce, ct) = rest.split_at(12);
         let key = self.keys.keys.iter().find(|k| k.kid == kid).ok_or(Refusal::Seal)?;
         let nonce: [u8; 12] = nonce.try_into().map_err(|_| Refusal::Malformed)?;
-        let aad = [PREFIX.as_bytes(), kid].concat();
+        let mut aad = [0u8; PREFIX.len() + 4];
+        aad[..PREFIX.len()].copy_from_slice(PREFIX.as_bytes());
+        aad[PREFIX.len()..].copy_from_slice(kid);
         let plaintext = key
             .cipher
             .decrypt(&Nonce::from(nonce), Payload { msg: ct, aad: &aad })
             .map_err(|_| Refusal::Seal)?;
-        let claims: Map<String, Value> = serde_json::from_slice(&plaintext).map_err(|_| Refusal::Malformed)?;
+        // The claims are read in place; the state stays raw until the checks pass.
+        let claims: ClaimsIn<'_> = serde_json::from_slice(&plaintext).map_err(|_| Refusal::Malformed)?;
         let now = now_secs();
-        let iat = claims.get("iat").and_then(Value::as_f64).ok_or(Refusal::Malformed)?;
-        let exp = claims.get("exp").and_then(Value::as_f64).ok_or(Refusal::Malformed)?;
-        if now >= exp || iat > now + MAX_SKEW_SECS {
+        if now >= claims.exp || claims.iat > now + MAX_SKEW_SECS {
             return Err(Refusal::Expired);
         }
-        let text = |k: &str| claims.get(k).and_then(Value::as_str);
-        if text("m") != Some(b.method) || text("t") != Some(b.target) || text("a") != Some(&args_digest(b.arguments)) {
+        if claims.m != b.method || claims.t != b.target || claims.a != args_digest(b.arguments) {
             return Err(Refusal::Binding);
         }
-        if text("aud") != Some(b.audience) {
+        if claims.aud != b.audience {
             return Err(Refusal::Audience);
         }
-        if text("p").map(str::to_owned) != b.principal.map(principal_tag) {
+        if claims.p.as_deref() != b.principal.map(principal_tag).as_deref() {
             return Err(Refusal::Principal);
         }
-        claims.get("s").cloned().ok_or(Refusal::Malformed)
+        serde_json::from_str(claims.s.get()).map_err(|_| Refusal::Malformed)
     }
+}
+
+/// The plaintext of a token, as sealed.
+#[derive(Serialize)]
+struct ClaimsOut<'a, S> {
+    v: u8,
+    iat: f64,
+    exp: f64,
+    m: &'a str,
+    t: &'a str,
+    a: String,
+    aud: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    p: Option<String>,
+    s: &'a S,
+}
+
+/// The plaintext of a token, as read back: strings borrowed where they have no escapes.
+#[derive(Deserialize)]
+struct ClaimsIn<'a> {
+    iat: f64,
+    exp: f64,
+    #[serde(borrow)]
+    m: Cow<'a, str>,
+    #[serde(borrow)]
+    t: Cow<'a, str>,
+    #[serde(borrow)]
+    a: Cow<'a, str>,
+    #[serde(borrow)]
+    aud: Cow<'a, str>,
+    #[serde(default, borrow)]
+    p: Option<Cow<'a, str>>,
+    #[serde(borrow)]
+    s: &'a RawValue,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn sealer(secret: u8, ttl: u64) -> Sealer {
         Sealer {
@@ -384,7 +454,7 @@ mod tests {
         let token = s.seal(&json!(1), &binding(&a, None));
         let mut tampered = token.clone();
         tampered.push_str("-TAMPERED");
-        assert!(s.unseal(&tampered, &binding(&a, None)).is_err());
+        assert!(s.unseal::<Value>(&tampered, &binding(&a, None)).is_err());
         let last = token.len() - 2;
         let flipped = format!(
             "{}{}",
@@ -392,24 +462,33 @@ mod tests {
             if &token[last..last + 1] == "A" { "B" } else { "A" }
         );
         assert_eq!(
-            s.unseal(&format!("{flipped}{}", &token[last + 1..]), &binding(&a, None)),
+            s.unseal::<Value>(&format!("{flipped}{}", &token[last + 1..]), &binding(&a, None)),
             Err(Refusal::Seal)
         );
-        assert_eq!(s.unseal("garbage", &binding(&a, None)), Err(Refusal::Malformed));
+        assert_eq!(
+            s.unseal::<Value>("garbage", &binding(&a, None)),
+            Err(Refusal::Malformed)
+        );
         let other = args(json!({"path": "/y"}));
-        assert_eq!(s.unseal(&token, &binding(&other, None)), Err(Refusal::Binding));
+        assert_eq!(s.unseal::<Value>(&token, &binding(&other, None)), Err(Refusal::Binding));
         let mut b = binding(&a, None);
         b.target = "add";
-        assert_eq!(s.unseal(&token, &b), Err(Refusal::Binding));
+        assert_eq!(s.unseal::<Value>(&token, &b), Err(Refusal::Binding));
         let mut b = binding(&a, None);
         b.audience = "other";
-        assert_eq!(s.unseal(&token, &b), Err(Refusal::Audience));
+        assert_eq!(s.unseal::<Value>(&token, &b), Err(Refusal::Audience));
         let p = crate::Principal {
             subject: "alice".into(),
             issuer: None,
         };
-        assert_eq!(s.unseal(&token, &binding(&a, Some(&p))), Err(Refusal::Principal));
-        assert_eq!(sealer(2, 600).unseal(&token, &binding(&a, None)), Err(Refusal::Seal));
+        assert_eq!(
+            s.unseal::<Value>(&token, &binding(&a, Some(&p))),
+            Err(Refusal::Principal)
+        );
+        assert_eq!(
+            sealer(2, 600).unseal::<Value>(&token, &binding(&a, None)),
+            Err(Refusal::Seal)
+        );
     }
 
     #[test]
@@ -425,9 +504,12 @@ mod tests {
             issuer: Some("i".into()),
         };
         let token = s.seal(&json!(1), &binding(&a, Some(&alice)));
-        assert!(s.unseal(&token, &binding(&a, Some(&alice))).is_ok());
-        assert_eq!(s.unseal(&token, &binding(&a, Some(&bob))), Err(Refusal::Principal));
-        assert_eq!(s.unseal(&token, &binding(&a, None)), Err(Refusal::Principal));
+        assert!(s.unseal::<Value>(&token, &binding(&a, Some(&alice))).is_ok());
+        assert_eq!(
+            s.unseal::<Value>(&token, &binding(&a, Some(&bob))),
+            Err(Refusal::Principal)
+        );
+        assert_eq!(s.unseal::<Value>(&token, &binding(&a, None)), Err(Refusal::Principal));
     }
 
     #[test]
@@ -435,7 +517,7 @@ mod tests {
         let s = sealer(1, 0);
         let a = args(json!({}));
         let token = s.seal(&json!(1), &binding(&a, None));
-        assert_eq!(s.unseal(&token, &binding(&a, None)), Err(Refusal::Expired));
+        assert_eq!(s.unseal::<Value>(&token, &binding(&a, None)), Err(Refusal::Expired));
     }
 
     #[test]
@@ -447,8 +529,17 @@ mod tests {
             keys: StateKeys::new(&[2; 32]).unwrap().with_previous(&[1; 32]).unwrap(),
             ttl: Duration::from_secs(600),
         };
-        assert!(rotated.unseal(&token, &binding(&a, None)).is_ok());
+        assert!(rotated.unseal::<Value>(&token, &binding(&a, None)).is_ok());
         let fresh = rotated.seal(&json!(2), &binding(&a, None));
-        assert_eq!(old.unseal(&fresh, &binding(&a, None)), Err(Refusal::Seal));
+        assert_eq!(old.unseal::<Value>(&fresh, &binding(&a, None)), Err(Refusal::Seal));
+    }
+
+    #[test]
+    fn the_question_digest_is_the_digest_of_the_question_object() {
+        let schema = args(json!({"type": "object", "properties": {"ok": {"type": "boolean", "title": "Ök \"q\""}}}));
+        assert_eq!(
+            question_digest("Delete /x?", &schema),
+            digest(&json!({"message": "Delete /x?", "requestedSchema": schema}))
+        );
     }
 }

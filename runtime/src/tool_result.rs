@@ -270,10 +270,22 @@ impl<T: Serialize + JsonSchema> IntoToolResult for Json<T> {
 }
 
 /// Whether `T`'s own schema is an object schema: then its value is structured content as it is,
-/// otherwise it travels as `{"result": …}`. The same rule picks the `outputSchema`.
+/// otherwise it travels as `{"result": …}`. The same rule picks the `outputSchema`. Worked out
+/// once per type (keyed by its schema id, unique per type by schemars' contract), not per call.
 fn output_is_object<T: JsonSchema>() -> bool {
+    use std::collections::HashMap;
+    use std::sync::{LazyLock, RwLock};
+    static KNOWN: LazyLock<RwLock<HashMap<std::borrow::Cow<'static, str>, bool>>> = LazyLock::new(Default::default);
+    let id = T::schema_id();
+    if let Some(&known) = KNOWN.read().ok().as_ref().and_then(|m| m.get(&id)) {
+        return known;
+    }
     let schema = T::json_schema(&mut SchemaGenerator::default());
-    schema.get("type").and_then(Value::as_str) == Some("object")
+    let is_object = schema.get("type").and_then(Value::as_str) == Some("object");
+    if let Ok(mut m) = KNOWN.write() {
+        m.insert(id, is_object);
+    }
+    is_object
 }
 
 #[cfg(test)]
