@@ -12,6 +12,12 @@
 //!   round, as an `InputRequiredResult` and a retry on 2026-07-28, as an `elicitation/create`
 //!   request on 2025-06-18 / 2025-11-25.
 //!
+//! A last `--current-thread` runs it on tokio's current-thread runtime instead of the
+//! multi-thread one `#[tokio::main]` gives. A stdio server has one client, and one thread then
+//! reads, runs the calls and writes, with no hop between worker threads on the way: about a
+//! third less latency per call (see `docs/PERFORMANCE.md`). Tools that block or crunch for long
+//! are better off on the multi-thread runtime.
+//!
 //! Logs go to stderr at `warn` unless `RUST_LOG` says otherwise.
 
 use mcp_resolve::prelude::*;
@@ -53,8 +59,21 @@ pub(crate) async fn ask_name(#[resolve(who)] user: ElicitationResult<UserInfo>) 
     }
 }
 
-#[tokio::main]
-async fn main() -> std::io::Result<()> {
+fn main() -> std::io::Result<()> {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let current_thread = args.last().is_some_and(|a| a == "--current-thread");
+    if current_thread {
+        args.pop();
+    }
+    let runtime = if current_thread {
+        tokio::runtime::Builder::new_current_thread().enable_all().build()?
+    } else {
+        tokio::runtime::Builder::new_multi_thread().enable_all().build()?
+    };
+    runtime.block_on(serve(args))
+}
+
+async fn serve(args: Vec<String>) -> std::io::Result<()> {
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
@@ -65,7 +84,6 @@ async fn main() -> std::io::Result<()> {
         .tool(echo)
         .tool(add)
         .tool(ask_name);
-    let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
         [] => server.serve_stdio().await,
         [flag, addr] if flag == "--http" => {
@@ -80,7 +98,7 @@ async fn main() -> std::io::Result<()> {
         }
         _ => Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
-            "usage: bench_server [--http HOST:PORT]",
+            "usage: bench_server [--http HOST:PORT] [--current-thread]",
         )),
     }
 }
