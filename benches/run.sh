@@ -36,7 +36,9 @@ CARGO_TARGET_DIR="$LOAD_TARGET" cargo build -q "${CARGO_PROFILE[@]}" --manifest-
 CARGO_TARGET_DIR="$PEERS_TARGET" cargo build -q "${CARGO_PROFILE[@]}" --manifest-path benches/peers/rmcp/Cargo.toml
 PY="$(scripts/setup-python.sh | tail -n 1)"
 
-OURS="$ROOT/target/$PROFILE/examples/bench_server"
+WORKSPACE_TARGET="${CARGO_TARGET_DIR:-$ROOT/target}"
+[[ "$WORKSPACE_TARGET" = /* ]] || WORKSPACE_TARGET="$ROOT/$WORKSPACE_TARGET"
+OURS="$WORKSPACE_TARGET/$PROFILE/examples/bench_server"
 LOAD="$LOAD_TARGET/$PROFILE/mcp-load"
 NULL="$LOAD_TARGET/$PROFILE/null-server"
 RMCP="$PEERS_TARGET/$PROFILE/rmcp-peer"
