@@ -67,34 +67,32 @@ where
                 starter.start(&mut tasks, q, slot);
             }
         }
-        let frame = if queue.is_empty() {
-            frames.next().await
+        let event = if queue.is_empty() {
+            Event::Frame(frames.next().await)
         } else if !peer.awaiting_client() {
             // Backpressure: read nothing until a slot frees, unless a question goes out.
             tokio::select! {
-                slot = admission.clone().acquire_owned() => {
-                    match (slot, queue.pop()) {
-                        (Ok(slot), Some(q)) => starter.start(&mut tasks, q, slot),
-                        (Err(_), _) => break Ok(()),
-                        (Ok(_), None) => {}
-                    }
-                    continue;
-                }
-                () = peer.asked() => continue,
+                slot = admission.clone().acquire_owned() => Event::Slot(slot),
+                () = peer.asked() => Event::Asked,
             }
         } else {
             // The client owes an answer: keep reading (`next` is cancel-safe) and start queued
             // calls as slots free.
             tokio::select! {
-                slot = admission.clone().acquire_owned() => {
-                    match (slot, queue.pop()) {
-                        (Ok(slot), Some(q)) => starter.start(&mut tasks, q, slot),
-                        (Err(_), _) => break Ok(()),
-                        (Ok(_), None) => {}
-                    }
-                    continue;
+                slot = admission.clone().acquire_owned() => Event::Slot(slot),
+                frame = frames.next() => Event::Frame(frame),
+            }
+        };
+        let frame = match event {
+            Event::Frame(frame) => frame,
+            Event::Asked => continue,
+            Event::Slot(slot) => {
+                match (slot, queue.pop()) {
+                    (Ok(slot), Some(q)) => starter.start(&mut tasks, q, slot),
+                    (Err(_), _) => break Ok(()),
+                    (Ok(_), None) => {}
                 }
-                frame = frames.next() => frame,
+                continue;
             }
         };
         let frame = match frame {
@@ -212,6 +210,15 @@ where
         Ok(Err(e)) => tracing::debug!(error = %e, "writer closed"),
     }
     result
+}
+
+/// What woke the connection loop.
+enum Event {
+    Frame(std::io::Result<Frame>),
+    /// A slot freed for the next queued call (an error once the semaphore is closed).
+    Slot(Result<OwnedSemaphorePermit, tokio::sync::AcquireError>),
+    /// A question went out: reading may have to resume.
+    Asked,
 }
 
 /// A tool call read but not started yet.

@@ -20,6 +20,11 @@ impl Server {
     /// written directly by the runtime's event loop, in non-blocking mode; anything else (a
     /// terminal, a file) goes through tokio's blocking stdio.
     ///
+    /// A stdio server has one client. If its tools do not block or compute for long, tokio's
+    /// current-thread runtime (`#[tokio::main(flavor = "current_thread")]`) serves it with about
+    /// a third less latency per call than the multi-thread one, which hands each call and each
+    /// response between worker threads (figures in `docs/PERFORMANCE.md`).
+    ///
     /// ```no_run
     /// # async fn run() -> std::io::Result<()> {
     /// mcp_resolve_runtime::Server::new("notes").serve_stdio().await
