@@ -706,3 +706,49 @@ async fn many_pipelined_calls_with_questions_do_not_stall() {
         assert_eq!(text(&done[&id]), "hello Ada", "{}", done[&id]);
     }
 }
+
+/// Past the queue's bound, while the client owes answers, further calls are refused with a
+/// "busy" error rather than buffered without limit; the ones already taken still finish.
+#[tokio::test]
+async fn calls_past_the_queue_bound_are_refused_as_busy() {
+    // Frames of up to 200 bytes: the queue holds 8 × 200 bytes of waiting calls.
+    let mut c = TestClient::handshake(
+        server().max_in_flight(1).max_frame_bytes(200),
+        ProtocolVersion::V2025_11_25,
+        json!({"elicitation": {"form": {}}}),
+    )
+    .await;
+    let mut ids = Vec::new();
+    for _ in 0..40 {
+        ids.push(
+            c.start("tools/call", json!({"name": "unwrapped", "arguments": {}}))
+                .await,
+        );
+    }
+    let mut done = std::collections::HashMap::new();
+    let finished = tokio::time::timeout(Duration::from_secs(20), async {
+        while done.len() < ids.len() {
+            let frame = c.recv().await;
+            if frame["method"] == "elicitation/create" {
+                c.send(&json!({"jsonrpc": "2.0", "id": frame["id"], "result": accept(json!({"name": "Ada"}))}))
+                    .await;
+            } else {
+                done.insert(frame["id"].as_i64().unwrap(), frame);
+            }
+        }
+    })
+    .await;
+    assert!(finished.is_ok(), "stalled after {} of {} calls", done.len(), ids.len());
+    let busy: Vec<_> = done.values().filter(|f| f.get("error").is_some()).collect();
+    assert!(!busy.is_empty(), "some calls are refused");
+    for f in &busy {
+        assert_eq!(f["error"]["code"], -32603, "{f}");
+        assert!(f["error"]["message"].as_str().unwrap().contains("busy"), "{f}");
+    }
+    let served = done
+        .values()
+        .filter(|f| f["result"]["content"][0]["text"] == "hello Ada")
+        .count();
+    assert!(served >= 10, "the calls taken before the bound finish: {served}");
+    assert_eq!(served + busy.len(), ids.len());
+}
