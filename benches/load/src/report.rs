@@ -85,43 +85,45 @@ pub(crate) fn render(path: &str) -> Result<String, String> {
             _ => "sequential".to_string(),
         };
         let _ = writeln!(out, "#### {transport}, {work}, {protocol}, {how}\n");
-        let ours: Vec<(&str, &Figures)> = OURS
+        let ours_rows: Vec<(&str, &Figures)> = OURS
             .iter()
             .filter_map(|o| rows.iter().find(|(l, _)| l == o).map(|(l, f)| (l.as_str(), f)))
             .collect();
-        let names = ours.iter().map(|(l, _)| *l).collect::<Vec<_>>().join(" / ");
+        let names = ours_rows.iter().map(|(l, _)| *l).collect::<Vec<_>>().join(" / ");
         let _ = writeln!(
             out,
-            "| server | calls/s (median of {}, min–max) | p50 µs | p99 µs | peak RSS MiB | rounds/call | errors | speed: {names} ÷ this | RSS: {names} ÷ this |",
+            "| server | calls/s (median of {}, min–max) | p50 µs | p99 µs | peak RSS MiB | rounds/call | errors \
+             | speed: {names} ÷ this | p50: {names} ÷ this | p99: {names} ÷ this | RSS: {names} ÷ this |",
             rows.first().map_or(0, |(_, f)| f.rates.len())
         );
-        let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
+        let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|");
         for (label, f) in rows {
             let rate = median(&f.rates);
             let min = f.rates.iter().copied().fold(f64::INFINITY, f64::min);
             let max = f.rates.iter().copied().fold(0.0, f64::max);
-            let (speed, mem) = if OURS.contains(&label.as_str()) || ours.is_empty() || rate <= 0.0 {
-                ("—".to_string(), "—".to_string())
-            } else {
-                let speed: Vec<String> = ours
+            // Each figure of ours divided by this row's: above 1× is more calls/s, or more
+            // latency or memory.
+            let ratio = |ours: &dyn Fn(&Figures) -> f64, theirs: f64| -> String {
+                if OURS.contains(&label.as_str()) || theirs <= 0.0 {
+                    return "—".into();
+                }
+                let parts: Vec<String> = ours_rows
                     .iter()
-                    .map(|(_, o)| format!("{:.2}×", median(&o.rates) / rate))
+                    .map(|(_, o)| format!("{:.2}×", ours(o) / theirs))
                     .collect();
-                let mem: Vec<String> = ours
-                    .iter()
-                    .map(|(_, o)| {
-                        if f.rss_kib > 0 {
-                            format!("{:.2}×", o.rss_kib as f64 / f.rss_kib as f64)
-                        } else {
-                            "—".into()
-                        }
-                    })
-                    .collect();
-                (speed.join(" / "), mem.join(" / "))
+                if parts.is_empty() {
+                    "—".into()
+                } else {
+                    parts.join(" / ")
+                }
             };
+            let speed = ratio(&|o| median(&o.rates), rate);
+            let p50 = ratio(&|o| median(&o.p50), median(&f.p50));
+            let p99 = ratio(&|o| median(&o.p99), median(&f.p99));
+            let mem = ratio(&|o| o.rss_kib as f64, f.rss_kib as f64);
             let _ = writeln!(
                 out,
-                "| {label} | {rate:.0} ({min:.0}–{max:.0}) | {:.0} | {:.0} | {:.1} | {:.2} | {} | {speed} | {mem} |",
+                "| {label} | {rate:.0} ({min:.0}–{max:.0}) | {:.0} | {:.0} | {:.1} | {:.2} | {} | {speed} | {p50} | {p99} | {mem} |",
                 median(&f.p50),
                 median(&f.p99),
                 f.rss_kib as f64 / 1024.0,
