@@ -2,7 +2,7 @@
 # Clean release build time and stripped binary size: our `notes` example (built as a user's
 # crate, benches/build/notes-app) next to the rmcp peer (benches/peers/rmcp), its equivalent
 # (stdio and Streamable HTTP, elicitation, a few tools). Dependencies are fetched first so the
-# network is not timed; each build starts from an empty target directory. Appends a Markdown
+# network is not timed; each build starts from an empty target directory. Writes a Markdown
 # table to target/bench/build-times.md and prints it.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
