@@ -7,6 +7,7 @@ use mcp_resolve::prelude::*;
 use mcp_resolve::testing::TestClient;
 use mcp_resolve::{ProtocolVersion, StateKeys};
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -669,26 +670,23 @@ async fn a_call_cancelled_while_its_question_is_open_ends_quietly() {
     );
 }
 
-/// A client that sends many calls before answering any question: the calls beyond the server's
-/// slots wait, yet the answers behind them are still read, so nothing stalls. (The reader used
-/// to stop reading when its queue was full, leaving every running call waiting for an answer it
-/// would never read.)
-#[tokio::test]
-async fn many_pipelined_calls_with_questions_do_not_stall() {
+/// Starts `n` calls of `unwrapped` at once, then answers every question as it comes, until
+/// each call has its response (or 20 s pass): the responses by id, and the ids in order.
+async fn pipeline_then_answer(server: Server, n: usize) -> (HashMap<i64, Value>, Vec<i64>) {
     let mut c = TestClient::handshake(
-        server().max_in_flight(2),
+        server,
         ProtocolVersion::V2025_11_25,
         json!({"elicitation": {"form": {}}}),
     )
     .await;
     let mut ids = Vec::new();
-    for _ in 0..40 {
+    for _ in 0..n {
         ids.push(
             c.start("tools/call", json!({"name": "unwrapped", "arguments": {}}))
                 .await,
         );
     }
-    let mut done = std::collections::HashMap::new();
+    let mut done = HashMap::new();
     let finished = tokio::time::timeout(Duration::from_secs(20), async {
         while done.len() < ids.len() {
             let frame = c.recv().await;
@@ -702,6 +700,16 @@ async fn many_pipelined_calls_with_questions_do_not_stall() {
     })
     .await;
     assert!(finished.is_ok(), "stalled after {} of {} calls", done.len(), ids.len());
+    (done, ids)
+}
+
+/// A client that sends many calls before answering any question: the calls beyond the server's
+/// slots wait, yet the answers behind them are still read, so nothing stalls. (The reader used
+/// to stop reading when its queue was full, leaving every running call waiting for an answer it
+/// would never read.)
+#[tokio::test]
+async fn many_pipelined_calls_with_questions_do_not_stall() {
+    let (done, ids) = pipeline_then_answer(server().max_in_flight(2), 40).await;
     for id in ids {
         assert_eq!(text(&done[&id]), "hello Ada", "{}", done[&id]);
     }
@@ -712,33 +720,7 @@ async fn many_pipelined_calls_with_questions_do_not_stall() {
 #[tokio::test]
 async fn calls_past_the_queue_bound_are_refused_as_busy() {
     // Frames of up to 200 bytes: the queue holds 8 × 200 bytes of waiting calls.
-    let mut c = TestClient::handshake(
-        server().max_in_flight(1).max_frame_bytes(200),
-        ProtocolVersion::V2025_11_25,
-        json!({"elicitation": {"form": {}}}),
-    )
-    .await;
-    let mut ids = Vec::new();
-    for _ in 0..40 {
-        ids.push(
-            c.start("tools/call", json!({"name": "unwrapped", "arguments": {}}))
-                .await,
-        );
-    }
-    let mut done = std::collections::HashMap::new();
-    let finished = tokio::time::timeout(Duration::from_secs(20), async {
-        while done.len() < ids.len() {
-            let frame = c.recv().await;
-            if frame["method"] == "elicitation/create" {
-                c.send(&json!({"jsonrpc": "2.0", "id": frame["id"], "result": accept(json!({"name": "Ada"}))}))
-                    .await;
-            } else {
-                done.insert(frame["id"].as_i64().unwrap(), frame);
-            }
-        }
-    })
-    .await;
-    assert!(finished.is_ok(), "stalled after {} of {} calls", done.len(), ids.len());
+    let (done, ids) = pipeline_then_answer(server().max_in_flight(1).max_frame_bytes(200), 40).await;
     let busy: Vec<_> = done.values().filter(|f| f.get("error").is_some()).collect();
     assert!(!busy.is_empty(), "some calls are refused");
     for f in &busy {
