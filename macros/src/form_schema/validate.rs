@@ -170,30 +170,12 @@ fn field(ident: Ident, f: &syn::Field, errors: &mut Errors) -> Option<FieldModel
         Some(o) => lit_str(o, "description", errors).map(|s| quote!(#s)),
         None => described(&f.attrs),
     };
-    let count = |o: &Option<Opt>, key: &str, errors: &mut Errors| {
-        o.as_ref().and_then(|o| {
-            lit_u64(o, key, errors).map(|value| Checked {
-                value,
-                key: o.key,
-                lit: o.span(),
-            })
-        })
-    };
-    let min_length = count(&attr.min_length, "min_length", errors);
-    let max_length = count(&attr.max_length, "max_length", errors);
-    let min_items = count(&attr.min_items, "min_items", errors);
-    let max_items = count(&attr.max_items, "max_items", errors);
-    let bound = |o: &Option<Opt>, key: &str, errors: &mut Errors| {
-        o.as_ref().and_then(|o| {
-            lit_f64(o, key, errors).map(|value| Checked {
-                value,
-                key: o.key,
-                lit: o.span(),
-            })
-        })
-    };
-    let minimum = bound(&attr.minimum, "minimum", errors);
-    let maximum = bound(&attr.maximum, "maximum", errors);
+    let min_length = checked(&attr.min_length, "min_length", lit_u64, errors);
+    let max_length = checked(&attr.max_length, "max_length", lit_u64, errors);
+    let min_items = checked(&attr.min_items, "min_items", lit_u64, errors);
+    let max_items = checked(&attr.max_items, "max_items", lit_u64, errors);
+    let minimum = checked(&attr.minimum, "minimum", lit_f64, errors);
+    let maximum = checked(&attr.maximum, "maximum", lit_f64, errors);
     let format = attr.format.as_ref().and_then(|o| {
         let s = lit_str(o, "format", errors)?;
         let value = match s.value().as_str() {
@@ -326,6 +308,21 @@ fn lit_str(o: &Opt, key: &str, errors: &mut Errors) -> Option<LitStr> {
             None
         }
     }
+}
+
+/// An option's literal, read by `read`, with the spans of its key and literal.
+fn checked<T>(
+    o: &Option<Opt>,
+    key: &str,
+    read: fn(&Opt, &str, &mut Errors) -> Option<T>,
+    errors: &mut Errors,
+) -> Option<Checked<T>> {
+    let o = o.as_ref()?;
+    read(o, key, errors).map(|value| Checked {
+        value,
+        key: o.key,
+        lit: o.span(),
+    })
 }
 
 fn lit_u64(o: &Opt, key: &str, errors: &mut Errors) -> Option<u64> {

@@ -149,14 +149,9 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         // Still define the value, an empty checker and (when the return type allows) a stub
         // `ResolverFn` impl, so tools using the resolver do not cascade into "not a resolver".
         let stub_impl = fallback_impl(&krate, &sig, &ty_ident, &name, &key);
+        let value = crate::util::fn_value::placeholder(&vis, ident, &ty_ident, &doc_attrs);
         out.extend(quote! {
-            #(#doc_attrs)*
-            #[allow(non_upper_case_globals)]
-            #vis static #ident: #ty_ident = #ty_ident;
-            #[doc(hidden)]
-            #[allow(non_camel_case_types)]
-            #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug)]
-            #vis struct #ty_ident;
+            #value
             #[doc(hidden)]
             macro_rules! #checker { ($($t:tt)*) => {}; }
             #[doc(hidden)]

@@ -302,15 +302,9 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
 /// impl so uses elsewhere (`Server::tool(name)`) do not cascade into more errors.
 pub(crate) fn fallback(krate: &TokenStream, vis: &Visibility, ident: &Ident, doc_attrs: &[Attribute]) -> TokenStream {
     let ty_ident = tool_type(ident);
+    let value = crate::util::fn_value::placeholder(vis, ident, &ty_ident, doc_attrs);
     quote! {
-        #(#doc_attrs)*
-        #[allow(non_upper_case_globals)]
-        #vis static #ident: #ty_ident = #ty_ident;
-
-        #[doc(hidden)]
-        #[allow(non_camel_case_types)]
-        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug)]
-        #vis struct #ty_ident;
+        #value
 
         #[doc(hidden)]
         const _: () = {

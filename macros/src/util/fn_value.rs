@@ -28,6 +28,21 @@ pub(crate) struct FnValue<'a> {
     pub(crate) debug_name: &'a str,
 }
 
+/// When validation failed: a value of a unit type in place of the function, so uses elsewhere
+/// still name something and do not cascade into more errors.
+pub(crate) fn placeholder(vis: &Visibility, ident: &Ident, ty_ident: &Ident, doc_attrs: &[Attribute]) -> TokenStream {
+    quote! {
+        #(#doc_attrs)*
+        #[allow(non_upper_case_globals)]
+        #vis static #ident: #ty_ident = #ty_ident;
+
+        #[doc(hidden)]
+        #[allow(non_camel_case_types)]
+        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug)]
+        #vis struct #ty_ident;
+    }
+}
+
 impl FnValue<'_> {
     /// The static and its type, plus the `Deref` and `Debug` impls (to put inside a `const _`).
     pub(crate) fn expand(&self) -> (TokenStream, TokenStream) {
