@@ -9,17 +9,18 @@
 //!   round that asks (`InputRequiredResult` with a sealed state) and the retry that answers.
 //!
 //! ```text
-//! cargo bench --bench micro
+//! cargo bench --bench micro --features bench
 //! cargo bench --bench micro -- --warm-up-time 1 --measurement-time 2   # quicker
 //! cargo bench --bench micro -- mrtr                                    # one group
 //! ```
 //!
-//! Whole servers under load are measured separately, with `examples/bench_server.rs`.
+//! Whole servers under load are measured separately, with `examples/bench_server.rs`. The doors
+//! into crate-private code come with the non-default `bench` feature.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
-use mcp_resolve::__private::{StateSealer, handle_frame};
+use mcp_resolve::bench::{FrameHandler, StateSealer};
 use mcp_resolve::form::FormSchema as _;
 use mcp_resolve::prelude::*;
 use mcp_resolve::{ClientCapabilities, ProtocolVersion, StateKeys, Tool, ToolCall};
@@ -184,7 +185,7 @@ fn bench_state(c: &mut Criterion) {
         (900..=1200).contains(&size),
         "state payload is {size} bytes, not about 1 KiB"
     );
-    let token = sealer.seal(&state, "delete_folder", &arguments, "notes");
+    let token = sealer.seal(&state, "delete_folder", &arguments, "notes").unwrap();
     assert_eq!(
         sealer.unseal(&token, "delete_folder", &arguments, "notes").as_ref(),
         Some(&state)
@@ -226,13 +227,17 @@ fn bench_state(c: &mut Criterion) {
     });
     g.bench_function("seal_unseal_1k", |b| {
         b.iter(|| {
-            let token = sealer.seal(black_box(&state), "delete_folder", black_box(&arguments), "notes");
+            let token = sealer
+                .seal(black_box(&state), "delete_folder", black_box(&arguments), "notes")
+                .unwrap();
             sealer.unseal_raw(black_box(&token), "delete_folder", black_box(&arguments), "notes")
         })
     });
     g.bench_function("seal_unseal_value_1k", |b| {
         b.iter(|| {
-            let token = sealer.seal(black_box(&state), "delete_folder", black_box(&arguments), "notes");
+            let token = sealer
+                .seal(black_box(&state), "delete_folder", black_box(&arguments), "notes")
+                .unwrap();
             sealer.unseal(black_box(&token), "delete_folder", black_box(&arguments), "notes")
         })
     });
@@ -296,18 +301,20 @@ const META: &str = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-0
 
 fn bench_mrtr(c: &mut Criterion) {
     let rt = runtime();
-    let server = Server::new("bench")
-        .version("1.0.0")
-        .tool(greet)
-        .state_keys(keys())
-        .state_ttl(Duration::from_secs(3600));
+    let server = FrameHandler::new(
+        Server::new("bench")
+            .version("1.0.0")
+            .tool(greet)
+            .state_keys(keys())
+            .state_ttl(Duration::from_secs(3600)),
+    );
     let first = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"greet","arguments":{{"greeting":"hello"}},{META}}}}}"#
     )
     .into_bytes();
 
     // One real round gives the retry its sealed state.
-    let reply = rt.block_on(handle_frame(&server, &first)).unwrap();
+    let reply = rt.block_on(server.handle(&first)).unwrap();
     let reply: Value = serde_json::from_slice(&reply).unwrap();
     assert_eq!(reply["result"]["resultType"], "input_required", "{reply}");
     assert!(reply["result"]["inputRequests"]["who"].is_object(), "{reply}");
@@ -316,17 +323,15 @@ fn bench_mrtr(c: &mut Criterion) {
         r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"greet","arguments":{{"greeting":"hello"}},"inputResponses":{{"who":{{"action":"accept","content":{{"name":"Ada"}}}}}},"requestState":"{state}",{META}}}}}"#
     )
     .into_bytes();
-    let done = rt.block_on(handle_frame(&server, &retry)).unwrap();
+    let done = rt.block_on(server.handle(&retry)).unwrap();
     let done: Value = serde_json::from_slice(&done).unwrap();
     assert_eq!(done["result"]["resultType"], "complete", "{done}");
     assert_eq!(done["result"]["content"][0]["text"], "hello Ada", "{done}");
 
     let mut g = c.benchmark_group("mrtr");
-    g.bench_function("round", |b| {
-        b.to_async(&rt).iter(|| handle_frame(&server, black_box(&first)))
-    });
+    g.bench_function("round", |b| b.to_async(&rt).iter(|| server.handle(black_box(&first))));
     g.bench_function("answer_round", |b| {
-        b.to_async(&rt).iter(|| handle_frame(&server, black_box(&retry)))
+        b.to_async(&rt).iter(|| server.handle(black_box(&retry)))
     });
     g.finish();
 }

@@ -1,11 +1,36 @@
 #![doc = include_str!("../README.md")]
 
-#[doc(inline)]
-pub use mcp_resolve_runtime::*;
-
 #[cfg(feature = "macros")]
 #[doc(inline)]
 pub use mcp_resolve_macros::{FormSchema, resolver, tool};
+
+// The server, its tools and what they return.
+#[doc(inline)]
+pub use mcp_resolve_runtime::{
+    ArgsSchema, ArgumentError, CacheScope, CallToolResult, Content, Context, EmbeddedResource, IntoToolResult, Json,
+    Principal, Server, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam,
+};
+// Resolvers and questions.
+#[doc(inline)]
+pub use mcp_resolve_runtime::{Action, Confirm, Elicit, ElicitationResult, IntoResolution, Resolution};
+// The protocol model a tool may look at.
+#[doc(inline)]
+pub use mcp_resolve_runtime::{
+    ClientCapabilities, Era, ErrorObject, Implementation, ProtocolVersion, RequestId, codes,
+};
+// Sealing of `requestState`.
+#[doc(inline)]
+pub use mcp_resolve_runtime::{KeyTooShort, RandomUnavailable, StateKeys};
+// Streamable HTTP and its identity layer.
+#[cfg(feature = "jwt")]
+#[doc(inline)]
+pub use mcp_resolve_runtime::Hs256Verifier;
+#[cfg(feature = "http")]
+#[doc(inline)]
+pub use mcp_resolve_runtime::{AuthError, HttpOptions, TokenVerifier, auth};
+// Forms (the traits `#[derive(FormSchema)]` implements) and the in-memory test client.
+#[doc(inline)]
+pub use mcp_resolve_runtime::{form, testing};
 
 /// Support for generated code. Not public API.
 #[doc(hidden)]
@@ -14,6 +39,11 @@ pub mod __private {
     pub use mcp_resolve_macros::__resolver_visit as resolver_visit;
     pub use mcp_resolve_runtime::__private::*;
 }
+
+/// Doors into crate-private code for `benches/micro.rs` (feature `bench`). Not public API.
+#[cfg(feature = "bench")]
+#[doc(hidden)]
+pub use mcp_resolve_runtime::bench;
 
 /// The names most servers need: `use mcp_resolve::prelude::*;`.
 pub mod prelude {

@@ -480,7 +480,7 @@ impl mcp_resolve::TokenVerifier for Tokens {
     fn verify<'a>(
         &'a self,
         token: &'a str,
-    ) -> mcp_resolve::BoxFuture<'a, Result<mcp_resolve::Principal, mcp_resolve::AuthError>> {
+    ) -> mcp_resolve::auth::BoxFuture<'a, Result<mcp_resolve::Principal, mcp_resolve::AuthError>> {
         Box::pin(async move {
             match token {
                 "alice" | "bob" => Ok(mcp_resolve::Principal {

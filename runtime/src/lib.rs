@@ -2,6 +2,7 @@
 //! tool dispatch, and transports.
 //!
 //! Most users depend on the `mcp-resolve` facade and its `#[tool]` macro instead of this crate.
+//! `docs/ARCHITECTURE.md` follows a request through these modules.
 //!
 //! ```
 //! use mcp_resolve_runtime::Server;
@@ -9,13 +10,18 @@
 //! assert_eq!(server.info().name, "notes");
 //! ```
 
+mod args;
+#[cfg(feature = "http")]
+pub mod auth;
 mod context;
+mod dispatch;
 mod elicit;
 pub mod form;
-pub mod protocol;
-pub mod resolve;
+mod peer;
+mod protocol;
+mod resolve;
+mod seal;
 mod server;
-mod state;
 pub mod testing;
 mod tool;
 mod tool_result;
@@ -24,17 +30,21 @@ mod transport;
 #[doc(hidden)]
 pub mod __private;
 
+#[cfg(feature = "bench")]
+#[doc(hidden)]
+pub mod bench;
+
+pub use args::ArgumentError;
+#[cfg(feature = "jwt")]
+pub use auth::Hs256Verifier;
+#[cfg(feature = "http")]
+pub use auth::{AuthError, TokenVerifier};
 pub use context::{Context, Principal};
 pub use elicit::{Action, Confirm, Elicit, ElicitationResult, IntoResolution, Resolution};
-pub use futures_util::future::BoxFuture;
 pub use protocol::{ClientCapabilities, Era, ErrorObject, Implementation, ProtocolVersion, RequestId, codes};
+pub use seal::{KeyTooShort, RandomUnavailable, StateKeys};
 pub use server::{CacheScope, Server};
-pub use state::{KeyTooShort, StateKeys};
-pub use tool::{ArgsSchema, ArgumentError, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};
+pub use tool::{ArgsSchema, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};
 pub use tool_result::{CallToolResult, Content, EmbeddedResource, IntoToolResult, Json};
-#[cfg(feature = "jwt")]
-pub use transport::auth::Hs256Verifier;
-#[cfg(feature = "http")]
-pub use transport::auth::{AuthError, TokenVerifier};
 #[cfg(feature = "http")]
 pub use transport::http::HttpOptions;

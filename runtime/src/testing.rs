@@ -62,7 +62,7 @@ impl TestClient {
     pub fn connect(server: Server, era: TestEra) -> Self {
         let (client_side, server_side) = tokio::io::duplex(1 << 20);
         let (sr, sw) = tokio::io::split(server_side);
-        let handle = tokio::spawn(crate::transport::serve_connection(Arc::new(server), sr, sw));
+        let handle = tokio::spawn(crate::transport::connection::serve_connection(Arc::new(server), sr, sw));
         let (cr, cw) = tokio::io::split(client_side);
         Self {
             writer: cw,

@@ -1,15 +1,14 @@
 //! The 2026-07-28 per-request `_meta` envelope, client capabilities and implementation info.
 
-use super::jsonrpc::{ErrorObject, codes};
+use super::jsonrpc::{ErrorObject, RequestId, codes};
 use super::version::{Era, ProtocolVersion, supported_stateless};
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
+use std::sync::{Arc, OnceLock};
 
-pub(crate) const META: &str = "_meta";
 pub(crate) const KEY_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 pub(crate) const KEY_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
-pub(crate) const KEY_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
-pub(crate) const KEY_SERVER_INFO: &str = "io.modelcontextprotocol/serverInfo";
 
 /// The name and version of a client or server.
 ///
@@ -45,50 +44,126 @@ impl Implementation {
 /// (2026-07-28).
 ///
 /// ```
-/// use mcp_resolve_runtime::{ClientCapabilities, ProtocolVersion};
+/// use mcp_resolve_runtime::ClientCapabilities;
 /// let caps = ClientCapabilities::from_value(serde_json::json!({"elicitation": {}}));
 /// // `{}` means form mode only.
 /// assert!(caps.elicitation_form());
 /// assert!(!caps.elicitation_url());
 /// assert!(!ClientCapabilities::default().elicitation_form());
 /// ```
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default)]
 pub struct ClientCapabilities {
     // Shared: every call of a connection carries the capabilities its handshake declared.
-    raw: std::sync::Arc<Map<String, Value>>,
+    inner: Option<Arc<Capabilities>>,
+}
+
+#[derive(Debug)]
+struct Capabilities {
+    /// The object as sent; read into a map only if someone asks for it.
+    raw: Box<RawValue>,
+    map: OnceLock<Map<String, Value>>,
+    form: bool,
+    url: bool,
+    sampling: bool,
+    roots: bool,
+}
+
+/// The capabilities this crate reads, found without building the object.
+#[derive(Deserialize)]
+struct Declared<'a> {
+    #[serde(default, borrow)]
+    elicitation: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    sampling: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    roots: Option<&'a RawValue>,
+}
+
+#[derive(Deserialize)]
+struct ElicitationModes<'a> {
+    #[serde(default, borrow, deserialize_with = "super::jsonrpc::present")]
+    form: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "super::jsonrpc::present")]
+    url: Option<&'a RawValue>,
+}
+
+impl PartialEq for ClientCapabilities {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_map() == other.as_map()
+    }
 }
 
 impl ClientCapabilities {
     /// Wraps the capabilities object as sent; anything but an object counts as no capability.
     pub fn from_value(v: Value) -> Self {
-        match v {
-            Value::Object(raw) => Self { raw: raw.into() },
-            _ => Self::default(),
+        match serde_json::value::to_raw_value(&v) {
+            Ok(raw) => Self::from_raw(&raw),
+            Err(_) => Self::default(),
+        }
+    }
+    /// The capabilities in this raw JSON text; anything but an object counts as no capability.
+    pub(crate) fn from_raw(raw: &RawValue) -> Self {
+        if !super::jsonrpc::is_object(raw) {
+            return Self::default();
+        }
+        let Ok(declared) = serde_json::from_str::<Declared<'_>>(raw.get()) else {
+            return Self::default();
+        };
+        let object = |r: Option<&RawValue>| r.is_some_and(super::jsonrpc::is_object);
+        let (form, url) = match declared.elicitation.filter(|e| object(Some(e))) {
+            None => (false, false),
+            Some(e) => match serde_json::from_str::<ElicitationModes<'_>>(e.get()) {
+                // `elicitation: {}` means form mode.
+                Ok(m) => {
+                    let empty = e.get().bytes().filter(|b| !b.is_ascii_whitespace()).eq(*b"{}");
+                    (m.form.is_some() || empty, m.url.is_some())
+                }
+                Err(_) => (false, false),
+            },
+        };
+        Self {
+            inner: Some(Arc::new(Capabilities {
+                raw: raw.to_owned(),
+                map: OnceLock::new(),
+                form,
+                url,
+                sampling: object(declared.sampling),
+                roots: object(declared.roots),
+            })),
         }
     }
     /// The object as the client sent it.
     pub fn as_map(&self) -> &Map<String, Value> {
-        &self.raw
-    }
-    fn elicitation(&self) -> Option<&Map<String, Value>> {
-        self.raw.get("elicitation").and_then(Value::as_object)
+        static EMPTY: OnceLock<Map<String, Value>> = OnceLock::new();
+        match &self.inner {
+            None => EMPTY.get_or_init(Map::new),
+            Some(c) => c
+                .map
+                .get_or_init(|| serde_json::from_str(c.raw.get()).unwrap_or_default()),
+        }
     }
     /// Whether the client can answer form-mode elicitation (`elicitation: {}` counts as form).
     pub fn elicitation_form(&self) -> bool {
-        self.elicitation()
-            .is_some_and(|e| e.is_empty() || e.contains_key("form"))
+        self.inner.as_ref().is_some_and(|c| c.form)
     }
     /// Whether the client can answer URL-mode elicitation.
     pub fn elicitation_url(&self) -> bool {
-        self.elicitation().is_some_and(|e| e.contains_key("url"))
+        self.inner.as_ref().is_some_and(|c| c.url)
     }
     /// Whether the client declared `sampling`.
     pub fn sampling(&self) -> bool {
-        self.raw.get("sampling").is_some_and(Value::is_object)
+        self.inner.as_ref().is_some_and(|c| c.sampling)
     }
     /// Whether the client declared `roots`.
     pub fn roots(&self) -> bool {
-        self.raw.get("roots").is_some_and(Value::is_object)
+        self.inner.as_ref().is_some_and(|c| c.roots)
+    }
+}
+
+impl Implementation {
+    /// An implementation from raw JSON text; `None` when it does not have the right shape.
+    pub(crate) fn from_raw(raw: &RawValue) -> Option<Self> {
+        serde_json::from_str(raw.get()).ok()
     }
 }
 
@@ -97,87 +172,98 @@ impl ClientCapabilities {
 pub(crate) struct Envelope {
     pub(crate) version: ProtocolVersion,
     pub(crate) capabilities: ClientCapabilities,
-    pub(crate) client_info: Option<std::sync::Arc<Implementation>>,
-    pub(crate) progress_token: Option<Value>,
+    pub(crate) client_info: Option<Arc<Implementation>>,
+    pub(crate) progress_token: Option<RequestId>,
 }
 
-/// Whether the params carry the 2026-07-28 envelope marker (the protocol-version key).
-pub(crate) fn has_envelope(params: Option<&Map<String, Value>>) -> bool {
-    params
-        .and_then(|p| p.get(META))
-        .and_then(Value::as_object)
-        .is_some_and(|m| m.contains_key(KEY_PROTOCOL_VERSION))
+/// The members of a request's `_meta` this crate reads, as raw text.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Meta<'a> {
+    #[serde(
+        default,
+        borrow,
+        rename = "io.modelcontextprotocol/protocolVersion",
+        deserialize_with = "super::jsonrpc::present"
+    )]
+    protocol_version: Option<&'a RawValue>,
+    #[serde(
+        default,
+        borrow,
+        rename = "io.modelcontextprotocol/clientCapabilities",
+        deserialize_with = "super::jsonrpc::present"
+    )]
+    client_capabilities: Option<&'a RawValue>,
+    #[serde(default, borrow, rename = "io.modelcontextprotocol/clientInfo")]
+    client_info: Option<&'a RawValue>,
+    #[serde(default, borrow, rename = "progressToken")]
+    progress_token: Option<&'a RawValue>,
 }
 
-/// The `progressToken` of a request's `_meta`, in either era.
-pub(crate) fn progress_token(params: Option<&Map<String, Value>>) -> Option<Value> {
-    params
-        .and_then(|p| p.get(META))
-        .and_then(Value::as_object)
-        .and_then(|m| m.get("progressToken"))
-        .filter(|t| t.is_string() || t.is_number())
-        .cloned()
-}
-
-/// The version string of the envelope, as sent.
-#[cfg(feature = "http")]
-pub(crate) fn meta_version(params: Option<&Map<String, Value>>) -> Option<&str> {
-    params
-        .and_then(|p| p.get(META))
-        .and_then(Value::as_object)
-        .and_then(|m| m.get(KEY_PROTOCOL_VERSION))
-        .and_then(Value::as_str)
-}
-
-/// Validates the envelope in the peers' order: required keys (-32602), then the version (-32022),
-/// then the capabilities' shape; returns the version.
-pub(crate) fn validate(params: Option<&Map<String, Value>>) -> Result<ProtocolVersion, ErrorObject> {
-    let meta = params.and_then(|p| p.get(META)).and_then(Value::as_object);
-    let Some(meta) = meta.filter(|m| m.contains_key(KEY_PROTOCOL_VERSION) && m.contains_key(KEY_CLIENT_CAPABILITIES))
-    else {
-        let missing: Vec<&str> = [KEY_PROTOCOL_VERSION, KEY_CLIENT_CAPABILITIES]
-            .into_iter()
-            .filter(|k| !meta.is_some_and(|m| m.contains_key(*k)))
-            .collect();
-        return Err(ErrorObject::invalid_params(format!(
-            "params._meta is missing the required envelope key(s): {}",
-            missing.join(", ")
-        )));
-    };
-    let requested = meta.get(KEY_PROTOCOL_VERSION);
-    let version = requested
-        .and_then(Value::as_str)
-        .and_then(ProtocolVersion::parse)
-        .filter(|v| v.era() == Era::Stateless)
-        .ok_or_else(|| unsupported_version(requested.cloned().unwrap_or(Value::Null)))?;
-    if !meta.get(KEY_CLIENT_CAPABILITIES).is_some_and(Value::is_object) {
-        return Err(ErrorObject::invalid_params(format!(
-            "params._meta[\"{KEY_CLIENT_CAPABILITIES}\"] must be an object"
-        )));
+impl<'a> Meta<'a> {
+    /// Reads `_meta` (raw); anything but an object has none of the members.
+    pub(crate) fn read(meta: Option<&'a RawValue>) -> Self {
+        meta.filter(|m| super::jsonrpc::is_object(m))
+            .and_then(|m| serde_json::from_str(m.get()).ok())
+            .unwrap_or_default()
     }
-    Ok(version)
-}
 
-/// Validates the envelope (as [`validate`]) and moves what it says out of the params, which lose
-/// their `_meta`.
-pub(crate) fn take(mut params: Option<&mut Map<String, Value>>) -> Result<Envelope, ErrorObject> {
-    let version = validate(params.as_deref())?;
-    let progress_token = progress_token(params.as_deref());
-    let mut meta = match params.as_mut().and_then(|p| p.remove(META)) {
-        Some(Value::Object(m)) => m,
-        _ => Map::new(),
-    };
-    let capabilities = ClientCapabilities::from_value(meta.remove(KEY_CLIENT_CAPABILITIES).unwrap_or_default());
-    let client_info = meta
-        .remove(KEY_CLIENT_INFO)
-        .and_then(|v| serde_json::from_value(v).ok())
-        .map(std::sync::Arc::new);
-    Ok(Envelope {
-        version,
-        capabilities,
-        client_info,
-        progress_token,
-    })
+    /// Whether it carries the 2026-07-28 envelope marker (the protocol-version key).
+    pub(crate) fn has_envelope(&self) -> bool {
+        self.protocol_version.is_some()
+    }
+
+    /// The `progressToken`, in either era (a string or a number; anything else is ignored).
+    pub(crate) fn progress_token(&self) -> Option<RequestId> {
+        self.progress_token.and_then(RequestId::from_raw)
+    }
+
+    /// The version string of the envelope, as sent.
+    #[cfg(feature = "http")]
+    pub(crate) fn version_str(&self) -> Option<std::borrow::Cow<'a, str>> {
+        self.protocol_version.and_then(super::jsonrpc::raw_str)
+    }
+
+    /// Validates the envelope in the peers' order: required keys (-32602), then the version
+    /// (-32022), then the capabilities' shape; returns the version.
+    pub(crate) fn validate(&self) -> Result<ProtocolVersion, ErrorObject> {
+        let (Some(requested), Some(capabilities)) = (self.protocol_version, self.client_capabilities) else {
+            let missing: Vec<&str> = [
+                (KEY_PROTOCOL_VERSION, self.protocol_version.is_none()),
+                (KEY_CLIENT_CAPABILITIES, self.client_capabilities.is_none()),
+            ]
+            .into_iter()
+            .filter_map(|(k, missing)| missing.then_some(k))
+            .collect();
+            return Err(ErrorObject::invalid_params(format!(
+                "params._meta is missing the required envelope key(s): {}",
+                missing.join(", ")
+            )));
+        };
+        let version = super::jsonrpc::raw_str(requested)
+            .and_then(|v| ProtocolVersion::parse(&v))
+            .filter(|v| v.era() == Era::Stateless)
+            .ok_or_else(|| unsupported_version(serde_json::from_str(requested.get()).unwrap_or(Value::Null)))?;
+        if !super::jsonrpc::is_object(capabilities) {
+            return Err(ErrorObject::invalid_params(format!(
+                "params._meta[\"{KEY_CLIENT_CAPABILITIES}\"] must be an object"
+            )));
+        }
+        Ok(version)
+    }
+
+    /// Validates the envelope (as [`Meta::validate`]) and reads what it says.
+    pub(crate) fn envelope(&self) -> Result<Envelope, ErrorObject> {
+        let version = self.validate()?;
+        Ok(Envelope {
+            version,
+            capabilities: self
+                .client_capabilities
+                .map(ClientCapabilities::from_raw)
+                .unwrap_or_default(),
+            client_info: self.client_info.and_then(Implementation::from_raw).map(Arc::new),
+            progress_token: self.progress_token(),
+        })
+    }
 }
 
 /// -32022 with `{supported, requested}`.
@@ -190,19 +276,20 @@ pub(crate) fn unsupported_version(requested: Value) -> ErrorObject {
 mod tests {
     use super::*;
 
-    fn params(v: Value) -> Map<String, Value> {
-        v.as_object().cloned().unwrap()
+    fn meta(v: Value) -> Result<Envelope, ErrorObject> {
+        let raw = serde_json::value::to_raw_value(&v).unwrap();
+        Meta::read(Some(&raw)).envelope()
     }
 
     #[test]
     fn missing_keys_are_named_in_order() {
-        let e = validate(Some(&params(json!({"_meta": {KEY_PROTOCOL_VERSION: "2026-07-28"}})))).unwrap_err();
+        let e = meta(json!({KEY_PROTOCOL_VERSION: "2026-07-28"})).unwrap_err();
         assert_eq!(e.code, -32602);
         assert_eq!(
             e.message,
             format!("params._meta is missing the required envelope key(s): {KEY_CLIENT_CAPABILITIES}")
         );
-        let e = validate(None).unwrap_err();
+        let e = Meta::read(None).validate().unwrap_err();
         assert!(
             e.message
                 .ends_with(&format!("{KEY_PROTOCOL_VERSION}, {KEY_CLIENT_CAPABILITIES}"))
@@ -211,32 +298,44 @@ mod tests {
 
     #[test]
     fn keys_are_checked_before_the_version() {
-        let e = validate(Some(&params(json!({"_meta": {KEY_PROTOCOL_VERSION: "2027-01-01"}})))).unwrap_err();
+        let e = meta(json!({KEY_PROTOCOL_VERSION: "2027-01-01"})).unwrap_err();
         assert_eq!(e.code, -32602);
     }
 
     #[test]
     fn unsupported_version_names_both_sides() {
-        let p = params(json!({"_meta": {KEY_PROTOCOL_VERSION: "2025-11-25", KEY_CLIENT_CAPABILITIES: {}}}));
-        let e = validate(Some(&p)).unwrap_err();
+        let e = meta(json!({KEY_PROTOCOL_VERSION: "2025-11-25", KEY_CLIENT_CAPABILITIES: {}})).unwrap_err();
         assert_eq!(e.code, -32022);
         assert_eq!(
             e.data,
             Some(json!({"supported": ["2026-07-28"], "requested": "2025-11-25"}))
         );
+        let e = meta(json!({KEY_PROTOCOL_VERSION: 7, KEY_CLIENT_CAPABILITIES: {}})).unwrap_err();
+        assert_eq!(e.data.unwrap()["requested"], 7);
     }
 
     #[test]
     fn client_info_is_optional() {
-        let p = params(
-            json!({"_meta": {KEY_PROTOCOL_VERSION: "2026-07-28", KEY_CLIENT_CAPABILITIES: {"elicitation": {"url": {}}}, "progressToken": 5}}),
-        );
-        let mut p = p;
-        let env = take(Some(&mut p)).unwrap();
-        assert!(!p.contains_key(META), "the envelope is moved out of the params");
+        let env = meta(json!({KEY_PROTOCOL_VERSION: "2026-07-28", KEY_CLIENT_CAPABILITIES: {"elicitation": {"url": {}}}, "progressToken": 5}))
+            .unwrap();
         assert!(env.client_info.is_none());
         assert!(env.capabilities.elicitation_url());
         assert!(!env.capabilities.elicitation_form());
-        assert_eq!(env.progress_token, Some(json!(5)));
+        assert_eq!(env.progress_token, Some(RequestId::from(5)));
+    }
+
+    #[test]
+    fn capabilities_are_read_without_building_them() {
+        let caps = |v: Value| ClientCapabilities::from_value(v);
+        assert!(caps(json!({"elicitation": {}})).elicitation_form());
+        assert!(caps(json!({"elicitation": { }})).elicitation_form());
+        assert!(caps(json!({"elicitation": {"form": {}, "url": {}}})).elicitation_url());
+        assert!(!caps(json!({"elicitation": {"url": {}}})).elicitation_form());
+        assert!(!caps(json!({"elicitation": true})).elicitation_form());
+        assert!(caps(json!({"sampling": {}, "roots": {"listChanged": true}})).roots());
+        assert!(!caps(json!([])).sampling());
+        let c = caps(json!({"elicitation": {"form": {}}, "x": 1}));
+        assert_eq!(c.as_map()["x"], 1);
+        assert_eq!(c, c.clone());
     }
 }

@@ -1,7 +1,9 @@
 //! JSON-RPC 2.0 framing: ids, error objects, and classification of inbound frames.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::Value;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -23,10 +25,12 @@ pub enum RequestId {
 }
 
 impl RequestId {
-    fn from_value(v: &Value) -> Option<Self> {
-        match v {
-            Value::Number(n) => Some(Self::Number(n.clone())),
-            Value::String(s) => Some(Self::String(Arc::from(s.as_str()))),
+    /// An id from its raw JSON text: a string or a number, nothing else.
+    pub(crate) fn from_raw(raw: &RawValue) -> Option<Self> {
+        let text = raw.get();
+        match text.as_bytes().first()? {
+            b'"' => raw_str(raw).map(|s| Self::String(Arc::from(s))),
+            b'-' | b'0'..=b'9' => serde_json::from_str(text).ok().map(Self::Number),
             _ => None,
         }
     }
@@ -135,17 +139,29 @@ impl fmt::Display for ErrorObject {
 
 impl std::error::Error for ErrorObject {}
 
-/// One inbound frame, classified.
+/// The `params` of a request or notification as sent: a JSON object, or nothing. It stays raw
+/// text until a method's handler reads the fields it needs.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct RawParams<'a>(Option<&'a RawValue>);
+
+impl<'a> RawParams<'a> {
+    /// The object's text, if there is one.
+    pub(crate) fn get(self) -> Option<&'a RawValue> {
+        self.0
+    }
+}
+
+/// One inbound message, classified. Borrows the frame it was read from.
 #[derive(Debug)]
-pub(crate) enum Inbound {
+pub(crate) enum Inbound<'a> {
     Request {
         id: RequestId,
-        method: String,
-        params: Option<Map<String, Value>>,
+        method: Cow<'a, str>,
+        params: RawParams<'a>,
     },
     Notification {
-        method: String,
-        params: Option<Map<String, Value>>,
+        method: Cow<'a, str>,
+        params: RawParams<'a>,
     },
     Response {
         id: RequestId,
@@ -155,10 +171,59 @@ pub(crate) enum Inbound {
     Invalid { id: Option<RequestId>, error: ErrorObject },
 }
 
+/// The members of a message, each kept as raw text: finding them is one pass over the frame, and
+/// nothing is built for members nobody reads.
+#[derive(Deserialize)]
+struct Members<'a> {
+    #[serde(default, borrow, deserialize_with = "present")]
+    jsonrpc: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    id: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    method: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    params: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    result: Option<&'a RawValue>,
+    #[serde(default, borrow, deserialize_with = "present")]
+    error: Option<&'a RawValue>,
+}
+
+/// A member that is present, even as `null` (plain `Option` would read `null` as absent).
+pub(crate) fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(d).map(Some)
+}
+
+fn invalid(id: Option<RequestId>, message: impl Into<String>) -> Inbound<'static> {
+    Inbound::Invalid {
+        id,
+        error: ErrorObject::invalid_request(message),
+    }
+}
+
+/// A raw JSON string's value; `None` when the text is not a string.
+pub(crate) fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
+    let text = raw.get();
+    if !text.starts_with('"') {
+        return None;
+    }
+    serde_json::from_str::<Cow<'_, str>>(text).ok()
+}
+
+/// Whether the raw text is a JSON object.
+pub(crate) fn is_object(raw: &RawValue) -> bool {
+    raw.get().starts_with('{')
+}
+
 /// Classifies one frame's bytes.
-pub(crate) fn classify(bytes: &[u8]) -> Inbound {
-    let value: Value = match serde_json::from_slice(bytes) {
-        Ok(v) => v,
+pub(crate) fn classify(bytes: &[u8]) -> Inbound<'_> {
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return classify_other(bytes);
+    }
+    let m: Members<'_> = match serde_json::from_slice(bytes) {
+        Ok(m) => m,
+        // Valid JSON that does not fit (a member given twice): not a request.
+        Err(e) if e.is_data() => return invalid(None, format!("Invalid Request: {e}")),
         Err(e) => {
             return Inbound::Invalid {
                 id: None,
@@ -166,171 +231,182 @@ pub(crate) fn classify(bytes: &[u8]) -> Inbound {
             };
         }
     };
-    classify_value(value)
-}
-
-pub(crate) fn classify_value(value: Value) -> Inbound {
-    let mut obj = match value {
-        Value::Object(o) => o,
-        Value::Array(_) => {
-            return Inbound::Invalid {
-                id: None,
-                error: ErrorObject::invalid_request("Invalid Request: batches are not supported"),
-            };
-        }
-        _ => {
-            return Inbound::Invalid {
-                id: None,
-                error: ErrorObject::invalid_request("Invalid Request: a message must be a JSON object"),
-            };
-        }
-    };
-    let raw_id = obj.remove("id");
-    let id = match &raw_id {
+    let id = match m.id {
         None => None,
-        Some(v) => match RequestId::from_value(v) {
+        Some(raw) => match RequestId::from_raw(raw) {
             Some(id) => Some(id),
-            None => {
-                return Inbound::Invalid {
-                    id: None,
-                    error: ErrorObject::invalid_request("Invalid Request: `id` must be a string or a number"),
-                };
-            }
+            None => return invalid(None, "Invalid Request: `id` must be a string or a number"),
         },
     };
-    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Inbound::Invalid {
-            id,
-            error: ErrorObject::invalid_request("Invalid Request: `jsonrpc` must be \"2.0\""),
+    let version_ok = m
+        .jsonrpc
+        .is_some_and(|raw| raw.get() == "\"2.0\"" || raw_str(raw).is_some_and(|v| v == "2.0"));
+    if !version_ok {
+        return invalid(id, "Invalid Request: `jsonrpc` must be \"2.0\"");
+    }
+    if let Some(method) = m.method {
+        let Some(method) = raw_str(method) else {
+            return invalid(id, "Invalid Request: `method` must be a string");
+        };
+        let params = match m.params {
+            Some(p) if is_object(p) => RawParams(Some(p)),
+            None => RawParams(None),
+            Some(p) if p.get() == "null" => RawParams(None),
+            Some(_) => {
+                return match id {
+                    Some(id) => Inbound::Invalid {
+                        id: Some(id),
+                        error: ErrorObject::invalid_params("Invalid params: `params` must be an object"),
+                    },
+                    // A notification with bad params gets no answer.
+                    None => Inbound::Notification {
+                        method,
+                        params: RawParams(None),
+                    },
+                };
+            }
+        };
+        return match id {
+            Some(id) => Inbound::Request { id, method, params },
+            None => Inbound::Notification { method, params },
         };
     }
-    match obj.remove("method") {
-        Some(Value::String(method)) => {
-            let params = match obj.remove("params") {
-                None | Some(Value::Null) => None,
-                Some(Value::Object(p)) => Some(p),
-                Some(_) => {
-                    return match id {
-                        Some(id) => Inbound::Invalid {
-                            id: Some(id),
-                            error: ErrorObject::invalid_params("Invalid params: `params` must be an object"),
-                        },
-                        // A notification with bad params gets no answer.
-                        None => Inbound::Notification { method, params: None },
-                    };
-                }
-            };
-            match id {
-                Some(id) => Inbound::Request { id, method, params },
-                None => Inbound::Notification { method, params },
-            }
-        }
-        Some(_) => Inbound::Invalid {
+    let Some(id) = id else {
+        return invalid(None, "Invalid Request: no `method`, and no `id`");
+    };
+    if let Some(result) = m.result {
+        return Inbound::Response {
             id,
-            error: ErrorObject::invalid_request("Invalid Request: `method` must be a string"),
-        },
-        None => {
-            let Some(id) = id else {
-                return Inbound::Invalid {
-                    id: None,
-                    error: ErrorObject::invalid_request("Invalid Request: no `method`, and no `id`"),
-                };
-            };
-            if let Some(result) = obj.remove("result") {
-                Inbound::Response {
-                    id,
-                    outcome: Ok(result),
-                }
-            } else if let Some(err) = obj.remove("error") {
-                match serde_json::from_value::<ErrorObject>(err) {
-                    Ok(e) => Inbound::Response { id, outcome: Err(e) },
-                    Err(_) => Inbound::Response {
-                        id,
-                        outcome: Err(ErrorObject::internal("malformed error object in response")),
-                    },
-                }
-            } else {
-                Inbound::Invalid {
-                    id: Some(id),
-                    error: ErrorObject::invalid_request("Invalid Request: no `method`, `result` or `error`"),
-                }
-            }
-        }
+            outcome: serde_json::from_str(result.get()).map_err(|_| ErrorObject::internal("malformed result")),
+        };
     }
+    if let Some(error) = m.error {
+        let outcome = match serde_json::from_str::<ErrorObject>(error.get()) {
+            Ok(e) => Err(e),
+            Err(_) => Err(ErrorObject::internal("malformed error object in response")),
+        };
+        return Inbound::Response { id, outcome };
+    }
+    invalid(Some(id), "Invalid Request: no `method`, `result` or `error`")
+}
+
+/// Frames that are not a JSON object: a parse error, a batch, or a scalar.
+fn classify_other(bytes: &[u8]) -> Inbound<'static> {
+    match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
+        Err(e) => Inbound::Invalid {
+            id: None,
+            error: ErrorObject::parse_error(e),
+        },
+        Ok(_) if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') => {
+            invalid(None, "Invalid Request: batches are not supported")
+        }
+        Ok(_) => invalid(None, "Invalid Request: a message must be a JSON object"),
+    }
+}
+
+/// Serializes a value as raw JSON text, for a message body.
+pub(crate) fn to_raw<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, ErrorObject> {
+    serde_json::value::to_raw_value(value).map_err(|e| {
+        tracing::error!(error = %e, "a message body could not be serialized");
+        ErrorObject::internal("Internal error: the response could not be serialized")
+    })
+}
+
+/// One message the server sends: every write path (stdio, in-memory, an HTTP body, an SSE event)
+/// carries these. Bodies are serialized when the message is made; framing (a newline, an SSE
+/// event) is the transport's.
+#[derive(Debug)]
+pub(crate) enum Outgoing {
+    /// The answer to a request (`id` is null when the request's id could not be read).
+    Response {
+        id: Option<RequestId>,
+        outcome: Result<Box<RawValue>, ErrorObject>,
+    },
+    /// A request to the client (handshake era: `elicitation/create`).
+    Request {
+        id: RequestId,
+        method: &'static str,
+        params: Box<RawValue>,
+    },
+    /// A notification (`notifications/progress`).
+    Notification {
+        method: &'static str,
+        params: Box<RawValue>,
+    },
 }
 
 #[derive(Serialize)]
-struct ResponseFrame<'a> {
+struct Frame<'a> {
     jsonrpc: &'static str,
-    id: Option<&'a RequestId>,
+    /// `Some(None)` is a null id (a response to a request whose id could not be read).
     #[serde(skip_serializing_if = "Option::is_none")]
-    result: Option<&'a Value>,
+    id: Option<Option<&'a RequestId>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    method: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    params: Option<&'a RawValue>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    result: Option<&'a RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a ErrorObject>,
 }
 
-/// Serializes a response frame, newline-terminated.
-pub(crate) fn encode_response(id: Option<&RequestId>, outcome: Result<&Value, &ErrorObject>) -> Vec<u8> {
-    let frame = match outcome {
-        Ok(r) => ResponseFrame {
-            jsonrpc: "2.0",
+impl Outgoing {
+    /// An error response.
+    pub(crate) fn error(id: Option<RequestId>, error: ErrorObject) -> Self {
+        Self::Response {
             id,
-            result: Some(r),
-            error: None,
-        },
-        Err(e) => ResponseFrame {
-            jsonrpc: "2.0",
-            id,
-            result: None,
-            error: Some(e),
-        },
-    };
-    let mut out = serde_json::to_vec(&frame).unwrap_or_else(|_| {
-        br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: unserializable response"}}"#
-            .to_vec()
-    });
-    out.push(b'\n');
-    out
-}
+            outcome: Err(error),
+        }
+    }
 
-#[derive(Serialize)]
-struct RequestFrame<'a> {
-    jsonrpc: &'static str,
-    id: &'a RequestId,
-    method: &'a str,
-    params: &'a Value,
-}
+    /// Whether this is the response that ends a request's exchange.
+    pub(crate) fn is_response(&self) -> bool {
+        matches!(self, Self::Response { .. })
+    }
 
-/// Serializes a request frame (server to client), newline-terminated.
-pub(crate) fn encode_request(id: &RequestId, method: &str, params: &Value) -> Vec<u8> {
-    let mut out = serde_json::to_vec(&RequestFrame {
-        jsonrpc: "2.0",
-        id,
-        method,
-        params,
-    })
-    .unwrap_or_default();
-    out.push(b'\n');
-    out
-}
+    /// Appends the message's JSON text (no framing) to `out`.
+    pub(crate) fn encode_into(&self, out: &mut Vec<u8>) {
+        let frame = match self {
+            Self::Response { id, outcome } => Frame {
+                jsonrpc: "2.0",
+                id: Some(id.as_ref()),
+                method: None,
+                params: None,
+                result: outcome.as_ref().ok().map(|r| &**r),
+                error: outcome.as_ref().err(),
+            },
+            Self::Request { id, method, params } => Frame {
+                jsonrpc: "2.0",
+                id: Some(Some(id)),
+                method: Some(method),
+                params: Some(params),
+                result: None,
+                error: None,
+            },
+            Self::Notification { method, params } => Frame {
+                jsonrpc: "2.0",
+                id: None,
+                method: Some(method),
+                params: Some(params),
+                result: None,
+                error: None,
+            },
+        };
+        // Writing raw JSON, strings and numbers to a Vec cannot fail.
+        if serde_json::to_writer(&mut *out, &frame).is_err() {
+            out.extend_from_slice(
+                br#"{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error: unserializable message"}}"#,
+            );
+        }
+    }
 
-#[derive(Serialize)]
-struct NotificationFrame<'a> {
-    jsonrpc: &'static str,
-    method: &'a str,
-    params: &'a Value,
-}
-
-/// Serializes a notification frame, newline-terminated.
-pub(crate) fn encode_notification(method: &str, params: &Value) -> Vec<u8> {
-    let mut out = serde_json::to_vec(&NotificationFrame {
-        jsonrpc: "2.0",
-        method,
-        params,
-    })
-    .unwrap_or_default();
-    out.push(b'\n');
-    out
+    /// The message's JSON text, without framing.
+    pub(crate) fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(128);
+        self.encode_into(&mut out);
+        out
+    }
 }
 
 #[cfg(test)]
@@ -370,15 +446,53 @@ mod tests {
         };
         assert_eq!(id, RequestId::from(7));
         assert_eq!(method, "tools/list");
-        assert_eq!(params.map(Value::Object), Some(json!({"a":1})));
+        assert_eq!(params.get().map(RawValue::get), Some(r#"{"a":1}"#));
+        assert!(matches!(
+            classify(br#"{"jsonrpc":"2.0","id":null,"method":"x"}"#),
+            Inbound::Invalid { id: None, error } if error.code == -32600
+        ));
+        assert!(matches!(
+            classify(br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}"#),
+            Inbound::Invalid { error, .. } if error.code == -32600
+        ));
+        let Inbound::Request { id, method, .. } =
+            classify(br#"{"jsonrpc":"2.0","id":"a\u0062","method":"tools\/list"}"#)
+        else {
+            panic!("escapes are read")
+        };
+        assert_eq!(id, RequestId::String("ab".into()));
+        assert_eq!(method, "tools/list");
     }
 
     #[test]
-    fn encodes_null_id_for_unknown_ids() {
-        let e = ErrorObject::parse_error("x");
-        let bytes = encode_response(None, Err(&e));
-        let v: Value = serde_json::from_slice(&bytes).unwrap();
+    fn encodes_every_message_kind() {
+        let e = Outgoing::error(None, ErrorObject::parse_error("x"));
+        let v: Value = serde_json::from_slice(&e.encode()).unwrap();
         assert_eq!(v["id"], Value::Null);
         assert_eq!(v["error"]["code"], -32700);
+        assert!(e.is_response());
+        let ok = Outgoing::Response {
+            id: Some(RequestId::from(3)),
+            outcome: to_raw(&json!({"a": 1})),
+        };
+        assert_eq!(ok.encode(), br#"{"jsonrpc":"2.0","id":3,"result":{"a":1}}"#);
+        let n = Outgoing::Notification {
+            method: "notifications/progress",
+            params: to_raw(&json!({"progress": 1})).unwrap(),
+        };
+        assert_eq!(
+            n.encode(),
+            br#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}"#
+        );
+        assert!(!n.is_response());
+        let r = Outgoing::Request {
+            id: RequestId::from(1),
+            method: "elicitation/create",
+            params: to_raw(&json!({})).unwrap(),
+        };
+        assert_eq!(
+            r.encode(),
+            br#"{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{}}"#
+        );
     }
 }

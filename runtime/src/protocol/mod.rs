@@ -2,6 +2,7 @@
 
 pub(crate) mod envelope;
 pub(crate) mod jsonrpc;
+pub(crate) mod messages;
 pub(crate) mod version;
 
 pub use envelope::{ClientCapabilities, Implementation};

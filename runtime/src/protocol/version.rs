@@ -90,10 +90,24 @@ impl fmt::Display for ProtocolVersion {
 }
 
 /// The stateless versions a server answers on enveloped requests.
+pub(crate) const SUPPORTED_STATELESS: &[&str] = &["2026-07-28"];
+
+/// [`SUPPORTED_STATELESS`], as a list.
 pub(crate) fn supported_stateless() -> Vec<&'static str> {
-    ProtocolVersion::ALL
-        .iter()
-        .filter(|v| v.era() == Era::Stateless)
-        .map(|v| v.as_str())
-        .collect()
+    SUPPORTED_STATELESS.to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_supported_list_is_every_stateless_version() {
+        let stateless: Vec<&str> = ProtocolVersion::ALL
+            .iter()
+            .filter(|v| v.era() == Era::Stateless)
+            .map(|v| v.as_str())
+            .collect();
+        assert_eq!(stateless, SUPPORTED_STATELESS);
+    }
 }

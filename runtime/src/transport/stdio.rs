@@ -33,7 +33,7 @@ impl Server {
     pub async fn serve_stdio(self) -> std::io::Result<()> {
         let server = Arc::new(self);
         let (input, output) = stdio();
-        super::serve_connection(server, input, output).await
+        super::connection::serve_connection(server, input, output).await
     }
 }
 

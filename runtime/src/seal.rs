@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
 use std::fmt;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 const PREFIX: &str = "v1.";
@@ -42,6 +42,37 @@ impl fmt::Display for KeyTooShort {
 }
 
 impl std::error::Error for KeyTooShort {}
+
+/// The operating system's random source failed, so no secret value (key, nonce, session id) could
+/// be made. The operation that needed it stops; nothing weaker is used instead.
+///
+/// ```
+/// use mcp_resolve_runtime::RandomUnavailable;
+/// let e = RandomUnavailable::new("getrandom: unavailable");
+/// assert!(e.to_string().contains("random source"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RandomUnavailable(String);
+
+impl RandomUnavailable {
+    /// The error, with the source's own reason.
+    pub fn new(reason: impl Into<String>) -> Self {
+        Self(reason.into())
+    }
+}
+
+impl fmt::Display for RandomUnavailable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "the operating system's random source failed: {}", self.0)
+    }
+}
+
+impl std::error::Error for RandomUnavailable {}
+
+/// Fills `buf` from the operating system's random source.
+pub(crate) fn random(buf: &mut [u8]) -> Result<(), RandomUnavailable> {
+    getrandom::fill(buf).map_err(|e| RandomUnavailable(e.to_string()))
+}
 
 #[derive(Clone)]
 struct SealingKey {
@@ -77,7 +108,7 @@ impl SealingKey {
 /// use mcp_resolve_runtime::StateKeys;
 /// let keys = StateKeys::new(&[7u8; 32]).unwrap().with_previous(&[9u8; 32]).unwrap();
 /// assert_eq!(keys.len(), 2);
-/// let ephemeral = StateKeys::generate();
+/// let ephemeral = StateKeys::generate().unwrap();
 /// assert_eq!(ephemeral.len(), 1);
 /// ```
 #[derive(Clone)]
@@ -107,17 +138,16 @@ impl StateKeys {
         Ok(Self { keys: Arc::new(keys) })
     }
     /// A random key for this process only: state does not survive a restart or another replica.
-    pub fn generate() -> Self {
+    ///
+    /// Fails when the operating system's random source does: a key guessed from anything else
+    /// would not be secret.
+    pub fn generate() -> Result<Self, RandomUnavailable> {
         let mut secret = [0u8; 32];
-        if getrandom::fill(&mut secret).is_err() {
-            // No OS randomness: fall back to something unique per process and moment; still
-            // authenticated, only less secret. This does not happen on supported platforms.
-            let seed = format!("{:?}{:?}", SystemTime::now(), std::process::id());
-            secret = Sha256::digest(seed.as_bytes()).into();
-        }
-        Self {
-            keys: Arc::new(vec![SealingKey::derive(&secret).unwrap_or_else(|_| unreachable!())]),
-        }
+        getrandom::fill(&mut secret).map_err(|e| RandomUnavailable(e.to_string()))?;
+        let key = SealingKey::derive(&secret).map_err(|e| RandomUnavailable(e.to_string()))?;
+        Ok(Self {
+            keys: Arc::new(vec![key]),
+        })
     }
     /// Keys from the environment variable `var`: its value is the secret (at least 32 bytes; a
     /// previous secret may follow after a comma, for rotation). `Ok(None)` when the variable is
@@ -274,15 +304,53 @@ fn now_secs() -> f64 {
         .unwrap_or(0.0)
 }
 
+/// Why a state could not be sealed; the call stops with an internal error.
+#[derive(Debug)]
+pub(crate) enum SealError {
+    Random(RandomUnavailable),
+    Serialize(serde_json::Error),
+    Cipher,
+}
+
+impl fmt::Display for SealError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Random(e) => e.fmt(f),
+            Self::Serialize(e) => write!(f, "the state could not be serialized: {e}"),
+            Self::Cipher => f.write_str("the cipher refused to seal"),
+        }
+    }
+}
+
 /// Seals and unseals states for one server.
 #[derive(Debug, Clone)]
 pub(crate) struct Sealer {
-    pub(crate) keys: StateKeys,
+    /// The keys given, or a random key made at the first use (so building a server cannot fail).
+    keys: Arc<OnceLock<StateKeys>>,
     pub(crate) ttl: Duration,
 }
 
 impl Sealer {
-    pub(crate) fn seal<S: Serialize>(&self, state: &S, b: &Binding<'_>) -> String {
+    pub(crate) fn new(keys: Option<StateKeys>, ttl: Duration) -> Self {
+        let cell = OnceLock::new();
+        if let Some(k) = keys {
+            let _ = cell.set(k);
+        }
+        Self {
+            keys: Arc::new(cell),
+            ttl,
+        }
+    }
+
+    fn keys(&self) -> Result<&StateKeys, RandomUnavailable> {
+        if let Some(k) = self.keys.get() {
+            return Ok(k);
+        }
+        let made = StateKeys::generate()?;
+        Ok(self.keys.get_or_init(|| made))
+    }
+
+    pub(crate) fn seal<S: Serialize>(&self, state: &S, b: &Binding<'_>) -> Result<String, SealError> {
         let iat = now_secs();
         let claims = ClaimsOut {
             v: 1,
@@ -295,30 +363,29 @@ impl Sealer {
             p: b.principal.map(principal_tag),
             s: state,
         };
-        let Ok(plaintext) = serde_json::to_vec(&claims) else {
-            return String::new();
-        };
-        let Some(key) = self.keys.keys.first() else {
-            return String::new();
-        };
+        let plaintext = serde_json::to_vec(&claims).map_err(SealError::Serialize)?;
+        let key = self
+            .keys()
+            .map_err(SealError::Random)?
+            .keys
+            .first()
+            .ok_or(SealError::Cipher)?;
+        // A repeated nonce under one key would break GCM: without randomness, nothing is sealed.
         let mut nonce = [0u8; 12];
-        if getrandom::fill(&mut nonce).is_err() {
-            // A repeated nonce under one key would break GCM; refuse to seal instead.
-            tracing::error!("no OS randomness: requestState not sealed");
-            return String::new();
-        }
+        random(&mut nonce).map_err(SealError::Random)?;
         let mut aad = [0u8; PREFIX.len() + 4];
         aad[..PREFIX.len()].copy_from_slice(PREFIX.as_bytes());
         aad[PREFIX.len()..].copy_from_slice(&key.kid);
-        let Ok(ct) = key.cipher.encrypt(
-            &Nonce::from(nonce),
-            Payload {
-                msg: &plaintext,
-                aad: &aad,
-            },
-        ) else {
-            return String::new();
-        };
+        let ct = key
+            .cipher
+            .encrypt(
+                &Nonce::from(nonce),
+                Payload {
+                    msg: &plaintext,
+                    aad: &aad,
+                },
+            )
+            .map_err(|_| SealError::Cipher)?;
         let mut raw = Vec::with_capacity(4 + 12 + ct.len());
         raw.extend_from_slice(&key.kid);
         raw.extend_from_slice(&nonce);
@@ -326,7 +393,7 @@ impl Sealer {
         let mut token = String::with_capacity(PREFIX.len() + raw.len().div_ceil(3) * 4);
         token.push_str(PREFIX);
         URL_SAFE_NO_PAD.encode_string(raw, &mut token);
-        token
+        Ok(token)
     }
 
     /// The state sealed in `token`, read as `T`, when the token is ours, fresh and bound to `b`.
@@ -338,7 +405,8 @@ impl Sealer {
         }
         let (kid, rest) = raw.split_at(4);
         let (nonce, ct) = rest.split_at(12);
-        let key = self.keys.keys.iter().find(|k| k.kid == kid).ok_or(Refusal::Seal)?;
+        let keys = self.keys().map_err(|_| Refusal::Seal)?;
+        let key = keys.keys.iter().find(|k| k.kid == kid).ok_or(Refusal::Seal)?;
         let nonce: [u8; 12] = nonce.try_into().map_err(|_| Refusal::Malformed)?;
         let mut aad = [0u8; PREFIX.len() + 4];
         aad[..PREFIX.len()].copy_from_slice(PREFIX.as_bytes());
@@ -406,10 +474,7 @@ mod tests {
     use serde_json::json;
 
     fn sealer(secret: u8, ttl: u64) -> Sealer {
-        Sealer {
-            keys: StateKeys::new(&[secret; 32]).unwrap(),
-            ttl: Duration::from_secs(ttl),
-        }
+        Sealer::new(Some(StateKeys::new(&[secret; 32]).unwrap()), Duration::from_secs(ttl))
     }
 
     fn args(v: Value) -> Map<String, Value> {
@@ -427,10 +492,36 @@ mod tests {
     }
 
     #[test]
+    fn a_state_that_cannot_be_serialized_is_an_error_not_an_empty_token() {
+        struct Refuses;
+        impl Serialize for Refuses {
+            fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+                Err(serde::ser::Error::custom("no"))
+            }
+        }
+        let a = args(json!({}));
+        assert!(matches!(
+            sealer(1, 600).seal(&Refuses, &binding(&a, None)),
+            Err(SealError::Serialize(_))
+        ));
+    }
+
+    #[test]
+    fn default_keys_are_made_once_at_first_use() {
+        let s = Sealer::new(None, Duration::from_secs(60));
+        let a = args(json!({}));
+        let token = s.seal(&json!(1), &binding(&a, None)).unwrap();
+        let again = s.clone();
+        assert_eq!(again.unseal::<Value>(&token, &binding(&a, None)), Ok(json!(1)));
+        let other = Sealer::new(None, Duration::from_secs(60));
+        assert_eq!(other.unseal::<Value>(&token, &binding(&a, None)), Err(Refusal::Seal));
+    }
+
+    #[test]
     fn round_trip() {
         let s = sealer(1, 600);
         let a = args(json!({"path": "/x", "n": [1, {"b": 2, "a": 1}]}));
-        let token = s.seal(&json!({"k": 1}), &binding(&a, None));
+        let token = s.seal(&json!({"k": 1}), &binding(&a, None)).unwrap();
         assert!(token.starts_with("v1."));
         assert_eq!(s.unseal(&token, &binding(&a, None)), Ok(json!({"k": 1})));
         // Key order does not matter to the digest.
@@ -442,7 +533,9 @@ mod tests {
     fn the_plaintext_is_not_readable() {
         let s = sealer(1, 600);
         let a = args(json!({}));
-        let token = s.seal(&json!({"secret-answer": "hunter2"}), &binding(&a, None));
+        let token = s
+            .seal(&json!({"secret-answer": "hunter2"}), &binding(&a, None))
+            .unwrap();
         let raw = URL_SAFE_NO_PAD.decode(&token[3..]).unwrap();
         assert!(!String::from_utf8_lossy(&raw).contains("hunter2"));
     }
@@ -451,7 +544,7 @@ mod tests {
     fn every_failure_is_refused() {
         let s = sealer(1, 600);
         let a = args(json!({"path": "/x"}));
-        let token = s.seal(&json!(1), &binding(&a, None));
+        let token = s.seal(&json!(1), &binding(&a, None)).unwrap();
         let mut tampered = token.clone();
         tampered.push_str("-TAMPERED");
         assert!(s.unseal::<Value>(&tampered, &binding(&a, None)).is_err());
@@ -503,7 +596,7 @@ mod tests {
             subject: "bob".into(),
             issuer: Some("i".into()),
         };
-        let token = s.seal(&json!(1), &binding(&a, Some(&alice)));
+        let token = s.seal(&json!(1), &binding(&a, Some(&alice))).unwrap();
         assert!(s.unseal::<Value>(&token, &binding(&a, Some(&alice))).is_ok());
         assert_eq!(
             s.unseal::<Value>(&token, &binding(&a, Some(&bob))),
@@ -516,7 +609,7 @@ mod tests {
     fn expired_tokens_are_refused() {
         let s = sealer(1, 0);
         let a = args(json!({}));
-        let token = s.seal(&json!(1), &binding(&a, None));
+        let token = s.seal(&json!(1), &binding(&a, None)).unwrap();
         assert_eq!(s.unseal::<Value>(&token, &binding(&a, None)), Err(Refusal::Expired));
     }
 
@@ -524,13 +617,13 @@ mod tests {
     fn rotation_keeps_old_tokens_valid() {
         let old = sealer(1, 600);
         let a = args(json!({}));
-        let token = old.seal(&json!(1), &binding(&a, None));
-        let rotated = Sealer {
-            keys: StateKeys::new(&[2; 32]).unwrap().with_previous(&[1; 32]).unwrap(),
-            ttl: Duration::from_secs(600),
-        };
+        let token = old.seal(&json!(1), &binding(&a, None)).unwrap();
+        let rotated = Sealer::new(
+            Some(StateKeys::new(&[2; 32]).unwrap().with_previous(&[1; 32]).unwrap()),
+            Duration::from_secs(600),
+        );
         assert!(rotated.unseal::<Value>(&token, &binding(&a, None)).is_ok());
-        let fresh = rotated.seal(&json!(2), &binding(&a, None));
+        let fresh = rotated.seal(&json!(2), &binding(&a, None)).unwrap();
         assert_eq!(old.unseal::<Value>(&fresh, &binding(&a, None)), Err(Refusal::Seal));
     }
 

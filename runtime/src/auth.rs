@@ -3,8 +3,10 @@
 //! sealed `requestState`.
 
 use crate::context::Principal;
-use futures_util::future::BoxFuture;
 use std::fmt;
+
+/// The future a [`TokenVerifier`] returns: boxed, so verifiers can be stored as trait objects.
+pub use futures_util::future::BoxFuture;
 
 /// Why a bearer token was refused. The reason goes to the log; the client gets 401.
 ///
@@ -38,8 +40,8 @@ impl std::error::Error for AuthError {}
 /// `jwt`) covers shared-secret JWTs.
 ///
 /// ```
+/// use mcp_resolve_runtime::auth::BoxFuture;
 /// use mcp_resolve_runtime::{AuthError, Principal, TokenVerifier};
-/// use futures_util::future::BoxFuture;
 ///
 /// /// A fixed token table, e.g. for tests.
 /// struct Static;

@@ -1,0 +1,287 @@
+//! The connection core: what every transport does with an inbound message, in one place.
+//!
+//! A transport reads bytes, hands each message to [`Dispatcher::dispatch`], and writes what comes
+//! back. The dispatcher owns the in-flight registry of its connection (or session): a call is
+//! registered when it is admitted and removed when it finishes, is cancelled, or is dropped, so
+//! nothing is left behind. Cancellation (`notifications/cancelled`) and the encoding of results
+//! into [`Outgoing`] messages happen here too; transports only add framing (a newline, an SSE
+//! event) and map errors to their own statuses.
+
+use crate::context::Principal;
+use crate::peer::{Outbound, Peer};
+use crate::protocol::jsonrpc::{Inbound, Outgoing, RawParams};
+use crate::protocol::messages::{CANCELLED, ParamsHead};
+use crate::protocol::{ErrorObject, RequestId};
+use crate::server::call::PendingCall;
+use crate::server::{Server, Session, Step};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio_util::sync::CancellationToken;
+
+type Registry = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
+
+/// Dispatches the messages of one connection (stdio, an in-memory pipe, a handshake-era HTTP
+/// session) or of stateless traffic (2026-07-28 HTTP, where ids are the client's own and calls
+/// are cancelled by closing their stream, so nothing is registered).
+#[derive(Clone)]
+pub(crate) struct Dispatcher {
+    server: Arc<Server>,
+    /// `None` for stateless traffic.
+    registry: Option<Registry>,
+}
+
+/// What became of one inbound message.
+pub(crate) enum Dispatch {
+    /// Nothing to send (a notification, a response delivered to its waiter).
+    Done,
+    /// Send this.
+    Reply(Outgoing),
+    /// A call to run: the transport decides where (inline, a task, an HTTP response stream).
+    Call(Admitted),
+}
+
+impl Dispatcher {
+    /// A dispatcher with its own in-flight registry: one per connection or session.
+    pub(crate) fn connection(server: Arc<Server>) -> Self {
+        Self {
+            server,
+            registry: Some(Arc::default()),
+        }
+    }
+
+    /// A dispatcher for stateless traffic: nothing is registered.
+    pub(crate) fn stateless(server: Arc<Server>) -> Self {
+        Self { server, registry: None }
+    }
+
+    /// Handles one inbound message for a connection in state `session`; `peer` receives the
+    /// client's responses (handshake era).
+    pub(crate) fn dispatch(&self, session: &mut Session, peer: Option<&Peer>, inbound: Inbound<'_>) -> Dispatch {
+        match inbound {
+            Inbound::Invalid { id, error } => {
+                tracing::debug!(code = error.code, "invalid message");
+                Dispatch::Reply(Outgoing::error(id, error))
+            }
+            Inbound::Notification { method, params } => {
+                if method == CANCELLED {
+                    self.cancel(params);
+                } else {
+                    tracing::trace!(method = %method, "notification ignored");
+                }
+                Dispatch::Done
+            }
+            Inbound::Response { id, outcome } => {
+                if !peer.is_some_and(|p| p.deliver(&id, outcome)) {
+                    tracing::debug!(%id, "response to no request of ours; ignored");
+                }
+                Dispatch::Done
+            }
+            Inbound::Request { id, method, params } => match session.on_request(&self.server, &method, params) {
+                Step::Reply(outcome) => Dispatch::Reply(Outgoing::Response { id: Some(id), outcome }),
+                Step::Call(call) => match self.admit(id, *call) {
+                    Ok(admitted) => Dispatch::Call(admitted),
+                    Err(reply) => Dispatch::Reply(reply),
+                },
+            },
+        }
+    }
+
+    /// Registers a call under its id; a second call with an id still in flight is refused.
+    pub(crate) fn admit(&self, id: RequestId, call: PendingCall) -> Result<Admitted, Outgoing> {
+        let token = CancellationToken::new();
+        if let Some(registry) = &self.registry {
+            let mut map = match registry.lock() {
+                Ok(m) => m,
+                Err(_) => {
+                    return Err(Outgoing::error(
+                        Some(id),
+                        ErrorObject::internal("Internal error: the connection's call registry is unavailable"),
+                    ));
+                }
+            };
+            if map.contains_key(&id) {
+                let e = ErrorObject::invalid_request(format!(
+                    "Invalid Request: id {id} is already in use by a request in flight"
+                ));
+                return Err(Outgoing::error(Some(id), e));
+            }
+            map.insert(id.clone(), token.clone());
+        }
+        Ok(Admitted {
+            registration: Registration {
+                id,
+                token,
+                registry: self.registry.clone(),
+            },
+            call,
+            server: self.server.clone(),
+        })
+    }
+
+    /// `notifications/cancelled`: cancels the named call if it is in flight here.
+    fn cancel(&self, params: RawParams<'_>) {
+        let Some(registry) = &self.registry else { return };
+        let id = ParamsHead::read(params)
+            .ok()
+            .and_then(|h| h.request_id)
+            .and_then(RequestId::from_raw);
+        let Some(id) = id else { return };
+        let token = registry.lock().ok().and_then(|m| m.get(&id).cloned());
+        if let Some(token) = token {
+            tracing::debug!(%id, "request cancelled by the client");
+            token.cancel();
+        }
+    }
+
+    /// Cancels every call in flight (the connection or session ended).
+    pub(crate) fn cancel_all(&self) {
+        if let Some(map) = self.registry.as_ref().and_then(|r| r.lock().ok()) {
+            for token in map.values() {
+                token.cancel();
+            }
+        }
+    }
+
+    /// How many calls are registered (for tests of the registry's bounds).
+    #[cfg(test)]
+    pub(crate) fn in_flight(&self) -> usize {
+        self.registry
+            .as_ref()
+            .and_then(|r| r.lock().ok().map(|m| m.len()))
+            .unwrap_or(0)
+    }
+}
+
+/// A call's place in the registry; leaving it (dropped, finished, cancelled) removes the entry.
+struct Registration {
+    id: RequestId,
+    token: CancellationToken,
+    registry: Option<Registry>,
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        if let Some(mut m) = self.registry.as_ref().and_then(|r| r.lock().ok()) {
+            m.remove(&self.id);
+        }
+    }
+}
+
+/// A call admitted by the dispatcher, not yet run.
+pub(crate) struct Admitted {
+    registration: Registration,
+    call: PendingCall,
+    server: Arc<Server>,
+}
+
+impl Admitted {
+    pub(crate) fn id(&self) -> &RequestId {
+        &self.registration.id
+    }
+
+    /// Cancels the call (e.g. its HTTP response stream was dropped).
+    pub(crate) fn token(&self) -> CancellationToken {
+        self.registration.token.clone()
+    }
+
+    pub(crate) fn wants_progress(&self) -> bool {
+        self.call.wants_progress()
+    }
+
+    /// Runs the call and returns its response, or `None` when it was cancelled (a cancelled
+    /// request gets no response; cancellation wins a tie with a ready result). Notifications and
+    /// requests to the client go to `outbound` meanwhile.
+    pub(crate) async fn run(
+        self,
+        outbound: Outbound,
+        peer: Option<Peer>,
+        principal: Option<Principal>,
+    ) -> Option<Outgoing> {
+        let Self {
+            registration,
+            call,
+            server,
+        } = self;
+        let token = registration.token.clone();
+        let id = registration.id.clone();
+        let run = call.run(&server, id.clone(), outbound, peer, token.clone(), principal);
+        let outcome = tokio::select! {
+            biased;
+            () = token.cancelled() => None,
+            outcome = run => Some(outcome),
+        };
+        drop(registration);
+        outcome.map(|outcome| Outgoing::Response { id: Some(id), outcome })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::jsonrpc::classify;
+
+    fn call_frame(id: u64) -> Vec<u8> {
+        format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"slow","arguments":{{}}}}}}"#)
+            .into_bytes()
+    }
+
+    struct Slow;
+    impl crate::Tool for Slow {
+        fn definition(&self) -> crate::ToolDefinition {
+            crate::ToolDefinition::new("slow", crate::ArgsSchema::new().finish())
+        }
+        fn call(&self, _: crate::ToolCall) -> futures_util::future::BoxFuture<'static, crate::CallToolResult> {
+            Box::pin(std::future::pending())
+        }
+    }
+
+    fn initialized() -> (Dispatcher, Session) {
+        let d = Dispatcher::connection(Arc::new(Server::new("t").tool(Slow)));
+        let mut s = Session::new();
+        let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#;
+        assert!(matches!(d.dispatch(&mut s, None, classify(init)), Dispatch::Reply(_)));
+        (d, s)
+    }
+
+    #[tokio::test]
+    async fn a_dropped_or_cancelled_call_leaves_nothing_behind() {
+        let (d, mut s) = initialized();
+        let frame = call_frame(1);
+        let Dispatch::Call(first) = d.dispatch(&mut s, None, classify(&frame)) else {
+            panic!("a call")
+        };
+        assert_eq!(d.in_flight(), 1);
+        // The same id again, while in flight: refused.
+        let Dispatch::Reply(Outgoing::Response { outcome: Err(e), .. }) = d.dispatch(&mut s, None, classify(&frame))
+        else {
+            panic!("a duplicate id is refused")
+        };
+        assert_eq!(e.code, -32600);
+        drop(first);
+        assert_eq!(d.in_flight(), 0, "a dropped call is unregistered");
+
+        let Dispatch::Call(second) = d.dispatch(&mut s, None, classify(&call_frame(2))) else {
+            panic!("a call")
+        };
+        let (tx, _rx) = tokio::sync::mpsc::channel(1);
+        let running = tokio::spawn(second.run(Outbound { tx }, None, None));
+        tokio::task::yield_now().await;
+        let cancel = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
+        assert!(matches!(d.dispatch(&mut s, None, classify(cancel)), Dispatch::Done));
+        assert!(running.await.unwrap().is_none(), "a cancelled call gets no response");
+        assert_eq!(d.in_flight(), 0);
+    }
+
+    #[tokio::test]
+    async fn stateless_traffic_registers_nothing() {
+        let d = Dispatcher::stateless(Arc::new(Server::new("t").tool(Slow)));
+        let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let a = d.dispatch(&mut Session::new(), None, classify(frame));
+        let b = d.dispatch(&mut Session::new(), None, classify(frame));
+        assert!(
+            matches!((a, b), (Dispatch::Call(_), Dispatch::Call(_))),
+            "two clients may use one id"
+        );
+        assert_eq!(d.in_flight(), 0);
+    }
+}

@@ -1,0 +1,271 @@
+//! The typed bodies of the MCP messages this server reads and writes.
+//!
+//! Inbound: a request's params are read once, as raw members ([`ParamsHead`]); each handler turns
+//! the members it needs into typed values. Outbound: every result and request body is a struct
+//! here, serialized once into an [`Outgoing`](super::jsonrpc::Outgoing) message.
+
+use super::envelope::{ClientCapabilities, Implementation};
+use super::jsonrpc::{ErrorObject, RawParams, RequestId};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::collections::BTreeMap;
+
+// ---------------------------------------------------------------- inbound
+
+/// Every params member any handler reads, as raw text, found in one pass over the params.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct ParamsHead<'a> {
+    #[serde(default, borrow, rename = "_meta")]
+    pub(crate) meta: Option<&'a RawValue>,
+    /// `tools/call`, `prompts/get`.
+    #[serde(default, borrow)]
+    pub(crate) name: Option<&'a RawValue>,
+    /// `resources/read`.
+    #[serde(default, borrow)]
+    pub(crate) uri: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub(crate) arguments: Option<&'a RawValue>,
+    #[serde(default, borrow, rename = "inputResponses")]
+    pub(crate) input_responses: Option<&'a RawValue>,
+    #[serde(default, borrow, rename = "requestState")]
+    pub(crate) request_state: Option<&'a RawValue>,
+    /// `initialize`.
+    #[serde(
+        default,
+        borrow,
+        rename = "protocolVersion",
+        deserialize_with = "super::jsonrpc::present"
+    )]
+    pub(crate) protocol_version: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub(crate) capabilities: Option<&'a RawValue>,
+    #[serde(default, borrow, rename = "clientInfo")]
+    pub(crate) client_info: Option<&'a RawValue>,
+    /// `notifications/cancelled`.
+    #[serde(default, borrow, rename = "requestId")]
+    pub(crate) request_id: Option<&'a RawValue>,
+}
+
+impl<'a> ParamsHead<'a> {
+    /// Reads the members of `params` (none when there are no params).
+    pub(crate) fn read(params: RawParams<'a>) -> Result<Self, ErrorObject> {
+        match params.get() {
+            None => Ok(Self::default()),
+            Some(raw) => {
+                serde_json::from_str(raw.get()).map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
+            }
+        }
+    }
+}
+
+/// The answer to `elicitation/create`, from the client: `accept` (with content), `decline` or
+/// `cancel`. Anything else is malformed.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+pub(crate) struct ElicitResult {
+    pub(crate) action: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) content: Option<Value>,
+}
+
+impl ElicitResult {
+    /// Reads an answer; `None` when it is not an object with a string `action`.
+    pub(crate) fn read(answer: &Value) -> Option<Self> {
+        Self::deserialize(answer).ok()
+    }
+}
+
+// ---------------------------------------------------------------- outbound
+
+/// What every 2026-07-28 result adds: its kind and the server's name.
+#[derive(Serialize)]
+pub(crate) struct Stamped<'a, T> {
+    #[serde(flatten)]
+    pub(crate) body: T,
+    #[serde(rename = "resultType")]
+    pub(crate) result_type: &'static str,
+    #[serde(rename = "_meta")]
+    pub(crate) meta: ResultMeta<'a>,
+}
+
+/// The `_meta` of a 2026-07-28 result.
+#[derive(Serialize)]
+pub(crate) struct ResultMeta<'a> {
+    #[serde(rename = "io.modelcontextprotocol/serverInfo")]
+    pub(crate) server_info: &'a Implementation,
+}
+
+/// The server's capabilities, as `initialize` and `server/discover` report them.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ServerCapabilities {
+    pub(crate) tools: ListChanged,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct ListChanged {
+    #[serde(rename = "listChanged")]
+    pub(crate) list_changed: bool,
+}
+
+/// Caching hints on 2026-07-28 list results.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct CacheHints {
+    #[serde(rename = "ttlMs")]
+    pub(crate) ttl_ms: u64,
+    #[serde(rename = "cacheScope")]
+    pub(crate) cache_scope: &'static str,
+}
+
+#[derive(Serialize)]
+pub(crate) struct InitializeResult<'a> {
+    #[serde(rename = "protocolVersion")]
+    pub(crate) protocol_version: &'static str,
+    pub(crate) capabilities: &'a ServerCapabilities,
+    #[serde(rename = "serverInfo")]
+    pub(crate) server_info: &'a Implementation,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) instructions: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct DiscoverResult<'a> {
+    #[serde(rename = "supportedVersions")]
+    pub(crate) supported_versions: &'a [&'static str],
+    pub(crate) capabilities: &'a ServerCapabilities,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) instructions: Option<&'a str>,
+    #[serde(flatten)]
+    pub(crate) cache: CacheHints,
+}
+
+#[derive(Serialize)]
+pub(crate) struct ListToolsResult<'a> {
+    /// The definitions, serialized once at registration.
+    pub(crate) tools: &'a RawValue,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) cache: Option<CacheHints>,
+}
+
+/// `{}`: the result of `ping`.
+#[derive(Serialize)]
+pub(crate) struct EmptyResult {}
+
+/// The 2026-07-28 answer of a call that needs the user first.
+#[derive(Debug, Serialize)]
+pub(crate) struct InputRequiredResult {
+    #[serde(rename = "inputRequests")]
+    pub(crate) input_requests: BTreeMap<String, InputRequest>,
+    #[serde(rename = "requestState")]
+    pub(crate) request_state: String,
+}
+
+/// One entry of `inputRequests`: a request the client would otherwise have received.
+#[derive(Debug, Serialize)]
+pub(crate) struct InputRequest {
+    pub(crate) method: &'static str,
+    pub(crate) params: ElicitRequestParams,
+}
+
+/// The params of `elicitation/create` (form mode).
+#[derive(Debug, Serialize)]
+pub(crate) struct ElicitRequestParams {
+    /// `"form"` from 2025-11-25 on; absent for 2025-06-18 clients.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) mode: Option<&'static str>,
+    pub(crate) message: String,
+    #[serde(rename = "requestedSchema")]
+    pub(crate) requested_schema: Map<String, Value>,
+}
+
+pub(crate) const ELICITATION_CREATE: &str = "elicitation/create";
+pub(crate) const PROGRESS: &str = "notifications/progress";
+pub(crate) const CANCELLED: &str = "notifications/cancelled";
+
+/// The params of `notifications/progress`.
+#[derive(Serialize)]
+pub(crate) struct ProgressParams<'a> {
+    #[serde(rename = "progressToken")]
+    pub(crate) progress_token: &'a RequestId,
+    pub(crate) progress: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) total: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) message: Option<&'a str>,
+}
+
+/// What `initialize` said about the client.
+#[derive(Debug, Clone)]
+pub(crate) struct InitializeParams {
+    /// The version the client asked for, when it is one we know.
+    pub(crate) version: Option<super::ProtocolVersion>,
+    pub(crate) capabilities: ClientCapabilities,
+    pub(crate) client_info: Option<std::sync::Arc<Implementation>>,
+}
+
+impl InitializeParams {
+    pub(crate) fn read(head: &ParamsHead<'_>) -> Self {
+        let version = head
+            .protocol_version
+            .and_then(super::jsonrpc::raw_str)
+            .and_then(|v| super::ProtocolVersion::parse(&v));
+        Self {
+            version,
+            capabilities: head.capabilities.map(ClientCapabilities::from_raw).unwrap_or_default(),
+            client_info: head
+                .client_info
+                .and_then(Implementation::from_raw)
+                .map(std::sync::Arc::new),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::jsonrpc::to_raw;
+
+    #[test]
+    fn stamped_results_carry_their_kind_and_the_server() {
+        let info = Implementation::new("notes", "1.0");
+        let tools = to_raw(&serde_json::json!([])).unwrap();
+        let body = ListToolsResult {
+            tools: &tools,
+            cache: Some(CacheHints {
+                ttl_ms: 0,
+                cache_scope: "public",
+            }),
+        };
+        let v = serde_json::to_value(Stamped {
+            body,
+            result_type: "complete",
+            meta: ResultMeta { server_info: &info },
+        })
+        .unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "tools": [], "ttlMs": 0, "cacheScope": "public", "resultType": "complete",
+                "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "notes", "version": "1.0"}}
+            })
+        );
+    }
+
+    #[test]
+    fn params_members_are_found_in_one_pass() {
+        let raw: Box<RawValue> =
+            serde_json::from_str(r#"{"name":"echo","arguments":{"a":[1,2]},"other":{"deep":[{}]}}"#).unwrap();
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}}"#,
+            raw.get()
+        );
+        let crate::protocol::jsonrpc::Inbound::Request { params, .. } =
+            crate::protocol::jsonrpc::classify(frame.as_bytes())
+        else {
+            panic!("a request")
+        };
+        let head = ParamsHead::read(params).unwrap();
+        assert_eq!(head.name.map(RawValue::get), Some("\"echo\""));
+        assert_eq!(head.arguments.map(RawValue::get), Some(r#"{"a":[1,2]}"#));
+        assert!(head.meta.is_none());
+    }
+}

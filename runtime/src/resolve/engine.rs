@@ -1,0 +1,302 @@
+//! The engine: visits a tool's resolvers (dependencies first), runs their bodies, and asks
+//! their questions through the era's asker ([`super::ask`]). It decides whether the tool body
+//! can run, must wait for answers, or stops.
+
+use super::ask::{Asked, BackChannel, Collect, Question};
+use super::def::{AskForm, ResolveInputs, Resolved, ResolvedParam, ResolverDef, Step};
+use super::state::RoundState;
+use crate::context::Context;
+use crate::form::RenderOptions;
+use crate::protocol::messages::InputRequest;
+use crate::protocol::{ErrorObject, codes};
+use futures_util::future::BoxFuture;
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+/// The keys of a tool's resolvers, unique within the tool (collisions get `#2`, `#3`, …).
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Keys {
+    entries: Vec<(&'static ResolverDef, String)>,
+}
+
+impl Keys {
+    pub(crate) fn for_tool(params: &'static [ResolvedParam]) -> Self {
+        let mut keys = Keys::default();
+        fn visit(k: &mut Keys, def: &'static ResolverDef) {
+            if k.entries.iter().any(|(d, _)| d.same(def)) {
+                return;
+            }
+            k.entries.push((def, String::new()));
+            for dep in def.deps {
+                visit(k, dep());
+            }
+            k.entries.retain(|(d, _)| !d.same(def));
+            let mut key = def.key.to_string();
+            let mut n = 1;
+            while k.entries.iter().any(|(_, used)| *used == key) {
+                n += 1;
+                key = format!("{}#{n}", def.key);
+            }
+            k.entries.push((def, key));
+        }
+        for p in params {
+            visit(&mut keys, p.resolver);
+        }
+        keys
+    }
+    fn key(&self, def: &ResolverDef) -> &str {
+        self.entries
+            .iter()
+            .find(|(d, _)| d.same(def))
+            .map(|(_, k)| k.as_str())
+            .unwrap_or(def.key)
+    }
+}
+
+/// How this call's questions reach the user.
+pub(crate) enum Asker {
+    /// 2026-07-28: collected into an `InputRequiredResult`.
+    Collect(Collect),
+    /// Handshake era: asked on the back-channel now.
+    BackChannel(BackChannel),
+}
+
+/// What the engine decided.
+pub(crate) enum Outcome {
+    /// Every resolved parameter has its value, in declaration order.
+    Ready(Vec<Resolved>),
+    /// Stop with this result (a failed resolver, a declined question, too many rounds…).
+    Stop(crate::CallToolResult),
+    /// 2026-07-28: ask these questions; seal this state.
+    InputRequired {
+        requests: BTreeMap<String, InputRequest>,
+        state: RoundState,
+    },
+    /// A JSON-RPC error ends the call (missing capability, a client's error on the back-channel).
+    Abort(ErrorObject),
+}
+
+enum Node {
+    /// Being resolved: meeting it again means a dependency cycle.
+    Visiting,
+    Done(Resolved),
+    Pending,
+    Failed(String),
+}
+
+pub(crate) struct Engine<'a> {
+    tool: &'a str,
+    keys: &'a Keys,
+    arguments: Arc<Map<String, Value>>,
+    context: Context,
+    asker: Asker,
+    max_rounds: u64,
+    memo: Vec<(&'static ResolverDef, Node)>,
+    abort: Option<ErrorObject>,
+}
+
+impl<'a> Engine<'a> {
+    pub(crate) fn new(
+        tool: &'a str,
+        keys: &'a Keys,
+        arguments: Arc<Map<String, Value>>,
+        context: Context,
+        asker: Asker,
+        max_rounds: u64,
+    ) -> Self {
+        Self {
+            tool,
+            keys,
+            arguments,
+            context,
+            asker,
+            max_rounds,
+            memo: Vec::new(),
+            abort: None,
+        }
+    }
+
+    fn state(&self, def: &ResolverDef) -> Option<&Node> {
+        self.memo.iter().find(|(d, _)| d.same(def)).map(|(_, n)| n)
+    }
+
+    /// Resolves every parameter and decides what happens to the call.
+    pub(crate) async fn run(mut self, params: &'static [ResolvedParam]) -> Outcome {
+        for p in params {
+            self.visit(p.resolver).await;
+            if let Some(e) = self.abort.take() {
+                return Outcome::Abort(e);
+            }
+        }
+        // A failure stops the call, whatever else is pending.
+        for p in params {
+            if let Some(Node::Failed(message)) = self.state(p.resolver) {
+                return Outcome::Stop(crate::CallToolResult::error(message.clone()));
+            }
+        }
+        if let Asker::Collect(c) = &mut self.asker
+            && !c.requests.is_empty()
+        {
+            let round = c.state.round + 1;
+            if round > self.max_rounds {
+                return Outcome::Stop(crate::CallToolResult::error(format!(
+                    "tool `{}` stopped: it needed more than {} rounds of questions",
+                    self.tool, self.max_rounds
+                )));
+            }
+            let state = RoundState {
+                round,
+                outcomes: std::mem::take(&mut c.keep),
+                asked: std::mem::take(&mut c.asked_now),
+            };
+            return Outcome::InputRequired {
+                requests: std::mem::take(&mut c.requests),
+                state,
+            };
+        }
+        let mut values = Vec::with_capacity(params.len());
+        for p in params {
+            match self.state(p.resolver) {
+                Some(Node::Done(r)) => values.push(r.clone()),
+                _ => {
+                    return Outcome::Stop(crate::CallToolResult::error(format!(
+                        "internal error: `{}` has no value",
+                        p.param
+                    )));
+                }
+            }
+        }
+        Outcome::Ready(values)
+    }
+
+    fn visit(&mut self, def: &'static ResolverDef) -> BoxFuture<'_, ()> {
+        Box::pin(async move {
+            if self.state(def).is_some() || self.abort.is_some() {
+                return;
+            }
+            self.memo.push((def, Node::Visiting));
+            let mut deps = Vec::with_capacity(def.deps.len());
+            let mut blocked = false;
+            let mut failed = None;
+            for dep in def.deps {
+                let dep = dep();
+                if matches!(self.state(dep), Some(Node::Visiting)) {
+                    failed = Some(format!("resolver `{}` depends on itself", def.name));
+                    break;
+                }
+                self.visit(dep).await;
+                match self.state(dep) {
+                    Some(Node::Done(r)) => deps.push((dep, r.clone())),
+                    Some(Node::Failed(m)) => {
+                        failed = Some(m.clone());
+                        break;
+                    }
+                    _ => blocked = true,
+                }
+            }
+            self.memo.retain(|(d, _)| !d.same(def));
+            if let Some(m) = failed {
+                self.memo.push((def, Node::Failed(m)));
+                return;
+            }
+            if self.abort.is_some() {
+                return;
+            }
+            if blocked {
+                // Asked again once its dependencies are answered: one round per level.
+                self.memo.push((def, Node::Pending));
+                return;
+            }
+            let inputs = ResolveInputs {
+                arguments: self.arguments.clone(),
+                context: self.context.clone(),
+                deps,
+            };
+            let node = match (def.run)(inputs).await {
+                Step::Value(v) => Node::Done(Resolved::Value(v)),
+                Step::Fail(m) => Node::Failed(format!("resolver `{}` failed: {m}", def.name)),
+                Step::Invalid(m) => Node::Failed(m),
+                Step::Ask(ask) => self.ask(def, ask).await,
+            };
+            self.memo.push((def, node));
+        })
+    }
+
+    async fn ask(&mut self, def: &'static ResolverDef, form: AskForm) -> Node {
+        let key = self.keys.key(def);
+        if !self.context.client_capabilities().elicitation_form() {
+            self.abort = Some(
+                ErrorObject::new(
+                    codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
+                    format!("Client did not declare the form elicitation capability required by resolver '{key}'"),
+                )
+                .with_data(json!({ "requiredCapabilities": { "elicitation": { "form": {} } } })),
+            );
+            return Node::Pending;
+        }
+        // The question is pinned by the digest of its era-neutral rendering; it is rendered for
+        // the wire only when it is actually asked.
+        let schema = (form.schema)(RenderOptions::default());
+        let digest = crate::seal::question_digest(&form.message, &schema);
+        let question = Question {
+            tool: self.tool,
+            key,
+            form: &form,
+            schema,
+            digest,
+            version: self.context.protocol_version(),
+        };
+        let asked = match &mut self.asker {
+            Asker::Collect(c) => c.ask(&question),
+            Asker::BackChannel(b) => b.ask(&question).await,
+        };
+        match asked {
+            Asked::Settled(Ok(r)) => Node::Done(r),
+            Asked::Settled(Err(m)) => Node::Failed(m),
+            Asked::Pending => Node::Pending,
+            Asked::Abort(e) => {
+                self.abort = Some(e);
+                Node::Pending
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_nothing(_: ResolveInputs) -> BoxFuture<'static, Step> {
+        Box::pin(async { Step::Fail(String::new()) })
+    }
+
+    fn d() -> &'static ResolverDef {
+        &D
+    }
+    static C: ResolverDef = ResolverDef {
+        name: "c",
+        module: "m",
+        key: "a",
+        deps: &[d],
+        run: run_nothing,
+    };
+    static D: ResolverDef = ResolverDef {
+        name: "a",
+        module: "other",
+        key: "a",
+        deps: &[],
+        run: run_nothing,
+    };
+
+    #[test]
+    fn colliding_keys_get_suffixes() {
+        static PARAMS: [ResolvedParam; 1] = [ResolvedParam {
+            param: "x",
+            resolver: &C,
+        }];
+        let keys = Keys::for_tool(&PARAMS);
+        assert_eq!(keys.key(&D), "a");
+        assert_eq!(keys.key(&C), "a#2");
+    }
+}

@@ -1,0 +1,112 @@
+//! The `requestState` of a 2026-07-28 call: what it holds between rounds, and what it is bound
+//! to. Sealing itself (the cipher, keys, expiry) is [`crate::seal`]'s.
+
+use crate::context::Principal;
+use crate::protocol::ErrorObject;
+use crate::seal::{Binding, Sealer};
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+use std::collections::BTreeMap;
+
+/// An answer kept across rounds, with the digest of the question it answers: it is used again
+/// only if the resolver asks the same question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Kept {
+    pub(crate) action: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) content: Option<Value>,
+    pub(crate) q: String,
+}
+
+/// The engine's state between rounds.
+#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+pub(crate) struct RoundState {
+    /// The round the questions of this state were asked in (1 for the first).
+    #[serde(default, rename = "r")]
+    pub(crate) round: u64,
+    /// Answers kept, by question key.
+    #[serde(default)]
+    pub(crate) outcomes: BTreeMap<String, Kept>,
+    /// The digest of each question asked in this round, by key: an answer counts only for the
+    /// question that was asked.
+    #[serde(default)]
+    pub(crate) asked: BTreeMap<String, String>,
+}
+
+/// What a `tools/call` state is bound to: the tool, its arguments, the deployment and the caller.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CallBinding<'a> {
+    pub(crate) tool: &'a str,
+    pub(crate) arguments: &'a Map<String, Value>,
+    pub(crate) audience: &'a str,
+    pub(crate) principal: Option<&'a Principal>,
+}
+
+/// The one error every refused `requestState` gets; the reason goes to the log only.
+pub(crate) fn invalid_state() -> ErrorObject {
+    ErrorObject::invalid_params("Invalid or expired requestState")
+        .with_data(json!({ "reason": "invalid_request_state" }))
+}
+
+impl CallBinding<'_> {
+    fn binding(&self) -> Binding<'_> {
+        Binding {
+            method: "tools/call",
+            target: self.tool,
+            arguments: self.arguments,
+            audience: self.audience,
+            principal: self.principal,
+        }
+    }
+
+    /// The state in `token`, when it is ours, fresh and bound to this call.
+    pub(crate) fn open<T: DeserializeOwned>(&self, sealer: &Sealer, token: &str) -> Result<T, ErrorObject> {
+        sealer.unseal(token, &self.binding()).map_err(|reason| {
+            tracing::warn!(tool = %self.tool, %reason, "requestState rejected on tools/call");
+            invalid_state()
+        })
+    }
+
+    /// `state`, sealed and bound to this call. A failure (no randomness) stops the call.
+    pub(crate) fn seal<S: Serialize>(&self, sealer: &Sealer, state: &S) -> Result<String, ErrorObject> {
+        sealer.seal(state, &self.binding()).map_err(|e| {
+            tracing::error!(tool = %self.tool, error = %e, "requestState could not be sealed");
+            ErrorObject::internal("Internal error: the request state could not be sealed")
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_state_survives_sealing_and_is_bound_to_its_call() {
+        let sealer = Sealer::new(None, std::time::Duration::from_secs(60));
+        let args = Map::new();
+        let call = CallBinding {
+            tool: "t",
+            arguments: &args,
+            audience: "a",
+            principal: None,
+        };
+        let mut state = RoundState {
+            round: 2,
+            ..RoundState::default()
+        };
+        state.asked.insert("k".into(), "digest".into());
+        state.outcomes.insert(
+            "j".into(),
+            Kept {
+                action: "accept".into(),
+                content: Some(json!({"ok": true})),
+                q: "d2".into(),
+            },
+        );
+        let token = call.seal(&sealer, &state).unwrap();
+        assert_eq!(call.open::<RoundState>(&sealer, &token).unwrap(), state);
+        let other = CallBinding { tool: "u", ..call };
+        assert_eq!(other.open::<RoundState>(&sealer, &token).unwrap_err(), invalid_state());
+    }
+}

@@ -1,0 +1,305 @@
+//! The server as its author builds it: identity, tools, limits. Built once, then shared by every
+//! connection.
+
+use crate::protocol::jsonrpc::to_raw;
+use crate::protocol::messages::{
+    CacheHints, DiscoverResult, InitializeResult, ListChanged, ListToolsResult, ResultMeta, ServerCapabilities, Stamped,
+};
+use crate::protocol::{Era, ErrorObject, Implementation, ProtocolVersion};
+use crate::resolve::Keys;
+use crate::seal::{Sealer, StateKeys};
+use crate::tool::{Tool, ToolDefinition};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Who may cache list results (`cacheScope` on 2026-07-28), with [`Server::list_cache`].
+///
+/// ```
+/// use mcp_resolve_runtime::{CacheScope, Server};
+/// let server = Server::new("notes").list_cache(60_000, CacheScope::Private);
+/// # let _ = server;
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheScope {
+    /// Any cache may keep the result.
+    Public,
+    /// Only the requesting user's cache may keep it.
+    Private,
+}
+
+impl CacheScope {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Public => "public",
+            Self::Private => "private",
+        }
+    }
+}
+
+/// Limits and knobs. Every field has a safe default.
+#[derive(Clone, Debug)]
+pub(crate) struct Config {
+    pub(crate) max_frame_bytes: usize,
+    pub(crate) max_in_flight: usize,
+    pub(crate) list_ttl_ms: u64,
+    pub(crate) list_cache_scope: CacheScope,
+    pub(crate) max_rounds: u64,
+    pub(crate) elicitation_timeout: Duration,
+    /// `None` until keys are given, or made at the first seal.
+    pub(crate) sealer: Sealer,
+    pub(crate) audience: Option<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            max_frame_bytes: 4 * 1024 * 1024,
+            max_in_flight: 64,
+            list_ttl_ms: 0,
+            list_cache_scope: CacheScope::Public,
+            max_rounds: 10,
+            elicitation_timeout: Duration::from_secs(600),
+            sealer: Sealer::new(None, Duration::from_secs(600)),
+            audience: None,
+        }
+    }
+}
+
+/// A registered tool and the keys of its questions.
+pub(crate) struct Entry {
+    pub(crate) tool: Arc<dyn Tool>,
+    pub(crate) keys: Arc<Keys>,
+}
+
+/// An MCP server: its identity, its tools, and its limits. Build it once, then serve it on a
+/// transport ([`Server::serve_stdio`], or [`crate::testing::TestClient`] in tests).
+///
+/// ```
+/// use mcp_resolve_runtime::Server;
+/// let server = Server::new("notes")
+///     .version("1.0.0")
+///     .instructions("Manages notes folders.")
+///     .max_frame_bytes(1 << 20)
+///     .max_in_flight(16);
+/// assert_eq!(server.info().name, "notes");
+/// assert!(server.tools().is_empty());
+/// ```
+pub struct Server {
+    info: Implementation,
+    instructions: Option<String>,
+    entries: Vec<Entry>,
+    index: HashMap<String, usize>,
+    definitions: Vec<ToolDefinition>,
+    /// `definitions` as `tools/list` sends them, serialized once per registration.
+    tools_json: Box<RawValue>,
+    capabilities: ServerCapabilities,
+    pub(crate) config: Config,
+}
+
+impl std::fmt::Debug for Server {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Server")
+            .field("info", &self.info)
+            .field("tools", &self.index.keys().collect::<Vec<_>>())
+            .field("config", &self.config)
+            .finish()
+    }
+}
+
+fn empty_list() -> Box<RawValue> {
+    RawValue::from_string("[]".into()).unwrap_or_else(|_| unreachable!("`[]` is JSON"))
+}
+
+impl Server {
+    /// A server with this name and no tools.
+    pub fn new(name: impl Into<String>) -> Self {
+        Self {
+            info: Implementation::new(name, ""),
+            instructions: None,
+            entries: Vec::new(),
+            index: HashMap::new(),
+            definitions: Vec::new(),
+            tools_json: empty_list(),
+            capabilities: ServerCapabilities {
+                tools: ListChanged { list_changed: false },
+            },
+            config: Config::default(),
+        }
+    }
+    /// Sets the version reported in `serverInfo`.
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.info.version = version.into();
+        self
+    }
+    /// Sets the instructions reported by `initialize` and `server/discover`.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+    /// Registers a tool; its definition (name, schemas) is built now, once.
+    ///
+    /// # Panics
+    /// When a tool with the same name is already registered, or its definition cannot be
+    /// serialized: both are programming errors.
+    pub fn tool<T: Tool>(mut self, tool: T) -> Self {
+        let def = tool.definition();
+        assert!(
+            !self.index.contains_key(&def.name),
+            "a tool named `{}` is already registered",
+            def.name
+        );
+        self.index.insert(def.name.clone(), self.entries.len());
+        let keys = Arc::new(Keys::for_tool(tool.resolvers()));
+        self.entries.push(Entry {
+            tool: Arc::new(tool),
+            keys,
+        });
+        self.definitions.push(def);
+        self.tools_json = match to_raw(&self.definitions) {
+            Ok(raw) => raw,
+            Err(e) => panic!(
+                "the definition of tool `{}` cannot be serialized: {e}",
+                self.definitions[self.definitions.len() - 1].name
+            ),
+        };
+        self
+    }
+    /// The largest frame (one JSON-RPC message) accepted, in bytes; larger frames are refused with
+    /// -32600 and the connection goes on. Default 4 MiB.
+    pub fn max_frame_bytes(mut self, bytes: usize) -> Self {
+        self.config.max_frame_bytes = bytes.max(64);
+        self
+    }
+    /// How many tool calls one connection may run at once; further requests wait (the transport
+    /// stops reading) until one finishes. Default 64.
+    pub fn max_in_flight(mut self, calls: usize) -> Self {
+        self.config.max_in_flight = calls.max(1);
+        self
+    }
+    /// The most rounds of questions one call may take (2026-07-28: `InputRequiredResult`s;
+    /// handshake era: questions). Beyond it the call stops with an `isError` result. Default 10.
+    pub fn max_rounds(mut self, rounds: u64) -> Self {
+        self.config.max_rounds = rounds.max(1);
+        self
+    }
+    /// How long a handshake-era question waits for the client's answer. Default 600 s.
+    pub fn elicitation_timeout(mut self, timeout: Duration) -> Self {
+        self.config.elicitation_timeout = timeout;
+        self
+    }
+    /// The keys that seal `requestState`. By default a random key is made per process (at the
+    /// first seal), so a retry must come back to the same process; give replicas the same keys so
+    /// any of them can serve it.
+    pub fn state_keys(mut self, keys: StateKeys) -> Self {
+        self.config.sealer = Sealer::new(Some(keys), self.config.sealer.ttl);
+        self
+    }
+    /// How long a sealed `requestState` stays valid. Default 600 s.
+    pub fn state_ttl(mut self, ttl: Duration) -> Self {
+        self.config.sealer.ttl = ttl;
+        self
+    }
+    /// The audience bound into `requestState` (default: the server's name); replicas serving one
+    /// deployment share it.
+    pub fn state_audience(mut self, audience: impl Into<String>) -> Self {
+        self.config.audience = Some(audience.into());
+        self
+    }
+    /// Caching hints on `tools/list` and `server/discover` (2026-07-28). Default: 0 ms, public.
+    pub fn list_cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
+        self.config.list_ttl_ms = ttl_ms;
+        self.config.list_cache_scope = scope;
+        self
+    }
+    /// The server's name and version.
+    pub fn info(&self) -> &Implementation {
+        &self.info
+    }
+    /// The registered tools' definitions, in registration order.
+    pub fn tools(&self) -> &[ToolDefinition] {
+        &self.definitions
+    }
+}
+
+/// What the protocol layer reads of a built server.
+impl Server {
+    pub(crate) fn entry(&self, name: &str) -> Option<&Entry> {
+        self.index.get(name).map(|&i| &self.entries[i])
+    }
+
+    /// The audience bound into sealed state.
+    pub(crate) fn audience(&self) -> &str {
+        self.config.audience.as_deref().unwrap_or(&self.info.name)
+    }
+
+    /// A result body as `version` sends it: 2026-07-28 results carry `resultType` (`kind`) and
+    /// the server's name in `_meta`; handshake-era results go as they are.
+    pub(crate) fn result<T: Serialize>(
+        &self,
+        body: T,
+        version: ProtocolVersion,
+        kind: &'static str,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        match version.era() {
+            Era::Stateless => to_raw(&Stamped {
+                body,
+                result_type: kind,
+                meta: ResultMeta {
+                    server_info: &self.info,
+                },
+            }),
+            Era::Handshake => to_raw(&body),
+        }
+    }
+
+    /// [`Server::result`] of a complete result.
+    pub(crate) fn complete<T: Serialize>(
+        &self,
+        body: T,
+        version: ProtocolVersion,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        self.result(body, version, "complete")
+    }
+
+    fn cache_hints(&self) -> CacheHints {
+        CacheHints {
+            ttl_ms: self.config.list_ttl_ms,
+            cache_scope: self.config.list_cache_scope.as_str(),
+        }
+    }
+
+    pub(crate) fn list_tools(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
+        let cache = (version.era() == Era::Stateless).then(|| self.cache_hints());
+        self.complete(
+            ListToolsResult {
+                tools: &self.tools_json,
+                cache,
+            },
+            version,
+        )
+    }
+
+    pub(crate) fn discover(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
+        self.complete(
+            DiscoverResult {
+                supported_versions: crate::protocol::version::SUPPORTED_STATELESS,
+                capabilities: &self.capabilities,
+                instructions: self.instructions.as_deref(),
+                cache: self.cache_hints(),
+            },
+            version,
+        )
+    }
+
+    pub(crate) fn initialize_result(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
+        to_raw(&InitializeResult {
+            protocol_version: version.as_str(),
+            capabilities: &self.capabilities,
+            server_info: &self.info,
+            instructions: self.instructions.as_deref(),
+        })
+    }
+}

@@ -1,0 +1,212 @@
+//! One tool call, from its params to its result: resolvers first (asking on the back-channel, or
+//! answering with an `InputRequiredResult`), then the body. Panics in either become `isError`
+//! results.
+
+use super::Server;
+use super::session::Step;
+use crate::context::{Context, ContextParts, Principal};
+use crate::peer::{Outbound, Peer};
+use crate::protocol::envelope::Envelope;
+use crate::protocol::jsonrpc::raw_str;
+use crate::protocol::messages::{InputRequiredResult, ParamsHead};
+use crate::protocol::{Era, ErrorObject, RequestId};
+use crate::resolve::Keys;
+use crate::resolve::ask::{BackChannel, Collect};
+use crate::resolve::engine::{Asker, Engine, Outcome};
+use crate::resolve::state::{CallBinding, RoundState, invalid_state};
+use crate::tool::{Tool, ToolCall};
+use crate::tool_result::CallToolResult;
+use futures_util::FutureExt;
+use serde_json::value::RawValue;
+use serde_json::{Map, Value, json};
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use tokio_util::sync::CancellationToken;
+
+/// A tool call ready to run.
+pub(crate) struct PendingCall {
+    tool: Arc<dyn Tool>,
+    keys: Arc<Keys>,
+    name: String,
+    arguments: Map<String, Value>,
+    envelope: Envelope,
+    /// 2026-07-28 retries: the answers and the sealed state.
+    input_responses: Map<String, Value>,
+    request_state: Option<String>,
+}
+
+/// An object member: absent or `null` is empty; anything else but an object is `what`'s error.
+fn object(raw: Option<&RawValue>, what: &str) -> Result<Map<String, Value>, ErrorObject> {
+    match raw {
+        None => Ok(Map::new()),
+        Some(r) if r.get() == "null" => Ok(Map::new()),
+        Some(r) if crate::protocol::jsonrpc::is_object(r) => serde_json::from_str(r.get())
+            .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: `{what}`: {e}"))),
+        Some(_) => Err(ErrorObject::invalid_params(match what {
+            "inputResponses" => "Invalid params: `inputResponses` must be an object keyed like `inputRequests`".into(),
+            _ => format!("Invalid params: `{what}` must be an object"),
+        })),
+    }
+}
+
+impl PendingCall {
+    /// Reads a `tools/call`'s params: the tool (known, or -32602), its arguments, and on a retry
+    /// the answers and the state.
+    pub(crate) fn prepare(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Step {
+        match Self::read(server, head, envelope) {
+            Ok(call) => Step::Call(Box::new(call)),
+            Err(e) => Step::Reply(Err(e)),
+        }
+    }
+
+    fn read(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Result<Self, ErrorObject> {
+        let name = match head.name {
+            None => return Err(ErrorObject::invalid_params("Invalid params: `name` is required")),
+            Some(raw) => {
+                raw_str(raw).ok_or_else(|| ErrorObject::invalid_params("Invalid params: `name` must be a string"))?
+            }
+        };
+        let Some(entry) = server.entry(&name) else {
+            return Err(ErrorObject::invalid_params(format!("Unknown tool: {name}")).with_data(json!({ "name": name })));
+        };
+        let arguments = object(head.arguments, "arguments")?;
+        let input_responses = object(head.input_responses, "inputResponses")?;
+        let request_state = match head.request_state {
+            None => None,
+            Some(r) if r.get() == "null" => None,
+            Some(r) => Some(raw_str(r).ok_or_else(invalid_state)?.into_owned()),
+        };
+        Ok(Self {
+            tool: entry.tool.clone(),
+            keys: entry.keys.clone(),
+            name: name.into_owned(),
+            arguments,
+            envelope,
+            input_responses,
+            request_state,
+        })
+    }
+
+    /// Whether the client asked for progress notifications.
+    pub(crate) fn wants_progress(&self) -> bool {
+        self.envelope.progress_token.is_some()
+    }
+
+    /// Runs the call to completion and returns its result (serialized) or its JSON-RPC error.
+    pub(crate) async fn run(
+        self,
+        server: &Server,
+        id: RequestId,
+        outbound: Outbound,
+        peer: Option<Peer>,
+        cancel: CancellationToken,
+        principal: Option<Principal>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let Self {
+            tool,
+            keys,
+            name,
+            arguments,
+            envelope,
+            input_responses,
+            request_state,
+        } = self;
+        let version = envelope.version;
+        let stateless = version.era() == Era::Stateless;
+        fn binding<'a>(
+            name: &'a str,
+            arguments: &'a Map<String, Value>,
+            server: &'a Server,
+            principal: Option<&'a Principal>,
+        ) -> CallBinding<'a> {
+            CallBinding {
+                tool: name,
+                arguments,
+                audience: server.audience(),
+                principal,
+            }
+        }
+        let state = match (&request_state, stateless) {
+            (Some(token), true) => binding(&name, &arguments, server, principal.as_ref())
+                .open::<RoundState>(&server.config.sealer, token)?,
+            _ => RoundState::default(),
+        };
+        let context = Context::new(ContextParts {
+            request_id: id,
+            version,
+            capabilities: envelope.capabilities,
+            client_info: envelope.client_info,
+            principal: principal.clone(),
+            progress_token: envelope.progress_token,
+            outbound,
+            cancel,
+        });
+        let params = tool.resolvers();
+        let mut resolved = Vec::new();
+        let mut arguments = arguments;
+        if !params.is_empty() {
+            if let Err(result) = tool.check_arguments(&arguments) {
+                return server.complete(&result, version);
+            }
+            let shared = Arc::new(arguments);
+            let asker = match (stateless, peer) {
+                (false, Some(peer)) => Asker::BackChannel(BackChannel {
+                    peer,
+                    timeout: server.config.elicitation_timeout,
+                    max_questions: server.config.max_rounds,
+                    questions: 0,
+                }),
+                _ => Asker::Collect(Collect::new(state, input_responses)),
+            };
+            let engine = Engine::new(
+                &name,
+                &keys,
+                shared.clone(),
+                context.clone(),
+                asker,
+                server.config.max_rounds,
+            );
+            let outcome = match AssertUnwindSafe(engine.run(params)).catch_unwind().await {
+                Ok(o) => o,
+                Err(payload) => Outcome::Stop(panicked(&name, &payload)),
+            };
+            match outcome {
+                Outcome::Ready(values) => resolved = values,
+                Outcome::Stop(result) => return server.complete(&result, version),
+                Outcome::Abort(e) => return Err(e),
+                Outcome::InputRequired { requests, state } if stateless => {
+                    let request_state =
+                        binding(&name, &shared, server, principal.as_ref()).seal(&server.config.sealer, &state)?;
+                    let body = InputRequiredResult {
+                        input_requests: requests,
+                        request_state,
+                    };
+                    return server.result(&body, version, "input_required");
+                }
+                Outcome::InputRequired { .. } => {
+                    return Err(ErrorObject::internal(
+                        "a handshake-era call cannot return InputRequiredResult",
+                    ));
+                }
+            }
+            arguments = Arc::try_unwrap(shared).unwrap_or_else(|a| (*a).clone());
+        }
+        let mut call = ToolCall::new(arguments, context);
+        call.resolved = resolved;
+        let result = match AssertUnwindSafe(tool.call(call)).catch_unwind().await {
+            Ok(r) => r,
+            Err(payload) => panicked(&name, &payload),
+        };
+        server.complete(&result, version)
+    }
+}
+
+fn panicked(tool: &str, payload: &Box<dyn std::any::Any + Send>) -> CallToolResult {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-string payload".into());
+    tracing::error!(tool, panic = %what, "tool panicked");
+    CallToolResult::error(format!("tool `{tool}` failed: internal error"))
+}

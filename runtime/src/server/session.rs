@@ -1,0 +1,152 @@
+//! The protocol state of one connection: which era it serves and, on the handshake era, what
+//! `initialize` said. It decides what each request gets; it never touches I/O.
+
+use super::Server;
+use super::call::PendingCall;
+use crate::protocol::envelope::{Envelope, Meta};
+use crate::protocol::jsonrpc::{RawParams, to_raw};
+use crate::protocol::messages::{EmptyResult, InitializeParams, ParamsHead};
+use crate::protocol::{ClientCapabilities, Era, ErrorObject, Implementation, ProtocolVersion, codes};
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+use std::sync::Arc;
+
+/// What to do with one request.
+pub(crate) enum Step {
+    /// Answer now.
+    Reply(Result<Box<RawValue>, ErrorObject>),
+    /// Run a tool call (possibly long): the dispatcher admits it and the transport runs it.
+    Call(Box<PendingCall>),
+}
+
+#[derive(Debug)]
+enum EraState {
+    Undecided,
+    Stateless,
+    Handshake(Option<Handshake>),
+}
+
+#[derive(Debug, Clone)]
+struct Handshake {
+    version: ProtocolVersion,
+    capabilities: ClientCapabilities,
+    client_info: Option<Arc<Implementation>>,
+}
+
+const MODERN_INITIALIZE: &str =
+    "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted";
+const LEGACY_ENVELOPE: &str = "this connection serves the handshake protocol era; requests carrying the 2026-07-28 envelope are not accepted on it";
+
+/// One connection's protocol state. On stdio the first request decides the era; on HTTP every
+/// 2026-07-28 request gets a fresh one, and each handshake-era session keeps its own.
+#[derive(Debug)]
+pub(crate) struct Session {
+    state: EraState,
+}
+
+impl Session {
+    pub(crate) fn new() -> Self {
+        Self {
+            state: EraState::Undecided,
+        }
+    }
+
+    /// Decides what a request gets. Runs on the reader, in arrival order, so the era and the
+    /// handshake are settled before the next frame is looked at.
+    pub(crate) fn on_request(&mut self, server: &Server, method: &str, params: RawParams<'_>) -> Step {
+        let head = match ParamsHead::read(params) {
+            Ok(h) => h,
+            Err(e) => return Step::Reply(Err(e)),
+        };
+        let meta = Meta::read(head.meta);
+        if let EraState::Undecided = self.state {
+            self.state = if method != "initialize" && meta.has_envelope() {
+                EraState::Stateless
+            } else {
+                EraState::Handshake(None)
+            };
+        }
+        match &mut self.state {
+            EraState::Undecided | EraState::Stateless => stateless(server, method, &head, &meta),
+            EraState::Handshake(hs) => handshake(server, hs, method, &head, &meta),
+        }
+    }
+}
+
+fn stateless(server: &Server, method: &str, head: &ParamsHead<'_>, meta: &Meta<'_>) -> Step {
+    if method == "initialize" {
+        let requested = head
+            .protocol_version
+            .and_then(|v| serde_json::from_str(v.get()).ok())
+            .unwrap_or(Value::Null);
+        return Step::Reply(Err(ErrorObject::new(
+            codes::UNSUPPORTED_PROTOCOL_VERSION,
+            MODERN_INITIALIZE,
+        )
+        .with_data(json!({
+            "supported": crate::protocol::version::supported_stateless(),
+            "requested": requested,
+        }))));
+    }
+    let envelope = match meta.envelope() {
+        Ok(e) => e,
+        Err(e) => return Step::Reply(Err(e)),
+    };
+    let version = envelope.version;
+    match method {
+        "server/discover" => Step::Reply(server.discover(version)),
+        "tools/list" => Step::Reply(server.list_tools(version)),
+        "tools/call" => PendingCall::prepare(server, head, envelope),
+        other => Step::Reply(Err(ErrorObject::method_not_found(other))),
+    }
+}
+
+fn handshake(
+    server: &Server,
+    hs: &mut Option<Handshake>,
+    method: &str,
+    head: &ParamsHead<'_>,
+    meta: &Meta<'_>,
+) -> Step {
+    if method != "initialize" && meta.has_envelope() {
+        return Step::Reply(Err(ErrorObject::invalid_request(LEGACY_ENVELOPE)));
+    }
+    match method {
+        "initialize" => {
+            if hs.is_some() {
+                return Step::Reply(Err(ErrorObject::invalid_request(
+                    "Invalid Request: the connection is already initialized",
+                )));
+            }
+            let p = InitializeParams::read(head);
+            let version = p
+                .version
+                .filter(|v| v.era() == Era::Handshake)
+                .unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
+            *hs = Some(Handshake {
+                version,
+                capabilities: p.capabilities,
+                client_info: p.client_info,
+            });
+            Step::Reply(server.initialize_result(version))
+        }
+        "ping" => Step::Reply(to_raw(&EmptyResult {})),
+        "tools/list" | "tools/call" => {
+            let Some(h) = hs.clone() else {
+                return Step::Reply(Err(ErrorObject::invalid_params("Invalid request parameters")
+                    .with_data(json!("the connection is not initialized: send `initialize` first"))));
+            };
+            if method == "tools/list" {
+                return Step::Reply(server.list_tools(h.version));
+            }
+            let envelope = Envelope {
+                version: h.version,
+                capabilities: h.capabilities,
+                client_info: h.client_info,
+                progress_token: meta.progress_token(),
+            };
+            PendingCall::prepare(server, head, envelope)
+        }
+        other => Step::Reply(Err(ErrorObject::method_not_found(other))),
+    }
+}

@@ -1,0 +1,278 @@
+//! One newline-delimited JSON-RPC connection (stdio, an in-memory pipe): read frames, hand them to
+//! the dispatcher, write what comes back, with backpressure.
+//!
+//! Reading and writing run in the connection's own task. A call that completes when first
+//! polled (most tools that ask nothing) is answered there too, without a hop to another task or
+//! thread; a call that waits is spawned and answers through the same writer.
+
+use super::frames::{Frame, FrameReader};
+use crate::dispatch::{Admitted, Dispatch, Dispatcher};
+use crate::peer::{Outbound, Peer};
+use crate::protocol::ErrorObject;
+use crate::protocol::jsonrpc::{Outgoing, classify};
+use crate::server::{Server, Session};
+use futures_util::FutureExt;
+use std::collections::VecDeque;
+use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufWriter};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
+use tokio::task::JoinSet;
+
+/// Serves one connection until the reader reaches end of input, then lets the calls in flight
+/// finish, flushes and returns.
+pub(crate) async fn serve_connection<R, W>(server: Arc<Server>, reader: R, writer: W) -> std::io::Result<()>
+where
+    R: AsyncRead + Unpin + Send + 'static,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (tx, rx) = mpsc::channel::<Outgoing>(256);
+    let (read, written) = tokio::join!(
+        read_messages(server, reader, Outbound { tx }),
+        write_messages(writer, rx)
+    );
+    if let Err(e) = written {
+        tracing::debug!(error = %e, "writer closed");
+    }
+    read
+}
+
+/// The reading half: frames in, dispatched; returns at end of input once every call finished.
+async fn read_messages<R: AsyncRead + Unpin>(
+    server: Arc<Server>,
+    reader: R,
+    outbound: Outbound,
+) -> std::io::Result<()> {
+    let peer = Peer::new(outbound.clone());
+    let dispatcher = Dispatcher::connection(server.clone());
+    let mut frames = FrameReader::new(reader, server.config.max_frame_bytes);
+    let mut session = Session::new();
+    // Calls run up to `max_in_flight` at once; up to as many again are admitted and wait for a
+    // slot. Beyond that, requests queue here in arrival order and the reader stops reading: that
+    // is the backpressure. It keeps reading, though, while a running call waits for an answer from
+    // the client (handshake era), or the answer would never get through: the queue then grows up
+    // to `max_queued_bytes`, and requests beyond it are refused with a "busy" error.
+    let admission = Arc::new(Semaphore::new(server.config.max_in_flight * 2));
+    let max_queued_bytes = server.config.max_frame_bytes.saturating_mul(8);
+    let mut queue = Queue::default();
+    let mut tasks = JoinSet::new();
+    let starter = Starter {
+        outbound: outbound.clone(),
+        permits: Arc::new(Semaphore::new(server.config.max_in_flight)),
+        peer: peer.clone(),
+    };
+
+    let result = loop {
+        // Reap finished calls so the set does not grow with the connection's lifetime.
+        while tasks.try_join_next().is_some() {}
+        // Start what waits, in arrival order, while there is room.
+        while !queue.is_empty() {
+            let Ok(slot) = admission.clone().try_acquire_owned() else {
+                break;
+            };
+            if let Some(q) = queue.pop() {
+                starter.start(&mut tasks, q, slot);
+            }
+        }
+        let event = if queue.is_empty() {
+            Event::Frame(frames.next().await)
+        } else if !peer.awaiting_client() {
+            // Backpressure: read nothing until a slot frees, unless a question goes out.
+            tokio::select! {
+                slot = admission.clone().acquire_owned() => Event::Slot(slot),
+                () = peer.asked() => Event::Asked,
+            }
+        } else {
+            // The client owes an answer: keep reading (`next` is cancel-safe) and start queued
+            // calls as slots free.
+            tokio::select! {
+                slot = admission.clone().acquire_owned() => Event::Slot(slot),
+                frame = frames.next() => Event::Frame(frame),
+            }
+        };
+        let frame = match event {
+            Event::Frame(frame) => frame,
+            Event::Asked => continue,
+            Event::Slot(slot) => {
+                match (slot, queue.pop()) {
+                    (Ok(slot), Some(q)) => starter.start(&mut tasks, q, slot),
+                    (Err(_), _) => break Ok(()),
+                    (Ok(_), None) => {}
+                }
+                continue;
+            }
+        };
+        let bytes = match frame {
+            Err(e) => break Err(e),
+            Ok(Frame::Eof) => break Ok(()),
+            Ok(Frame::TooLarge(n)) => {
+                let limit = server.config.max_frame_bytes;
+                tracing::warn!(bytes = n, limit, "oversized frame refused");
+                let e = ErrorObject::invalid_request(format!(
+                    "Invalid Request: message of {n} bytes exceeds the limit of {limit} bytes"
+                ));
+                outbound.send(Outgoing::error(None, e)).await;
+                continue;
+            }
+            Ok(Frame::Line(bytes)) => bytes,
+        };
+        match dispatcher.dispatch(&mut session, Some(&peer), classify(&bytes)) {
+            Dispatch::Done => {}
+            Dispatch::Reply(message) => {
+                outbound.send(message).await;
+            }
+            Dispatch::Call(call) => {
+                let queued = Queued {
+                    call,
+                    bytes: bytes.len(),
+                };
+                if queue.is_empty()
+                    && let Ok(slot) = admission.clone().try_acquire_owned()
+                {
+                    starter.start(&mut tasks, queued, slot);
+                } else if queue.bytes + queued.bytes > max_queued_bytes {
+                    let id = queued.call.id().clone();
+                    tracing::warn!(%id, queued = queue.len(), "request refused: too many waiting");
+                    drop(queued);
+                    let e = ErrorObject::internal(
+                        "Server busy: too many requests are waiting while the client owes answers; retry later",
+                    );
+                    outbound.send(Outgoing::error(Some(id), e)).await;
+                } else {
+                    queue.push(queued);
+                }
+            }
+        }
+    };
+    // End of input: questions waiting for the client can no longer be answered; what is queued
+    // and in flight finishes, then the writer closes (when the last sender is dropped).
+    peer.close();
+    while let Some(q) = queue.pop() {
+        let Ok(slot) = admission.clone().acquire_owned().await else {
+            break;
+        };
+        starter.start(&mut tasks, q, slot);
+    }
+    while tasks.join_next().await.is_some() {}
+    result
+}
+
+/// What woke the connection loop.
+enum Event {
+    Frame(std::io::Result<Frame>),
+    /// A slot freed for the next queued call (an error once the semaphore is closed).
+    Slot(Result<OwnedSemaphorePermit, tokio::sync::AcquireError>),
+    /// A question went out: reading may have to resume.
+    Asked,
+}
+
+/// A tool call admitted but not started yet.
+struct Queued {
+    call: Admitted,
+    /// The size of its frame, which bounds the queue.
+    bytes: usize,
+}
+
+#[derive(Default)]
+struct Queue {
+    calls: VecDeque<Queued>,
+    bytes: usize,
+}
+
+impl Queue {
+    fn is_empty(&self) -> bool {
+        self.calls.is_empty()
+    }
+    fn len(&self) -> usize {
+        self.calls.len()
+    }
+    fn push(&mut self, q: Queued) {
+        self.bytes += q.bytes;
+        self.calls.push_back(q);
+    }
+    fn pop(&mut self) -> Option<Queued> {
+        let q = self.calls.pop_front()?;
+        self.bytes -= q.bytes;
+        Some(q)
+    }
+}
+
+/// What every call of one connection shares.
+struct Starter {
+    outbound: Outbound,
+    /// Running slots (`max_in_flight`).
+    permits: Arc<Semaphore>,
+    peer: Peer,
+}
+
+impl Starter {
+    /// Starts an admitted call. With a running slot free, it is polled once here: a call that is
+    /// already done is answered without a task. Otherwise it goes on in its own task.
+    fn start(&self, tasks: &mut JoinSet<()>, q: Queued, admitted: OwnedSemaphorePermit) {
+        let out = self.outbound.clone();
+        let run = AssertUnwindSafe(q.call.run(out.clone(), Some(self.peer.clone()), None)).catch_unwind();
+        let Ok(running) = self.permits.clone().try_acquire_owned() else {
+            let permits = self.permits.clone();
+            tasks.spawn(async move {
+                let Ok(_running) = permits.acquire_owned().await else {
+                    return;
+                };
+                if let Ok(Some(reply)) = run.await {
+                    out.send(reply).await;
+                }
+                drop(admitted);
+            });
+            return;
+        };
+        let mut run = Box::pin(run);
+        match (&mut run).now_or_never() {
+            Some(reply) => {
+                if let Ok(Some(reply)) = reply {
+                    send_now(tasks, &out, reply);
+                }
+                drop((running, admitted));
+            }
+            None => {
+                tasks.spawn(async move {
+                    if let Ok(Some(reply)) = run.await {
+                        out.send(reply).await;
+                    }
+                    drop((running, admitted));
+                });
+            }
+        }
+    }
+}
+
+/// Queues a message for the writer without waiting; when the queue is full, a task waits instead.
+fn send_now(tasks: &mut JoinSet<()>, out: &Outbound, message: Outgoing) {
+    match out.tx.try_send(message) {
+        Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => {}
+        Err(mpsc::error::TrySendError::Full(message)) => {
+            let out = out.clone();
+            tasks.spawn(async move {
+                out.send(message).await;
+            });
+        }
+    }
+}
+
+/// The writing half: each message is encoded and framed by a newline; the buffer is flushed
+/// whenever no more messages are waiting.
+async fn write_messages<W: AsyncWrite + Unpin>(writer: W, mut rx: mpsc::Receiver<Outgoing>) -> std::io::Result<()> {
+    let mut w = BufWriter::with_capacity(64 * 1024, writer);
+    let mut frame = Vec::with_capacity(512);
+    while let Some(message) = rx.recv().await {
+        let mut next = Some(message);
+        while let Some(message) = next {
+            frame.clear();
+            message.encode_into(&mut frame);
+            frame.push(b'\n');
+            w.write_all(&frame).await?;
+            next = rx.try_recv().ok();
+        }
+        w.flush().await?;
+    }
+    w.shutdown().await.ok();
+    Ok(())
+}

@@ -1,0 +1,89 @@
+//! What every request passes before its body is read: the DNS-rebinding defence (`Host`,
+//! `Origin`) and the bearer token.
+
+use super::options::HttpOptions;
+use super::{Body, WithStatus, error_response, header_str};
+use crate::auth::AuthError;
+use crate::context::Principal;
+use crate::protocol::ErrorObject;
+use http::{HeaderMap, HeaderValue, Response, StatusCode, header};
+
+fn is_loopback_name(host: &str) -> bool {
+    matches!(host, "localhost" | "127.0.0.1" | "[::1]" | "::1")
+}
+
+/// `host[:port]` → host.
+fn host_part(authority: &str) -> &str {
+    if let Some(rest) = authority.strip_prefix('[') {
+        return rest.split(']').next().map_or(authority, |h| &authority[..h.len() + 2]);
+    }
+    authority.rsplit_once(':').map_or(authority, |(h, _)| h)
+}
+
+/// DNS-rebinding defence: `Host` and `Origin` must name this server (when `check` is on).
+pub(super) fn hosts_allowed(options: &HttpOptions, check: bool, headers: &HeaderMap) -> bool {
+    if !check {
+        return true;
+    }
+    let host_ok = match header_str(headers, "host") {
+        None => false,
+        Some(h) => {
+            let h = h.to_ascii_lowercase();
+            is_loopback_name(host_part(&h)) || options.allowed_hosts.iter().any(|a| *a == h || *a == host_part(&h))
+        }
+    };
+    let origin_ok = match header_str(headers, "origin") {
+        None => true,
+        Some(o) => {
+            let o = o.to_ascii_lowercase();
+            let authority = o.split_once("://").map_or("", |(_, rest)| rest);
+            is_loopback_name(host_part(authority)) || options.allowed_origins.contains(&o)
+        }
+    };
+    host_ok && origin_ok
+}
+
+/// The 403 of a refused `Host` or `Origin`.
+pub(super) fn forbidden(headers: &HeaderMap) -> Response<Body> {
+    tracing::warn!(host = ?headers.get("host"), origin = ?headers.get("origin"), "request refused: Host or Origin not allowed");
+    error_response(
+        None,
+        ErrorObject::invalid_request("Forbidden: Host or Origin not allowed"),
+    )
+    .with_status(StatusCode::FORBIDDEN)
+}
+
+/// The caller, when a verifier is configured: `Ok(None)` without one, `Err` with the 401 to send.
+pub(super) async fn principal(options: &HttpOptions, headers: &HeaderMap) -> Result<Option<Principal>, Response<Body>> {
+    let Some(verifier) = &options.verifier else {
+        return Ok(None);
+    };
+    let token = header_str(headers, "authorization").and_then(|a| {
+        a.strip_prefix("Bearer ")
+            .or_else(|| a.strip_prefix("bearer "))
+            .map(str::trim)
+    });
+    let verified = match token {
+        Some(t) => verifier.verify(t).await,
+        None => Err(AuthError::new("no bearer token")),
+    };
+    match verified {
+        Ok(p) => Ok(Some(p)),
+        Err(e) => {
+            tracing::info!(reason = %e, "request refused: bearer token");
+            let mut r = error_response(
+                None,
+                ErrorObject::invalid_request("Unauthorized: a valid bearer token is required"),
+            )
+            .with_status(StatusCode::UNAUTHORIZED);
+            let challenge = if token.is_some() {
+                r#"Bearer realm="mcp", error="invalid_token""#
+            } else {
+                r#"Bearer realm="mcp""#
+            };
+            r.headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+            Err(r)
+        }
+    }
+}

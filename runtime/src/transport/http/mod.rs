@@ -1,0 +1,247 @@
+//! Streamable HTTP, both protocol eras on one endpoint (hyper 1.x).
+//!
+//! The path of a POST: [`guard`] (`Host`/`Origin`, bearer token), the body read within its limit,
+//! one parse, then [`stateless`] (2026-07-28: headers checked against the body, a fresh session
+//! per request) or [`handshake`] (2025-era sessions from [`sessions`]); replies are JSON bodies
+//! or [`sse`] streams. Both hand messages to the same dispatcher as stdio does.
+
+mod guard;
+mod handshake;
+mod options;
+mod sessions;
+mod sse;
+mod stateless;
+
+pub use options::HttpOptions;
+
+use crate::dispatch::Dispatcher;
+use crate::peer::Outbound;
+use crate::protocol::envelope::Meta;
+use crate::protocol::jsonrpc::{Inbound, Outgoing, classify};
+use crate::protocol::messages::ParamsHead;
+use crate::protocol::{ErrorObject, RequestId, codes};
+use crate::server::Server;
+use bytes::Bytes;
+use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Incoming;
+use hyper_util::rt::TokioIo;
+use sessions::Sessions;
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+
+type Body = BoxBody<Bytes, Infallible>;
+
+const SESSION_HEADER: &str = "mcp-session-id";
+const VERSION_HEADER: &str = "mcp-protocol-version";
+
+/// What every request of one listener shares.
+struct State {
+    /// Whether `Host`/`Origin` are checked: on a loopback bind, or when an allow-list is given.
+    check_hosts: bool,
+    server: Arc<Server>,
+    options: HttpOptions,
+    /// 2026-07-28 traffic: nothing registered, ids are each client's own.
+    stateless: Dispatcher,
+    sessions: Sessions,
+    /// Where frames for no stream in particular go (a session's own peer outbound is never read).
+    sink: Outbound,
+}
+
+fn full(bytes: impl Into<Bytes>) -> Body {
+    Full::new(bytes.into()).boxed()
+}
+
+fn empty(status: StatusCode) -> Response<Body> {
+    let mut r = Response::new(full(Bytes::new()));
+    *r.status_mut() = status;
+    r
+}
+
+/// The HTTP status of a JSON-RPC error on this transport.
+fn status_of(e: &ErrorObject) -> StatusCode {
+    match e.code {
+        codes::METHOD_NOT_FOUND => StatusCode::NOT_FOUND,
+        codes::PARSE_ERROR
+        | codes::INVALID_REQUEST
+        | codes::INVALID_PARAMS
+        | codes::HEADER_MISMATCH
+        | codes::MISSING_REQUIRED_CLIENT_CAPABILITY
+        | codes::UNSUPPORTED_PROTOCOL_VERSION => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+/// A message as a JSON body. Errors get their HTTP status when `error_status` (2026-07-28 and
+/// requests outside a session); inside a handshake-era session an error is an ordinary 200.
+fn message_response(message: Outgoing, error_status: bool) -> Response<Body> {
+    let status = match &message {
+        Outgoing::Response { outcome: Err(e), .. } if error_status => status_of(e),
+        _ => StatusCode::OK,
+    };
+    let mut r = Response::new(full(message.encode()));
+    *r.status_mut() = status;
+    r.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    r
+}
+
+fn error_response(id: Option<RequestId>, e: ErrorObject) -> Response<Body> {
+    message_response(Outgoing::error(id, e), true)
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|v| v.to_str().ok()).map(str::trim)
+}
+
+trait WithStatus {
+    fn with_status(self, status: StatusCode) -> Self;
+}
+
+impl WithStatus for Response<Body> {
+    fn with_status(mut self, status: StatusCode) -> Self {
+        *self.status_mut() = status;
+        self
+    }
+}
+
+/// Whether a sessionless message opens a handshake-era session: `initialize`, unless it comes
+/// dressed as 2026-07-28 traffic (on that wire the method is removed: 404).
+fn opens_session(headers: &HeaderMap, inbound: &Inbound<'_>) -> bool {
+    let Inbound::Request { method, params, .. } = inbound else {
+        return false;
+    };
+    method == "initialize"
+        && !ParamsHead::read(*params).is_ok_and(|h| Meta::read(h.meta).has_envelope())
+        && header_str(headers, VERSION_HEADER)
+            .and_then(crate::ProtocolVersion::parse)
+            .is_none_or(|v| v.era() == crate::Era::Handshake)
+}
+
+impl State {
+    async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
+        if req.uri().path() != self.options.path {
+            return empty(StatusCode::NOT_FOUND);
+        }
+        if !guard::hosts_allowed(&self.options, self.check_hosts, req.headers()) {
+            return guard::forbidden(req.headers());
+        }
+        let principal = match guard::principal(&self.options, req.headers()).await {
+            Ok(p) => p,
+            Err(refused) => return refused,
+        };
+        let session_id = header_str(req.headers(), SESSION_HEADER).map(str::to_owned);
+        match (req.method(), &session_id) {
+            (&Method::POST, _) => {}
+            (&Method::DELETE, Some(id)) => {
+                return empty(if self.sessions.close(id) {
+                    StatusCode::OK
+                } else {
+                    StatusCode::NOT_FOUND
+                });
+            }
+            _ => {
+                let mut r = empty(StatusCode::METHOD_NOT_ALLOWED);
+                r.headers_mut()
+                    .insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
+                return r;
+            }
+        }
+        let json_type = header_str(req.headers(), "content-type")
+            .is_some_and(|c| c.to_ascii_lowercase().starts_with("application/json"));
+        if !json_type {
+            return error_response(
+                None,
+                ErrorObject::invalid_request("Invalid Request: Content-Type must be application/json"),
+            )
+            .with_status(StatusCode::UNSUPPORTED_MEDIA_TYPE);
+        }
+        let (parts, body) = req.into_parts();
+        let bytes = match Limited::new(body, self.options.max_body_bytes).collect().await {
+            Ok(c) => c.to_bytes(),
+            Err(e) if e.is::<http_body_util::LengthLimitError>() => {
+                return error_response(
+                    None,
+                    ErrorObject::invalid_request(format!(
+                        "Invalid Request: body exceeds the limit of {} bytes",
+                        self.options.max_body_bytes
+                    )),
+                )
+                .with_status(StatusCode::PAYLOAD_TOO_LARGE);
+            }
+            Err(_) => return empty(StatusCode::BAD_REQUEST),
+        };
+        let inbound = classify(&bytes);
+        if let Inbound::Invalid { id, error } = inbound {
+            return error_response(id, error).with_status(StatusCode::BAD_REQUEST);
+        }
+        if let Some(id) = session_id {
+            return self.in_session(&id, inbound, principal);
+        }
+        if opens_session(&parts.headers, &inbound) {
+            return self.initialize(inbound, principal);
+        }
+        self.stateless(&parts.headers, inbound, principal).await
+    }
+}
+
+impl Server {
+    /// Serves Streamable HTTP on `addr` until the task is dropped, both eras on one endpoint.
+    ///
+    /// ```no_run
+    /// # async fn run() -> std::io::Result<()> {
+    /// use mcp_resolve_runtime::{HttpOptions, Server};
+    /// Server::new("notes").serve_http("127.0.0.1:8000".parse().unwrap(), HttpOptions::default()).await
+    /// # }
+    /// ```
+    pub async fn serve_http(self, addr: SocketAddr, options: HttpOptions) -> std::io::Result<()> {
+        let listener = TcpListener::bind(addr).await?;
+        self.serve_http_on(listener, options).await
+    }
+
+    /// Serves Streamable HTTP on a bound listener (e.g. port 0 in tests).
+    pub async fn serve_http_on(self, listener: TcpListener, options: HttpOptions) -> std::io::Result<()> {
+        let (tx, mut rx) = mpsc::channel::<Outgoing>(16);
+        // Messages for no stream in particular are dropped.
+        tokio::spawn(async move { while rx.recv().await.is_some() {} });
+        let loopback = listener.local_addr().map(|a| a.ip().is_loopback()).unwrap_or(true);
+        let check_hosts = loopback || !options.allowed_hosts.is_empty() || !options.allowed_origins.is_empty();
+        let server = Arc::new(self);
+        let state = Arc::new(State {
+            check_hosts,
+            stateless: Dispatcher::stateless(server.clone()),
+            sessions: Sessions::new(options.session_idle, options.max_sessions),
+            server,
+            options,
+            sink: Outbound { tx },
+        });
+        loop {
+            let (stream, peer) = match listener.accept().await {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    continue;
+                }
+            };
+            let state = state.clone();
+            tokio::spawn(async move {
+                let service = hyper::service::service_fn(move |req| {
+                    let state = state.clone();
+                    async move { Ok::<_, Infallible>(state.handle(req).await) }
+                });
+                if let Err(e) = hyper::server::conn::http1::Builder::new()
+                    .serve_connection(TokioIo::new(stream), service)
+                    .await
+                {
+                    tracing::debug!(%peer, error = %e, "connection ended");
+                }
+            });
+        }
+    }
+}

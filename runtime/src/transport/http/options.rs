@@ -1,0 +1,96 @@
+//! The settings of the HTTP transport.
+
+use crate::auth::TokenVerifier;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Settings of the HTTP transport.
+///
+/// ```no_run
+/// # async fn run() -> std::io::Result<()> {
+/// use mcp_resolve_runtime::{HttpOptions, Server};
+/// let options = HttpOptions::default().path("/mcp").allow_host("notes.example.com");
+/// Server::new("notes").serve_http("127.0.0.1:8000".parse().unwrap(), options).await
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct HttpOptions {
+    pub(super) verifier: Option<Arc<dyn TokenVerifier>>,
+    pub(super) path: String,
+    pub(super) allowed_hosts: Vec<String>,
+    pub(super) allowed_origins: Vec<String>,
+    pub(super) max_body_bytes: usize,
+    pub(super) session_idle: Duration,
+    pub(super) max_sessions: usize,
+}
+
+impl std::fmt::Debug for HttpOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpOptions")
+            .field("path", &self.path)
+            .field("bearer", &self.verifier.is_some())
+            .field("allowed_hosts", &self.allowed_hosts)
+            .field("allowed_origins", &self.allowed_origins)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            verifier: None,
+            path: "/mcp".into(),
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            max_body_bytes: 4 * 1024 * 1024,
+            session_idle: Duration::from_secs(30 * 60),
+            max_sessions: 10_000,
+        }
+    }
+}
+
+impl HttpOptions {
+    /// Requires `Authorization: Bearer <token>` on every request, checked by `verifier`; a
+    /// missing or refused token gets 401 with `WWW-Authenticate`. The principal it yields is seen
+    /// by tools and resolvers and bound into `requestState`.
+    pub fn bearer(mut self, verifier: impl TokenVerifier) -> Self {
+        self.verifier = Some(Arc::new(verifier));
+        self
+    }
+    /// The endpoint's path (default `/mcp`).
+    pub fn path(mut self, path: impl Into<String>) -> Self {
+        self.path = path.into();
+        self
+    }
+    /// Accepts this `Host` (name, or name:port) besides the loopback names.
+    ///
+    /// `Host` and `Origin` are checked (403 otherwise) on a loopback bind — the DNS-rebinding
+    /// defence — and on any bind once an allow-list is given. A server bound to a public address
+    /// with no allow-list accepts any `Host`.
+    pub fn allow_host(mut self, host: impl Into<String>) -> Self {
+        self.allowed_hosts.push(host.into().to_ascii_lowercase());
+        self
+    }
+    /// Accepts this `Origin` (e.g. `https://app.example.com`) besides loopback origins.
+    pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
+        self.allowed_origins.push(origin.into().to_ascii_lowercase());
+        self
+    }
+    /// The largest request body accepted (default 4 MiB); larger ones get 413.
+    pub fn max_body_bytes(mut self, bytes: usize) -> Self {
+        self.max_body_bytes = bytes;
+        self
+    }
+    /// How long an idle handshake-era session lives (default 30 min).
+    pub fn session_idle(mut self, idle: Duration) -> Self {
+        self.session_idle = idle;
+        self
+    }
+    /// How many handshake-era sessions may be open at once (default 10 000); beyond it
+    /// `initialize` gets 503.
+    pub fn max_sessions(mut self, n: usize) -> Self {
+        self.max_sessions = n.max(1);
+        self
+    }
+}

@@ -1,0 +1,115 @@
+//! 2026-07-28 over HTTP: every POST stands alone. Headers are checked against the body in the
+//! reference order (`MCP-Protocol-Version`, envelope keys, header against `_meta`, `Mcp-Method`,
+//! `Mcp-Name`); then the request is dispatched with a fresh session, and a call answers as JSON,
+//! or as SSE when the client asked for progress.
+
+use super::{Body, State, VERSION_HEADER, empty, error_response, header_str, message_response};
+use crate::context::Principal;
+use crate::dispatch::Dispatch;
+use crate::protocol::envelope::Meta;
+use crate::protocol::jsonrpc::{Inbound, RawParams, raw_str};
+use crate::protocol::messages::ParamsHead;
+use crate::protocol::{Era, ErrorObject, ProtocolVersion, RequestId, codes};
+use crate::server::Session;
+use http::{HeaderMap, StatusCode};
+
+const METHOD_HEADER: &str = "mcp-method";
+const NAME_HEADER: &str = "mcp-name";
+
+fn mismatch(id: &RequestId, message: &'static str) -> Result<(), (RequestId, ErrorObject)> {
+    Err((id.clone(), ErrorObject::new(codes::HEADER_MISMATCH, message)))
+}
+
+/// The header checks, in the reference order.
+fn check_headers(
+    headers: &HeaderMap,
+    id: &RequestId,
+    method: &str,
+    params: RawParams<'_>,
+) -> Result<(), (RequestId, ErrorObject)> {
+    let head = ParamsHead::read(params).map_err(|e| (id.clone(), e))?;
+    let meta = Meta::read(head.meta);
+    let header_version = header_str(headers, VERSION_HEADER);
+    let legacy_header = header_version
+        .and_then(ProtocolVersion::parse)
+        .is_some_and(|v| v.era() == Era::Handshake);
+    if legacy_header && !meta.has_envelope() {
+        return Err((
+            id.clone(),
+            ErrorObject::invalid_request(
+                "Bad Request: no valid session; a handshake-era client starts with `initialize`",
+            ),
+        ));
+    }
+    let Some(header_version) = header_version else {
+        return mismatch(id, "Header mismatch: the MCP-Protocol-Version header is required");
+    };
+    if let Err(e) = meta.validate()
+        && e.code == codes::INVALID_PARAMS
+    {
+        return Err((id.clone(), e));
+    }
+    if meta.version_str().as_deref() != Some(header_version) {
+        return mismatch(id, "Header mismatch: MCP-Protocol-Version does not match params._meta");
+    }
+    match header_str(headers, METHOD_HEADER) {
+        Some(m) if m == method => {}
+        Some(_) => return mismatch(id, "Header mismatch: Mcp-Method does not match the body"),
+        None => return mismatch(id, "Header mismatch: the Mcp-Method header is required"),
+    }
+    let name = match method {
+        "tools/call" | "prompts/get" => head.name.and_then(raw_str),
+        "resources/read" => head.uri.and_then(raw_str),
+        _ => None,
+    };
+    if let Some(name) = name {
+        match header_str(headers, NAME_HEADER) {
+            Some(h) if h == name => {}
+            Some(_) => return mismatch(id, "Header mismatch: Mcp-Name does not match the body"),
+            None => return mismatch(id, "Header mismatch: the Mcp-Name header is required"),
+        }
+    }
+    Ok(())
+}
+
+impl State {
+    pub(super) async fn stateless(
+        &self,
+        headers: &HeaderMap,
+        inbound: Inbound<'_>,
+        principal: Option<Principal>,
+    ) -> http::Response<Body> {
+        match &inbound {
+            Inbound::Request { id, method, params } => {
+                if let Err((id, e)) = check_headers(headers, id, method, *params) {
+                    return error_response(Some(id), e);
+                }
+                if method == "initialize" {
+                    return error_response(Some(id.clone()), ErrorObject::method_not_found(method));
+                }
+            }
+            // Notifications need no answer; cancellation is closing the stream on this era.
+            Inbound::Notification { .. } => return empty(StatusCode::ACCEPTED),
+            Inbound::Response { id, .. } => {
+                return error_response(
+                    Some(id.clone()),
+                    ErrorObject::invalid_request("Invalid Request: a 2026-07-28 client sends no responses"),
+                );
+            }
+            Inbound::Invalid { .. } => return empty(StatusCode::BAD_REQUEST),
+        }
+        match self.stateless.dispatch(&mut Session::new(), None, inbound) {
+            Dispatch::Done => empty(StatusCode::ACCEPTED),
+            Dispatch::Reply(message) => message_response(message, true),
+            Dispatch::Call(call) if call.wants_progress() => super::sse::stream(call, |_| None, principal),
+            Dispatch::Call(call) => {
+                let (tx, _) = tokio::sync::mpsc::channel(1);
+                // Dropping this future (the client went away) drops the call: cancellation.
+                match call.run(crate::peer::Outbound { tx }, None, principal).await {
+                    Some(message) => message_response(message, true),
+                    None => empty(StatusCode::NO_CONTENT),
+                }
+            }
+        }
+    }
+}
