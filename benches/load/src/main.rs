@@ -132,7 +132,8 @@ fn main() {
     }
     if args[0] == "report" {
         let Some(path) = args.get(1) else { usage() };
-        match report::render(path) {
+        let done = report::load(path).map(|groups| report::render(&groups));
+        match done {
             Ok(text) => print!("{text}"),
             Err(e) => {
                 eprintln!("mcp-load report: {e}");
