@@ -4,19 +4,26 @@
 #   benches/run.sh              # the full run: 3 rounds, 20 000 calls per figure (~15 min)
 #   benches/run.sh --smoke      # a few calls per figure, debug builds: checks that it all works
 #   RUNS=5 N=50000 benches/run.sh
+#   PUBLISH=1 benches/run.sh    # the full run, then its charts copied into docs/perf/
 #
 # It builds our `bench_server` example, the driver and null server (benches/load), the rmcp peer
 # (benches/peers/rmcp) and installs the Python SDK peer's venv (scripts/setup-python.sh), then
 # drives every server with the same driver, interleaved (one spawn of each in turn, RUNS times),
 # over stdio (echo and one form elicitation, on 2025-11-25 and 2026-07-28, sequential and
 # pipelined) and over Streamable HTTP (2026-07-28, concurrent clients). Raw figures go to
-# target/bench/results.jsonl, the tables with ratios to target/bench/report.md.
+# target/bench/results.jsonl, the tables with ratios to target/bench/report.md, SVG charts of the
+# same figures to target/bench/charts/ (with PUBLISH=1, also to docs/perf/: never smoke figures).
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
 SMOKE=0
 [[ "${1:-}" == "--smoke" ]] && SMOKE=1
+PUBLISH="${PUBLISH:-0}"
+if (( SMOKE && PUBLISH )); then
+    echo "PUBLISH=1 with --smoke: smoke figures are not for the docs" >&2
+    exit 2
+fi
 
 if (( SMOKE )); then
     RUNS="${RUNS:-1}"; N="${N:-20}"; N_PY="${N_PY:-10}"; WARMUP=2; CLIENTS="${CLIENTS:-4}"
@@ -109,7 +116,17 @@ for run in $(seq 1 "$RUNS"); do
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT_DIR/machine.txt"
 
-"$LOAD" report "$RESULTS" > "$OUT_DIR/report.md"
+rm -rf "$OUT_DIR/charts"
+"$LOAD" report "$RESULTS" --charts "$OUT_DIR/charts" > "$OUT_DIR/report.md"
+if (( PUBLISH )); then
+    if (( FAILED )); then
+        echo "!! a run failed: charts not copied to docs/perf/" >&2
+    else
+        mkdir -p docs/perf
+        cp "$OUT_DIR"/charts/*.svg docs/perf/
+        echo "== charts copied to docs/perf/" >&2
+    fi
+fi
 cat "$OUT_DIR/machine.txt" >&2
 cat "$OUT_DIR/report.md"
 exit "$FAILED"

@@ -2,7 +2,7 @@
 //! and the rmcp peer (debug), and drives every server of the real benchmark — mcp-resolve on
 //! both runtimes, rmcp in three configurations, the Python SDK, the null server — for a few calls
 //! of every workload. This checks that each run completed with no error and the expected answer,
-//! and that the report has every table. The figures themselves are not checked: they come from
+//! that the report has every table and that every chart was drawn. The figures themselves are not checked: they come from
 //! a few calls on debug builds (`docs/PERFORMANCE.md` has the real ones).
 
 use serde_json::Value;
@@ -89,14 +89,83 @@ fn the_load_benchmark_runs_every_server_and_workload() {
     let missing: Vec<_> = expected.difference(&seen).collect();
     assert!(missing.is_empty(), "runs missing from the benchmark: {missing:#?}");
 
-    // The report: one table per workload, with the ratio columns.
+    // The report: one table per workload, with the ratio columns, and after each of the four
+    // sequential stdio ones its server time per call.
     assert_eq!(
         report.matches("\n#### ").count() + usize::from(report.starts_with("#### ")),
-        10,
+        14,
         "{report}"
     );
     assert!(
         report.contains("speed: mcp-resolve / mcp-resolve-ct ÷ this"),
         "{report}"
     );
+    assert_eq!(
+        report.matches(", sequential: server time per call\n").count(),
+        4,
+        "{report}"
+    );
+    assert_eq!(
+        report.matches("| ÷ rmcp-best | ÷ rmcp-best-ct |").count(),
+        4,
+        "{report}"
+    );
+    assert!(
+        report.contains("null server's echo p50 times that many round trips"),
+        "{report}"
+    );
+
+    // The charts: one SVG document each, every server of the chart named in its legend.
+    let all = [
+        "null-server",
+        "mcp-resolve",
+        "mcp-resolve-ct",
+        "rmcp-best",
+        "rmcp-best-ct",
+        "rmcp-default",
+        "python-sdk",
+    ];
+    let asks = [
+        "mcp-resolve",
+        "mcp-resolve-ct",
+        "rmcp-best",
+        "rmcp-best-ct",
+        "python-sdk",
+    ];
+    let charts: [(&str, &[&str]); 9] = [
+        ("calls-stdio-echo-seq.svg", &all),
+        ("calls-stdio-echo-pipe.svg", &all),
+        ("calls-stdio-ask-seq.svg", &asks),
+        ("calls-stdio-ask-pipe.svg", &asks),
+        ("calls-http.svg", &["mcp-resolve", "rmcp-best", "python-sdk"]),
+        ("p50-stdio-echo-seq.svg", &all),
+        ("p50-stdio-ask-seq.svg", &asks),
+        ("server-time-stdio-echo-seq.svg", &all[1..]),
+        ("server-time-stdio-ask-seq.svg", &asks),
+    ];
+    let dir = root.join("target/bench-smoke/charts");
+    for (file, labels) in charts {
+        let svg = std::fs::read_to_string(dir.join(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(
+            svg.starts_with("<svg ") && svg.trim_end().ends_with("</svg>"),
+            "{file}: not SVG"
+        );
+        assert_eq!(svg.matches("<svg").count(), 1, "{file}");
+        assert_eq!(
+            svg.matches("<text").count(),
+            svg.matches("</text>").count(),
+            "{file}: unbalanced <text>"
+        );
+        // plotters writes each text on a line of its own, between its tags.
+        let texts: Vec<&str> = svg.lines().filter(|l| !l.starts_with('<')).collect();
+        for label in labels {
+            assert!(texts.contains(label), "{file}: no {label} in the legend: {texts:?}");
+        }
+        if !labels.contains(&"null-server") {
+            assert!(
+                !texts.contains(&"null-server"),
+                "{file}: the null server has no bar here"
+            );
+        }
+    }
 }

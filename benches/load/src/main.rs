@@ -4,7 +4,7 @@
 //! ```text
 //! mcp-load stdio [OPTIONS] -- SERVER_CMD [ARGS...]
 //! mcp-load http  [OPTIONS] --addr 127.0.0.1:PORT -- SERVER_CMD [ARGS...]
-//! mcp-load report RESULTS.jsonl
+//! mcp-load report RESULTS.jsonl [--charts DIR]
 //! ```
 //!
 //! It spawns the server, opens the session for the protocol asked (2025-era `initialize` +
@@ -16,8 +16,10 @@
 //! echoed `requestState` for an `InputRequiredResult`. A call is done when its final result comes
 //! back; errors (JSON-RPC errors, `isError` results, a missing `--expect` text) are counted and make
 //! the exit code non-zero. One JSON line per run goes to `--out`; `report` turns those lines into
-//! the Markdown tables of the performance page, with ratios.
+//! the Markdown tables of the performance page, with ratios, and with `--charts DIR` draws them as
+//! SVG bar charts in DIR.
 
+mod charts;
 mod report;
 mod wire;
 
@@ -66,7 +68,7 @@ fn usage() -> ! {
         "usage: mcp-load stdio|http [--label L] [--protocol 2025-11-25|2026-07-28] [--tool T] [--args JSON]\n\
          \x20      [--mode seq|pipe] [-n N] [--warmup N] [--clients C] [--expect TEXT] [--out FILE]\n\
          \x20      [--addr HOST:PORT] [--timeout SECS] [--stderr] -- SERVER_CMD [ARGS...]\n\
-         \x20  or: mcp-load report RESULTS.jsonl"
+         \x20  or: mcp-load report RESULTS.jsonl [--charts DIR]"
     );
     std::process::exit(2)
 }
@@ -131,8 +133,20 @@ fn main() {
         usage()
     }
     if args[0] == "report" {
-        let Some(path) = args.get(1) else { usage() };
-        match report::render(path) {
+        let (path, chart_dir) = match &args[1..] {
+            [path] => (path, None),
+            [path, flag, dir] if flag == "--charts" => (path, Some(dir)),
+            _ => usage(),
+        };
+        let done = report::load(path).and_then(|groups| {
+            if let Some(dir) = chart_dir {
+                for file in charts::write(&groups, std::path::Path::new(dir))? {
+                    eprintln!("chart: {}", file.display());
+                }
+            }
+            Ok(report::render(&groups))
+        });
+        match done {
             Ok(text) => print!("{text}"),
             Err(e) => {
                 eprintln!("mcp-load report: {e}");
