@@ -25,13 +25,3 @@ pub(crate) struct ToolArgs {
     /// `openWorldHint`.
     pub(crate) open_world: Option<bool>,
 }
-
-/// The options of `#[arg(...)]` on a parameter.
-#[derive(Debug, Default, FromMeta)]
-#[darling(default)]
-pub(crate) struct ArgAttr {
-    /// The argument's JSON key; defaults to the parameter's name.
-    pub(crate) rename: Option<SpannedValue<String>>,
-    /// A description; defaults to the parameter's doc comment.
-    pub(crate) description: Option<String>,
-}

@@ -44,7 +44,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         if sig.receiver().is_some() {
             // A method sits in an `impl` or a trait, where the tool's items cannot go: give the
             // method back as written, so its callers do not cascade into more errors.
-            out.extend(method_fallback(&doc_attrs, &fn_attrs, &vis, sig, &block));
+            out.extend(attr_fn::method_fallback(&doc_attrs, &fn_attrs, &vis, sig, &block));
         } else {
             out.extend(codegen::fallback(&krate, &vis, &sig.ident, &doc_attrs));
         }
@@ -68,28 +68,6 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         output: sig.output,
         block: *block,
     })
-}
-
-/// The user's method, with the parameter attributes `#[tool]` owns (`#[arg]`, doc comments)
-/// removed, since rustc rejects them there.
-fn method_fallback(
-    doc_attrs: &[syn::Attribute],
-    fn_attrs: &[syn::Attribute],
-    vis: &syn::Visibility,
-    mut sig: syn::Signature,
-    block: &syn::Block,
-) -> TokenStream {
-    for input in &mut sig.inputs {
-        if let syn::FnArg::Typed(pt) = input {
-            pt.attrs
-                .retain(|a| !a.path().is_ident("arg") && !a.path().is_ident("doc"));
-        }
-    }
-    quote! {
-        #(#doc_attrs)*
-        #(#fn_attrs)*
-        #vis #sig #block
-    }
 }
 
 #[cfg(test)]
@@ -150,6 +128,54 @@ mod tests {
             out.contains(
                 &quote!(
                     async fn f(&self, a: u8) {}
+                )
+                .to_string()
+            ),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_method_loses_every_parameter_attribute_the_macros_own() {
+        let out = expand(
+            quote!(),
+            quote!(
+                async fn f(
+                    &self,
+                    /// Docs.
+                    #[resolve(g)]
+                    a: u8,
+                    #[confirm("?")]
+                    #[allow(unused)]
+                    b: bool,
+                ) {
+                }
+            ),
+        )
+        .to_string()
+        // rustfmt lays the input out with a trailing comma, and the expectation without one.
+        .replace(" ,)", ")");
+        let expected = quote!(
+            async fn f(&self, a: u8, #[allow(unused)] b: bool) {}
+        )
+        .to_string();
+        assert!(out.contains(&expected), "{out}");
+    }
+
+    #[test]
+    fn a_declaration_without_a_body_loses_them_too() {
+        let out = expand(
+            quote!(),
+            quote!(
+                async fn f(&self, #[arg(rename = "x")] a: u8, #[resolve(g)] b: u8);
+            ),
+        )
+        .to_string();
+        assert_eq!(out.matches("compile_error").count(), 1);
+        assert!(
+            out.contains(
+                &quote!(
+                    async fn f(&self, a: u8, b: u8);
                 )
                 .to_string()
             ),

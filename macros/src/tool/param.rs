@@ -1,10 +1,10 @@
 //! The model of a `#[tool]` function's parameters.
 
-use super::args::ArgAttr;
+use super::validate;
 use crate::util::docs;
 use crate::util::errors::Errors;
+use crate::util::param_attrs::ParamAttrs;
 use crate::util::spans::unraw;
-use darling::FromMeta;
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Attribute, FnArg, Ident, Pat, PatType, Type};
@@ -56,80 +56,8 @@ pub(crate) fn parse_params<'a>(inputs: impl Iterator<Item = &'a FnArg>, errors: 
 }
 
 fn parse_param(pt: &PatType, errors: &mut Errors) -> Option<Param> {
-    let (doc_attrs, rest) = docs::take_docs(pt.attrs.clone());
-    let mut arg_attr: Option<ArgAttr> = None;
-    let mut arg_meta: Option<syn::Meta> = None;
-    let mut source: Option<Source> = None;
-    let mut kept_attrs = Vec::new();
-    for attr in rest {
-        if attr.path().is_ident("resolve") || attr.path().is_ident("confirm") {
-            let name = if attr.path().is_ident("resolve") {
-                "resolve"
-            } else {
-                "confirm"
-            };
-            let parsed = if name == "resolve" {
-                attr.parse_args::<syn::Path>().map(Source::Resolve).map_err(|e| {
-                    syn::Error::new(e.span(), "expected `#[resolve(path::to::resolver)]`: the resolver function, annotated with `#[resolver]`")
-                })
-            } else {
-                attr.parse_args::<syn::LitStr>().map(Source::Confirm).map_err(|e| {
-                    syn::Error::new(
-                        e.span(),
-                        "expected `#[confirm(\"message\")]`: the question to ask, with `{argument}` placeholders",
-                    )
-                })
-            };
-            match (parsed, &source) {
-                (Err(e), _) => errors.push(e),
-                (Ok(_), Some(_)) => errors.spanned(
-                    attr.path(),
-                    format!("a parameter takes one `#[resolve]` or `#[confirm]`: remove this `#[{name}]`"),
-                ),
-                (Ok(s), None) => source = Some(s),
-            }
-            continue;
-        }
-        if attr.path().is_ident("arg") {
-            if arg_attr.is_some() {
-                errors.spanned(
-                    attr.path(),
-                    "duplicate `#[arg]` attribute: put every option in one `#[arg(...)]`",
-                );
-                continue;
-            }
-            arg_meta = Some(attr.meta.clone());
-            // A bare `#[arg]` changes nothing, and is accepted.
-            let parsed = match &attr.meta {
-                syn::Meta::Path(_) => Ok(ArgAttr::default()),
-                meta => ArgAttr::from_meta(meta),
-            };
-            match parsed {
-                Ok(a) => arg_attr = Some(a),
-                Err(e) => {
-                    arg_attr = Some(ArgAttr::default());
-                    errors.darling(e);
-                }
-            }
-        } else {
-            kept_attrs.push(attr);
-        }
-    }
-    let arg_attr = arg_attr.unwrap_or_default();
-    if let (Some(source), Some(meta), true) = (
-        &source,
-        &arg_meta,
-        arg_attr.rename.is_some() || arg_attr.description.is_some(),
-    ) {
-        let by = match source {
-            Source::Confirm(_) => "`#[confirm]`",
-            _ => "`#[resolve]`",
-        };
-        errors.spanned(
-            meta,
-            format!("a {by} parameter is not an argument, so `#[arg(...)]` options do not apply to it: remove them"),
-        );
-    }
+    let attrs = ParamAttrs::parse(&pt.attrs, errors);
+    let (arg, source) = validate::param_attrs(&attrs, errors);
     let (ident, mutability) = match &*pt.pat {
         Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (pi.ident.clone(), pi.mutability),
         other => {
@@ -147,23 +75,23 @@ fn parse_param(pt: &PatType, errors: &mut Errors) -> Option<Param> {
         );
         return None;
     }
-    let (key, key_span) = match &arg_attr.rename {
+    let (key, key_span) = match arg.and_then(|a| a.rename.as_ref()) {
         Some(r) => ((**r).clone(), r.span()),
         None => (unraw(&ident), ident.span()),
     };
-    let description = match arg_attr.description {
+    let description = match arg.and_then(|a| a.description.as_ref()) {
         Some(d) => Some(quote!(#d)),
-        None if doc_attrs.is_empty() => None,
-        None => Some(docs::description(&doc_attrs)),
+        None if attrs.docs.is_empty() => None,
+        None => Some(docs::description(&attrs.docs)),
     };
     Some(Param {
-        source: source.unwrap_or(Source::Argument),
+        source,
         ident,
         mutability,
         ty: (*pt.ty).clone(),
         key,
         description,
         key_span,
-        kept_attrs,
+        kept_attrs: attrs.other,
     })
 }

@@ -2,6 +2,7 @@
 
 use super::param::{Param, Source};
 use crate::util::errors::Errors;
+use crate::util::param_attrs::{ArgOptions, Helper, ParamAttrs};
 use std::collections::HashSet;
 use syn::Signature;
 
@@ -37,6 +38,54 @@ pub(crate) fn signature(sig: &Signature, errors: &mut Errors) {
             "`#[tool]` functions cannot have a `where` clause: remove it, and use concrete types",
         );
     }
+}
+
+/// A tool parameter takes at most one `#[arg]` and one `#[resolve]` or `#[confirm]`, and a
+/// parameter that is not an argument takes no `#[arg]` options. Returns the `#[arg]` options and
+/// where the parameter's value comes from.
+pub(crate) fn param_attrs<'a>(attrs: &'a ParamAttrs, errors: &mut Errors) -> (Option<&'a ArgOptions>, Source) {
+    let mut arg: Option<(&ArgOptions, &syn::Attribute)> = None;
+    let mut source: Option<(Source, &'static str)> = None;
+    for h in &attrs.helpers {
+        let taken = match &h.helper {
+            Helper::Arg(options) => {
+                if arg.is_some() {
+                    errors.spanned(
+                        h.attr.path(),
+                        "duplicate `#[arg]` attribute: put every option in one `#[arg(...)]`",
+                    );
+                } else {
+                    arg = Some((options, &h.attr));
+                }
+                continue;
+            }
+            Helper::Resolve(path) => Source::Resolve(path.clone()),
+            Helper::Confirm(message) => Source::Confirm(message.clone()),
+        };
+        if source.is_some() {
+            errors.spanned(
+                h.attr.path(),
+                format!(
+                    "a parameter takes one `#[resolve]` or `#[confirm]`: remove this {}",
+                    h.name()
+                ),
+            );
+        } else {
+            source = Some((taken, h.name()));
+        }
+    }
+    if let (Some((_, by)), Some((options, attr))) = (&source, arg)
+        && (options.rename.is_some() || options.description.is_some())
+    {
+        errors.spanned(
+            &attr.meta,
+            format!("a {by} parameter is not an argument, so `#[arg(...)]` options do not apply to it: remove them"),
+        );
+    }
+    (
+        arg.map(|(options, _)| options),
+        source.map_or(Source::Argument, |(s, _)| s),
+    )
 }
 
 /// A valid MCP tool name: 1–128 characters of `A–Z a–z 0–9 _ - .`.

@@ -1,0 +1,296 @@
+//! Code generation for `#[resolver]`: quote only, no parsing.
+
+use super::parse::ResolverParam;
+use crate::util::fn_value::FnValue;
+use crate::util::spans::unraw;
+use proc_macro2::{Span, TokenStream};
+use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Attribute, Block, Ident, ReturnType, Type, Visibility};
+
+/// Everything codegen needs, already validated.
+pub(crate) struct ResolverModel {
+    pub(crate) krate: TokenStream,
+    pub(crate) vis: Visibility,
+    pub(crate) ident: Ident,
+    /// The function's name, unraw: what `Debug` prints and errors name.
+    pub(crate) name: String,
+    pub(crate) key: String,
+    /// Unique among resolvers that share a name.
+    pub(crate) id: String,
+    pub(crate) doc_attrs: Vec<Attribute>,
+    pub(crate) fn_attrs: Vec<Attribute>,
+    pub(crate) params: Vec<ResolverParam>,
+    pub(crate) output: ReturnType,
+    pub(crate) block: Block,
+}
+
+/// The resolver value's type.
+pub(crate) fn value_type(name: &str) -> Ident {
+    format_ident!("__mcp_resolve_resolver_{}", name)
+}
+
+/// The checker macro's name; it is re-exported under the resolver's own name.
+fn checker(name: &str) -> Ident {
+    format_ident!("__mcp_resolve_check_{}", name)
+}
+
+/// The checker's re-export cannot be `pub` (a `macro_rules!` is not exported that way): a public
+/// resolver's checker is `pub(crate)`.
+fn checker_vis(vis: &Visibility) -> TokenStream {
+    match vis {
+        Visibility::Public(_) => quote!(pub(crate)),
+        other => other.to_token_stream(),
+    }
+}
+
+fn return_type(output: &ReturnType) -> Type {
+    match output {
+        ReturnType::Default => syn::parse_quote!(()),
+        ReturnType::Type(_, ty) => (**ty).clone(),
+    }
+}
+
+/// The full expansion: the resolver value, its checker, its run function and `ResolverDef`, and
+/// the `ResolverFn` impl.
+pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
+    let ResolverModel {
+        krate,
+        vis,
+        ident,
+        name,
+        key,
+        id,
+        doc_attrs,
+        fn_attrs,
+        params,
+        output,
+        block,
+    } = m;
+    let ty_ident = value_type(name);
+    let checker = checker(name);
+    let checker_vis = checker_vis(vis);
+    let ret = return_type(output);
+    let ret_span = ret.span();
+    let body = format_ident!(
+        "__mcp_resolve_body_{}",
+        name,
+        span = Span::mixed_site().located_at(ident.span())
+    );
+    let idents: Vec<&Ident> = params.iter().map(|p| &p.ident).collect();
+    let tys: Vec<&Type> = params.iter().map(|p| &p.ty).collect();
+    let muts = params.iter().map(|p| &p.mutability);
+
+    let deps: Vec<&syn::Path> = params.iter().filter_map(|p| p.dep.as_ref()).collect();
+    let dep_defs = deps
+        .iter()
+        .map(|d| quote_spanned! {d.span()=> #krate::__private::dep_fn(&#d) });
+    let reads = params.iter().map(|p| {
+        let ident = &p.ident;
+        let ty = &p.ty;
+        let pname = unraw(ident);
+        match &p.dep {
+            Some(dep) => {
+                // The resolver's type and value are spanned on the path: a function that is not a
+                // `#[resolver]` is reported there.
+                let dep_ty = quote_spanned! {dep.span()=> _ };
+                let dep_ref = quote_spanned! {dep.span()=> &#dep };
+                quote_spanned! {ty.span()=>
+                    let #ident: #ty = match __inputs.dependency::<#ty, #dep_ty>(#dep_ref, #pname) {
+                        ::core::result::Result::Ok(v) => v,
+                        ::core::result::Result::Err(m) => return #krate::__private::Step::Invalid(m),
+                    };
+                }
+            }
+            None => quote_spanned! {ty.span()=>
+                let #ident: #ty = match <#ty as #krate::__private::ResolverInput>::take(&__inputs, #pname) {
+                    ::core::result::Result::Ok(v) => v,
+                    ::core::result::Result::Err(m) => return #krate::__private::Step::Invalid(m),
+                };
+            },
+        }
+    });
+    let param_checks = params.iter().filter(|p| p.dep.is_none()).map(|p| {
+        let ty = &p.ty;
+        let pname = unraw(&p.ident);
+        quote_spanned! {p.ident.span()=>
+            #krate::__private::check_resolver_param::<#ty, $args, { #krate::__private::name_hash(#pname) }>();
+        }
+    });
+    let into_step = quote_spanned! {ret_span=>
+        #krate::__private::into_step(__mcp_resolve_f(#(#idents),*).await)
+    };
+    let output_ty = quote_spanned! {ret_span=>
+        <#ret as #krate::__private::IntoResolution>::Output
+    };
+    let boxed = quote_spanned! {ident.span()=>
+        #krate::__private::boxed(#body(#(#idents),*))
+    };
+    let fn_ptr = quote! { fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret> };
+    let (value_items, value_impls) = FnValue {
+        vis,
+        ident,
+        ty_ident: &ty_ident,
+        doc_attrs,
+        body_fn: quote! {
+            #(#fn_attrs)*
+            async fn #body(#(#muts #idents: #tys),*) #output #block
+        },
+        fn_ptr: &fn_ptr,
+        closure: quote! { |#(#idents),*| #boxed },
+        debug_name: name,
+    }
+    .expand();
+    quote! {
+        #value_items
+
+        #[doc(hidden)]
+        macro_rules! #checker {
+            ($args:ty, [$($visited:literal),*], [$($names:literal),*], $via:path) => {
+                #krate::__private::resolver_visit! {
+                    id = #id,
+                    name = #name,
+                    visited = [$($visited),*],
+                    names = [$($names),*],
+                    via = $via,
+                    args = $args,
+                    checks = {
+                        const _: () = {
+                            #[allow(dead_code, clippy::all)]
+                            fn __mcp_resolve_check() {
+                                #(#param_checks)*
+                            }
+                        };
+                    },
+                    deps = [#(#deps),*],
+                }
+            };
+        }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        #checker_vis use #checker as #ident;
+
+        #[doc(hidden)]
+        #[allow(non_snake_case, non_upper_case_globals, unused_qualifications, clippy::all)]
+        const _: () = {
+            #value_impls
+
+            fn __mcp_resolve_run(
+                __inputs: #krate::__private::ResolveInputs,
+            ) -> #krate::__private::BoxFuture<'static, #krate::__private::Step> {
+                // Read before the parameters are bound, so a parameter named like the resolver
+                // cannot shadow it.
+                let __mcp_resolve_f = #ident.__mcp_resolve_f;
+                ::std::boxed::Box::pin(async move {
+                    #(#reads)*
+                    #into_step
+                })
+            }
+
+            static __MCP_RESOLVE_DEF: #krate::__private::ResolverDef = #krate::__private::ResolverDef {
+                name: #name,
+                module: ::core::module_path!(),
+                key: #key,
+                deps: &[#(#dep_defs),*],
+                run: __mcp_resolve_run,
+            };
+
+            #[automatically_derived]
+            impl #krate::__private::ResolverFn for #ty_ident<#fn_ptr> {
+                type Output = #output_ty;
+                const DEF: &'static #krate::__private::ResolverDef = &__MCP_RESOLVE_DEF;
+            }
+
+        };
+    }
+}
+
+/// What is emitted when validation failed (for a free function): the value, an empty checker
+/// and (when the return type allows) a stub `ResolverFn` impl, so tools using the resolver do
+/// not cascade into "not a resolver".
+pub(crate) fn fallback(
+    krate: &TokenStream,
+    vis: &Visibility,
+    sig: &syn::Signature,
+    name: &str,
+    key: &str,
+    doc_attrs: &[Attribute],
+) -> TokenStream {
+    let ident = &sig.ident;
+    let ty_ident = value_type(name);
+    let checker = checker(name);
+    let checker_vis = checker_vis(vis);
+    let stub_impl = fallback_impl(krate, sig, &ty_ident, name, key);
+    let value = crate::util::fn_value::placeholder(vis, ident, &ty_ident, doc_attrs);
+    quote! {
+        #value
+        #[doc(hidden)]
+        macro_rules! #checker { ($($t:tt)*) => {}; }
+        #[doc(hidden)]
+        #[allow(unused_imports)]
+        #checker_vis use #checker as #ident;
+        #stub_impl
+    }
+}
+
+/// The `ResolverFn` impl of a resolver that failed validation: its output is what the declared
+/// return type resolves to, and it never runs. `None` when the return type names the function's
+/// generic parameters (which do not exist outside it).
+fn fallback_impl(
+    krate: &TokenStream,
+    sig: &syn::Signature,
+    ty_ident: &Ident,
+    name: &str,
+    key: &str,
+) -> Option<TokenStream> {
+    let ret = return_type(&sig.output);
+    let generic_names: Vec<String> = sig
+        .generics
+        .params
+        .iter()
+        .map(|p| match p {
+            syn::GenericParam::Type(t) => t.ident.to_string(),
+            syn::GenericParam::Const(c) => c.ident.to_string(),
+            syn::GenericParam::Lifetime(l) => l.lifetime.ident.to_string(),
+        })
+        .collect();
+    if mentions(ret.to_token_stream(), &generic_names) {
+        return None;
+    }
+    let output_ty = quote_spanned! {ret.span()=>
+        <#ret as #krate::__private::IntoResolution>::Output
+    };
+    Some(quote! {
+        #[doc(hidden)]
+        #[allow(non_snake_case, non_upper_case_globals, clippy::all)]
+        const _: () = {
+            fn __mcp_resolve_run(
+                _: #krate::__private::ResolveInputs,
+            ) -> #krate::__private::BoxFuture<'static, #krate::__private::Step> {
+                ::core::unreachable!()
+            }
+            static __MCP_RESOLVE_DEF: #krate::__private::ResolverDef = #krate::__private::ResolverDef {
+                name: #name,
+                module: ::core::module_path!(),
+                key: #key,
+                deps: &[],
+                run: __mcp_resolve_run,
+            };
+            #[automatically_derived]
+            impl #krate::__private::ResolverFn for #ty_ident {
+                type Output = #output_ty;
+                const DEF: &'static #krate::__private::ResolverDef = &__MCP_RESOLVE_DEF;
+            }
+        };
+    })
+}
+
+/// Whether `tokens` contain one of these identifiers (or lifetimes, by their name).
+fn mentions(tokens: TokenStream, names: &[String]) -> bool {
+    !names.is_empty()
+        && tokens.into_iter().any(|tt| match tt {
+            proc_macro2::TokenTree::Ident(i) => names.iter().any(|n| i == n),
+            proc_macro2::TokenTree::Group(g) => mentions(g.stream(), names),
+            _ => false,
+        })
+}
