@@ -8,9 +8,9 @@ pub use crate::{CallToolResult, Context, ProtocolVersion};
 pub use futures_util::future::BoxFuture;
 
 pub use crate::elicit::{Confirm, IntoResolution};
-pub use crate::resolve::checks::{HasArg, ResolverParam, check_resolver_param, def_of, dep_fn, name_hash};
+pub use crate::resolve::checks::{HasArg, IsToolArgument, check_resolver_param, def_of, dep_fn, name_hash};
 pub use crate::resolve::def::{
-    FromResolved, ResolveInputs, Resolved, ResolvedParam, ResolverDef, ResolverFn, ResolverInput, Step, confirm_step,
+    FromResolveInputs, FromResolved, ResolveInputs, ResolveSlot, Resolver, ResolverSpec, Settled, Step, confirm_step,
     into_step,
 };
 
@@ -30,7 +30,7 @@ impl ArgErrors {
         }
     }
     /// Takes resolved parameter `index` (filled by resolver `R`).
-    pub fn take_resolved<C: FromResolved<R::Output>, R: ResolverFn>(
+    pub fn take_resolved<C: FromResolved<R::Output>, R: Resolver>(
         &mut self,
         _: &R,
         call: &ToolCall,

@@ -13,7 +13,7 @@ use crate::protocol::jsonrpc::{Inbound, Outgoing, RawParams};
 use crate::protocol::messages::{CANCELLED, ParamsHead};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::server::call::PendingCall;
-use crate::server::{Server, Session, Step};
+use crate::server::{Route, Server, Session};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
@@ -77,8 +77,8 @@ impl Dispatcher {
                 Dispatch::Done
             }
             Inbound::Request { id, method, params } => match session.on_request(&self.server, &method, params) {
-                Step::Reply(outcome) => Dispatch::Reply(Outgoing::Response { id: Some(id), outcome }),
-                Step::Call(call) => match self.admit(id, *call) {
+                Route::Reply(outcome) => Dispatch::Reply(Outgoing::Response { id: Some(id), outcome }),
+                Route::Call(call) => match self.admit(id, *call) {
                     Ok(admitted) => Dispatch::Call(admitted),
                     Err(reply) => Dispatch::Reply(reply),
                 },

@@ -204,7 +204,7 @@ pub struct ToolCall {
     pub context: Context,
     /// The values of the tool's resolved parameters, in the order of [`Tool::resolvers`]; read
     /// by generated code only.
-    pub(crate) resolved: Vec<crate::resolve::Resolved>,
+    pub(crate) resolved: Vec<crate::resolve::Settled>,
 }
 
 impl ToolCall {
@@ -247,7 +247,7 @@ pub trait Tool: Send + Sync + 'static {
     /// The tool's metadata; called once, at registration.
     fn definition(&self) -> ToolDefinition;
     /// The parameters filled by resolvers (`#[resolve(fn)]`); none by default.
-    fn resolvers(&self) -> &'static [crate::resolve::ResolvedParam] {
+    fn resolvers(&self) -> &'static [crate::resolve::ResolveSlot] {
         &[]
     }
     /// Checks the arguments before any resolver runs, so a bad argument is reported before a

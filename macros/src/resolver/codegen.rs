@@ -1,6 +1,6 @@
 //! Code generation for `#[resolver]`: quote only, no parsing.
 
-use super::parse::ResolverParam;
+use super::parse::IsToolArgument;
 use crate::util::fn_value::FnValue;
 use crate::util::spans::unraw;
 use proc_macro2::{Span, TokenStream};
@@ -20,7 +20,7 @@ pub(crate) struct ResolverModel {
     pub(crate) id: String,
     pub(crate) doc_attrs: Vec<Attribute>,
     pub(crate) fn_attrs: Vec<Attribute>,
-    pub(crate) params: Vec<ResolverParam>,
+    pub(crate) params: Vec<IsToolArgument>,
     pub(crate) output: ReturnType,
     pub(crate) block: Block,
 }
@@ -51,8 +51,8 @@ fn return_type(output: &ReturnType) -> Type {
     }
 }
 
-/// The full expansion: the resolver value, its checker, its run function and `ResolverDef`, and
-/// the `ResolverFn` impl.
+/// The full expansion: the resolver value, its checker, its run function and `ResolverSpec`, and
+/// the `Resolver` impl.
 pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
     let ResolverModel {
         krate,
@@ -103,7 +103,7 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
                 }
             }
             None => quote_spanned! {ty.span()=>
-                let #ident: #ty = match <#ty as #krate::__private::ResolverInput>::take(&__inputs, #pname) {
+                let #ident: #ty = match <#ty as #krate::__private::FromResolveInputs>::take(&__inputs, #pname) {
                     ::core::result::Result::Ok(v) => v,
                     ::core::result::Result::Err(m) => return #krate::__private::Step::Invalid(m),
                 };
@@ -187,7 +187,7 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
                 })
             }
 
-            static __MCP_RESOLVE_DEF: #krate::__private::ResolverDef = #krate::__private::ResolverDef {
+            static __MCP_RESOLVE_DEF: #krate::__private::ResolverSpec = #krate::__private::ResolverSpec {
                 name: #name,
                 module: ::core::module_path!(),
                 key: #key,
@@ -196,9 +196,9 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
             };
 
             #[automatically_derived]
-            impl #krate::__private::ResolverFn for #ty_ident<#fn_ptr> {
+            impl #krate::__private::Resolver for #ty_ident<#fn_ptr> {
                 type Output = #output_ty;
-                const DEF: &'static #krate::__private::ResolverDef = &__MCP_RESOLVE_DEF;
+                const DEF: &'static #krate::__private::ResolverSpec = &__MCP_RESOLVE_DEF;
             }
 
         };
@@ -206,7 +206,7 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
 }
 
 /// What is emitted when validation failed (for a free function): the value, an empty checker
-/// and (when the return type allows) a stub `ResolverFn` impl, so tools using the resolver do
+/// and (when the return type allows) a stub `Resolver` impl, so tools using the resolver do
 /// not cascade into "not a resolver".
 pub(crate) fn fallback(
     krate: &TokenStream,
@@ -233,7 +233,7 @@ pub(crate) fn fallback(
     }
 }
 
-/// The `ResolverFn` impl of a resolver that failed validation: its output is what the declared
+/// The `Resolver` impl of a resolver that failed validation: its output is what the declared
 /// return type resolves to, and it never runs. `None` when the return type names the function's
 /// generic parameters (which do not exist outside it).
 fn fallback_impl(
@@ -269,7 +269,7 @@ fn fallback_impl(
             ) -> #krate::__private::BoxFuture<'static, #krate::__private::Step> {
                 ::core::unreachable!()
             }
-            static __MCP_RESOLVE_DEF: #krate::__private::ResolverDef = #krate::__private::ResolverDef {
+            static __MCP_RESOLVE_DEF: #krate::__private::ResolverSpec = #krate::__private::ResolverSpec {
                 name: #name,
                 module: ::core::module_path!(),
                 key: #key,
@@ -277,9 +277,9 @@ fn fallback_impl(
                 run: __mcp_resolve_run,
             };
             #[automatically_derived]
-            impl #krate::__private::ResolverFn for #ty_ident {
+            impl #krate::__private::Resolver for #ty_ident {
                 type Output = #output_ty;
-                const DEF: &'static #krate::__private::ResolverDef = &__MCP_RESOLVE_DEF;
+                const DEF: &'static #krate::__private::ResolverSpec = &__MCP_RESOLVE_DEF;
             }
         };
     })

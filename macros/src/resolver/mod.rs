@@ -1,7 +1,7 @@
 //! `#[resolver]`: parse → validate → generate.
 //!
 //! A resolver becomes a `static` value (its identity, registered through the tools that use it),
-//! a hidden `ResolverDef` describing its dependencies, a run function that reads its parameters,
+//! a hidden `ResolverSpec` describing its dependencies, a run function that reads its parameters,
 //! and a `macro_rules!` checker with the resolver's own name (in the macro namespace). A tool that
 //! uses the resolver invokes the checker with its argument type: the checker re-emits the
 //! resolver's parameter tokens as trait bounds, so an unknown argument or a wrong type is reported

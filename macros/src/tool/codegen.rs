@@ -122,7 +122,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
                     let path_ref = quote_spanned! {path.span()=> &#path };
                     let resolver_ty = quote_spanned! {path.span()=> _ };
                     resolved_entries.push(quote! {
-                        #krate::__private::ResolvedParam {
+                        #krate::__private::ResolveSlot {
                             param: #name,
                             resolver: #def,
                         }
@@ -145,7 +145,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
                                 #krate::__private::confirm_step(#message, __inputs.arguments())
                             })
                         }
-                        static #def: #krate::__private::ResolverDef = #krate::__private::ResolverDef {
+                        static #def: #krate::__private::ResolverSpec = #krate::__private::ResolverSpec {
                             name: #name,
                             module: ::core::concat!(::core::module_path!(), "::", #tool_name),
                             key: #name,
@@ -154,7 +154,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
                         };
                     });
                     resolved_entries.push(quote! {
-                        #krate::__private::ResolvedParam { param: #name, resolver: &#def }
+                        #krate::__private::ResolveSlot { param: #name, resolver: &#def }
                     });
                     quote_spanned! {ty.span()=>
                         let #slot = __errors.take_confirm::<#ty>(&__call, #index, #name);
@@ -183,8 +183,8 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
         quote!()
     } else {
         quote! {
-            fn resolvers(&self) -> &'static [#krate::__private::ResolvedParam] {
-                static __RESOLVED: [#krate::__private::ResolvedParam; #resolver_count] = [#(#resolved_entries),*];
+            fn resolvers(&self) -> &'static [#krate::__private::ResolveSlot] {
+                static __RESOLVED: [#krate::__private::ResolveSlot; #resolver_count] = [#(#resolved_entries),*];
                 &__RESOLVED
             }
 

@@ -5,7 +5,7 @@
 //! - [`BackChannel`] (handshake era): a question is an `elicitation/create` request to the client,
 //!   awaited now.
 
-use super::def::{AskForm, Resolved};
+use super::def::{AskForm, Settled};
 use super::state::{Kept, RoundState};
 use crate::elicit::Action;
 use crate::peer::{Peer, PeerError};
@@ -18,7 +18,7 @@ use std::time::Duration;
 /// What asking produced.
 pub(crate) enum Asked {
     /// The resolver's value, or why it failed (its message).
-    Settled(Result<Resolved, String>),
+    Done(Result<Settled, String>),
     /// Asked; the answer comes in a later round.
     Pending,
     /// A JSON-RPC error ends the call (the client answered the question with an error).
@@ -51,7 +51,7 @@ impl Question<'_> {
     }
 
     /// Applies one answer; `None` when it is malformed (not an `ElicitResult`).
-    fn apply(&self, answer: &ElicitResult, round: u64) -> Option<Result<Resolved, String>> {
+    fn apply(&self, answer: &ElicitResult, round: u64) -> Option<Result<Settled, String>> {
         let action = Action::parse(&answer.action)?;
         let key = self.key;
         tracing::info!(
@@ -65,7 +65,7 @@ impl Question<'_> {
         Some(match action {
             Action::Accept => match &answer.content {
                 Some(Value::Object(content)) => match (self.form.parse)(content) {
-                    Ok(v) => Ok(Resolved::Answered(Action::Accept, Some(v))),
+                    Ok(v) => Ok(Settled::Answered(Action::Accept, Some(v))),
                     Err(e) => Err(format!(
                         "resolver `{key}` received an answer that does not match its form: {e}"
                     )),
@@ -75,7 +75,7 @@ impl Question<'_> {
                 )),
                 None => Err(format!("resolver `{key}` received an accepted answer with no content")),
             },
-            other => Ok(Resolved::Answered(other, None)),
+            other => Ok(Settled::Answered(other, None)),
         })
     }
 }
@@ -158,7 +158,7 @@ impl Collect {
                         },
                     );
                 }
-                Asked::Settled(settled)
+                Asked::Done(settled)
             }
             None => {
                 // Malformed: it never completes the call; ask again.
@@ -182,7 +182,7 @@ impl BackChannel {
         let (tool, key) = (q.tool, q.key);
         self.questions += 1;
         if self.questions > self.max_questions {
-            return Asked::Settled(Err(format!(
+            return Asked::Done(Err(format!(
                 "tool `{tool}` stopped: it needed more than {} questions",
                 self.max_questions
             )));
@@ -191,8 +191,8 @@ impl BackChannel {
         tracing::info!(tool, key, mode = "form", round, "question asked");
         match self.peer.request(ELICITATION_CREATE, &q.params(), self.timeout).await {
             Ok(answer) => match ElicitResult::read(&answer).and_then(|a| q.apply(&a, round)) {
-                Some(settled) => Asked::Settled(settled),
-                None => Asked::Settled(Err(format!("resolver `{key}` received a malformed answer"))),
+                Some(settled) => Asked::Done(settled),
+                None => Asked::Done(Err(format!("resolver `{key}` received a malformed answer"))),
             },
             Err(PeerError::Client(e)) => {
                 tracing::info!(
@@ -204,10 +204,10 @@ impl BackChannel {
                 Asked::Abort(e)
             }
             Err(PeerError::Timeout) => {
-                Asked::Settled(Err(format!("resolver `{key}`: no answer within {:?}", self.timeout)))
+                Asked::Done(Err(format!("resolver `{key}`: no answer within {:?}", self.timeout)))
             }
             Err(PeerError::Closed) => {
-                Asked::Settled(Err(format!("resolver `{key}`: the client went away before answering")))
+                Asked::Done(Err(format!("resolver `{key}`: the client went away before answering")))
             }
         }
     }

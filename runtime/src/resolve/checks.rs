@@ -1,8 +1,8 @@
 //! Compile-time checks: `#[tool]` emits its arguments as [`HasArg`] impls and `#[resolver]`
-//! requires each of its parameters through [`ResolverParam`], so a resolver reading an argument
+//! requires each of its parameters through [`IsToolArgument`], so a resolver reading an argument
 //! the tool lacks is an error at the resolver's parameter.
 
-use super::def::{ResolverDef, ResolverFn};
+use super::def::{Resolver, ResolverSpec};
 use crate::context::Context;
 use serde::de::DeserializeOwned;
 
@@ -18,15 +18,15 @@ pub trait HasArg<const NAME: u64> {
     label = "`{A}` has no argument with this name and type `{Self}`",
     note = "a resolver parameter is one of the tool's arguments (same name, same type), a `#[resolve(other)]` value, or the `Context`"
 )]
-pub trait ResolverParam<A, const NAME: u64> {}
+pub trait IsToolArgument<A, const NAME: u64> {}
 
-impl<A, const NAME: u64> ResolverParam<A, NAME> for Context {}
+impl<A, const NAME: u64> IsToolArgument<A, NAME> for Context {}
 
 #[diagnostic::do_not_recommend]
-impl<A: HasArg<NAME, Ty = T>, T: DeserializeOwned, const NAME: u64> ResolverParam<A, NAME> for T {}
+impl<A: HasArg<NAME, Ty = T>, T: DeserializeOwned, const NAME: u64> IsToolArgument<A, NAME> for T {}
 
 /// Compiles only when `T` is a parameter a resolver may take in a tool whose arguments are `A`.
-pub fn check_resolver_param<T: ResolverParam<A, NAME>, A, const NAME: u64>() {}
+pub fn check_resolver_param<T: IsToolArgument<A, NAME>, A, const NAME: u64>() {}
 
 /// FNV-1a of an argument name; the same in `#[tool]` and `#[resolver]` expansions.
 pub const fn name_hash(name: &str) -> u64 {
@@ -42,12 +42,12 @@ pub const fn name_hash(name: &str) -> u64 {
 }
 
 /// The description of resolver `R`, from its value.
-pub const fn def_of<R: ResolverFn>(_: &R) -> &'static ResolverDef {
+pub const fn def_of<R: Resolver>(_: &R) -> &'static ResolverSpec {
     R::DEF
 }
 
-/// The description of dependency `R`, as a function (for `ResolverDef::deps`).
-pub const fn dep_fn<R: ResolverFn>(_: &R) -> fn() -> &'static ResolverDef {
+/// The description of dependency `R`, as a function (for `ResolverSpec::deps`).
+pub const fn dep_fn<R: Resolver>(_: &R) -> fn() -> &'static ResolverSpec {
     R::def
 }
 

@@ -3,7 +3,7 @@
 //! can run, must wait for answers, or stops.
 
 use super::ask::{Asked, BackChannel, Collect, Question};
-use super::def::{AskForm, ResolveInputs, Resolved, ResolvedParam, ResolverDef, Step};
+use super::def::{AskForm, ResolveInputs, ResolveSlot, ResolverSpec, Settled, Step};
 use super::state::RoundState;
 use crate::context::Context;
 use crate::form::RenderOptions;
@@ -17,13 +17,13 @@ use std::sync::Arc;
 /// The keys of a tool's resolvers, unique within the tool (collisions get `#2`, `#3`, …).
 #[derive(Debug, Default, Clone)]
 pub(crate) struct Keys {
-    entries: Vec<(&'static ResolverDef, String)>,
+    entries: Vec<(&'static ResolverSpec, String)>,
 }
 
 impl Keys {
-    pub(crate) fn for_tool(params: &'static [ResolvedParam]) -> Self {
+    pub(crate) fn for_tool(params: &'static [ResolveSlot]) -> Self {
         let mut keys = Keys::default();
-        fn visit(k: &mut Keys, def: &'static ResolverDef) {
+        fn visit(k: &mut Keys, def: &'static ResolverSpec) {
             if k.entries.iter().any(|(d, _)| d.same(def)) {
                 return;
             }
@@ -45,7 +45,7 @@ impl Keys {
         }
         keys
     }
-    fn key(&self, def: &ResolverDef) -> &str {
+    fn key(&self, def: &ResolverSpec) -> &str {
         self.entries
             .iter()
             .find(|(d, _)| d.same(def))
@@ -65,7 +65,7 @@ pub(crate) enum Asker {
 /// What the engine decided.
 pub(crate) enum Outcome {
     /// Every resolved parameter has its value, in declaration order.
-    Ready(Vec<Resolved>),
+    Ready(Vec<Settled>),
     /// Stop with this result (a failed resolver, a declined question, too many rounds…).
     Stop(crate::CallToolResult),
     /// 2026-07-28: ask these questions; seal this state.
@@ -80,7 +80,7 @@ pub(crate) enum Outcome {
 enum Node {
     /// Being resolved: meeting it again means a dependency cycle.
     Visiting,
-    Done(Resolved),
+    Done(Settled),
     Pending,
     Failed(String),
 }
@@ -92,7 +92,7 @@ pub(crate) struct Engine<'a> {
     context: Context,
     asker: Asker,
     max_rounds: u64,
-    memo: Vec<(&'static ResolverDef, Node)>,
+    memo: Vec<(&'static ResolverSpec, Node)>,
     abort: Option<ErrorObject>,
 }
 
@@ -117,12 +117,12 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn state(&self, def: &ResolverDef) -> Option<&Node> {
+    fn state(&self, def: &ResolverSpec) -> Option<&Node> {
         self.memo.iter().find(|(d, _)| d.same(def)).map(|(_, n)| n)
     }
 
     /// Resolves every parameter and decides what happens to the call.
-    pub(crate) async fn run(mut self, params: &'static [ResolvedParam]) -> Outcome {
+    pub(crate) async fn run(mut self, params: &'static [ResolveSlot]) -> Outcome {
         for p in params {
             self.visit(p.resolver).await;
             if let Some(e) = self.abort.take() {
@@ -170,7 +170,7 @@ impl<'a> Engine<'a> {
         Outcome::Ready(values)
     }
 
-    fn visit(&mut self, def: &'static ResolverDef) -> BoxFuture<'_, ()> {
+    fn visit(&mut self, def: &'static ResolverSpec) -> BoxFuture<'_, ()> {
         Box::pin(async move {
             if self.state(def).is_some() || self.abort.is_some() {
                 return;
@@ -214,7 +214,7 @@ impl<'a> Engine<'a> {
                 deps,
             };
             let node = match (def.run)(inputs).await {
-                Step::Value(v) => Node::Done(Resolved::Value(v)),
+                Step::Value(v) => Node::Done(Settled::Value(v)),
                 Step::Fail(m) => Node::Failed(format!("resolver `{}` failed: {m}", def.name)),
                 Step::Invalid(m) => Node::Failed(m),
                 Step::Ask(ask) => self.ask(def, ask).await,
@@ -223,7 +223,7 @@ impl<'a> Engine<'a> {
         })
     }
 
-    async fn ask(&mut self, def: &'static ResolverDef, form: AskForm) -> Node {
+    async fn ask(&mut self, def: &'static ResolverSpec, form: AskForm) -> Node {
         let key = self.keys.key(def);
         if !self.context.client_capabilities().elicitation_form() {
             self.abort = Some(
@@ -252,8 +252,8 @@ impl<'a> Engine<'a> {
             Asker::BackChannel(b) => b.ask(&question).await,
         };
         match asked {
-            Asked::Settled(Ok(r)) => Node::Done(r),
-            Asked::Settled(Err(m)) => Node::Failed(m),
+            Asked::Done(Ok(r)) => Node::Done(r),
+            Asked::Done(Err(m)) => Node::Failed(m),
             Asked::Pending => Node::Pending,
             Asked::Abort(e) => {
                 self.abort = Some(e);
@@ -271,17 +271,17 @@ mod tests {
         Box::pin(async { Step::Fail(String::new()) })
     }
 
-    fn d() -> &'static ResolverDef {
+    fn d() -> &'static ResolverSpec {
         &D
     }
-    static C: ResolverDef = ResolverDef {
+    static C: ResolverSpec = ResolverSpec {
         name: "c",
         module: "m",
         key: "a",
         deps: &[d],
         run: run_nothing,
     };
-    static D: ResolverDef = ResolverDef {
+    static D: ResolverSpec = ResolverSpec {
         name: "a",
         module: "other",
         key: "a",
@@ -291,7 +291,7 @@ mod tests {
 
     #[test]
     fn colliding_keys_get_suffixes() {
-        static PARAMS: [ResolvedParam; 1] = [ResolvedParam {
+        static PARAMS: [ResolveSlot; 1] = [ResolveSlot {
             param: "x",
             resolver: &C,
         }];

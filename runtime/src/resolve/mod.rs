@@ -19,5 +19,5 @@ pub(crate) mod def;
 pub(crate) mod engine;
 pub(crate) mod state;
 
-pub(crate) use def::{Resolved, ResolvedParam};
+pub(crate) use def::{ResolveSlot, Settled};
 pub(crate) use engine::Keys;

@@ -3,7 +3,7 @@
 //! results.
 
 use super::Server;
-use super::session::Step;
+use super::session::Route;
 use crate::context::{Context, ContextParts, Principal};
 use crate::peer::{Outbound, Peer};
 use crate::protocol::envelope::Envelope;
@@ -52,10 +52,10 @@ fn object(raw: Option<&RawValue>, what: &str) -> Result<Map<String, Value>, Erro
 impl PendingCall {
     /// Reads a `tools/call`'s params: the tool (known, or -32602), its arguments, and on a retry
     /// the answers and the state.
-    pub(crate) fn prepare(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Step {
+    pub(crate) fn prepare(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Route {
         match Self::read(server, head, envelope) {
-            Ok(call) => Step::Call(Box::new(call)),
-            Err(e) => Step::Reply(Err(e)),
+            Ok(call) => Route::Call(Box::new(call)),
+            Err(e) => Route::Reply(Err(e)),
         }
     }
 

@@ -7,4 +7,4 @@ pub(crate) mod call;
 pub(crate) mod session;
 
 pub use builder::{CacheScope, Server};
-pub(crate) use session::{Session, Step};
+pub(crate) use session::{Route, Session};

@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use std::sync::Arc;
 
 /// What to do with one request.
-pub(crate) enum Step {
+pub(crate) enum Route {
     /// Answer now.
     Reply(Result<Box<RawValue>, ErrorObject>),
     /// Run a tool call (possibly long): the dispatcher admits it and the transport runs it.
@@ -53,10 +53,10 @@ impl Session {
 
     /// Decides what a request gets. Runs on the reader, in arrival order, so the era and the
     /// handshake are settled before the next frame is looked at.
-    pub(crate) fn on_request(&mut self, server: &Server, method: &str, params: RawParams<'_>) -> Step {
+    pub(crate) fn on_request(&mut self, server: &Server, method: &str, params: RawParams<'_>) -> Route {
         let head = match ParamsHead::read(params) {
             Ok(h) => h,
-            Err(e) => return Step::Reply(Err(e)),
+            Err(e) => return Route::Reply(Err(e)),
         };
         let meta = Meta::read(head.meta);
         if let EraState::Undecided = self.state {
@@ -73,13 +73,13 @@ impl Session {
     }
 }
 
-fn stateless(server: &Server, method: &str, head: &ParamsHead<'_>, meta: &Meta<'_>) -> Step {
+fn stateless(server: &Server, method: &str, head: &ParamsHead<'_>, meta: &Meta<'_>) -> Route {
     if method == "initialize" {
         let requested = head
             .protocol_version
             .and_then(|v| serde_json::from_str(v.get()).ok())
             .unwrap_or(Value::Null);
-        return Step::Reply(Err(ErrorObject::new(
+        return Route::Reply(Err(ErrorObject::new(
             codes::UNSUPPORTED_PROTOCOL_VERSION,
             MODERN_INITIALIZE,
         )
@@ -90,14 +90,14 @@ fn stateless(server: &Server, method: &str, head: &ParamsHead<'_>, meta: &Meta<'
     }
     let envelope = match meta.envelope() {
         Ok(e) => e,
-        Err(e) => return Step::Reply(Err(e)),
+        Err(e) => return Route::Reply(Err(e)),
     };
     let version = envelope.version;
     match method {
-        "server/discover" => Step::Reply(server.discover(version)),
-        "tools/list" => Step::Reply(server.list_tools(version)),
+        "server/discover" => Route::Reply(server.discover(version)),
+        "tools/list" => Route::Reply(server.list_tools(version)),
         "tools/call" => PendingCall::prepare(server, head, envelope),
-        other => Step::Reply(Err(ErrorObject::method_not_found(other))),
+        other => Route::Reply(Err(ErrorObject::method_not_found(other))),
     }
 }
 
@@ -107,14 +107,14 @@ fn handshake(
     method: &str,
     head: &ParamsHead<'_>,
     meta: &Meta<'_>,
-) -> Step {
+) -> Route {
     if method != "initialize" && meta.has_envelope() {
-        return Step::Reply(Err(ErrorObject::invalid_request(LEGACY_ENVELOPE)));
+        return Route::Reply(Err(ErrorObject::invalid_request(LEGACY_ENVELOPE)));
     }
     match method {
         "initialize" => {
             if hs.is_some() {
-                return Step::Reply(Err(ErrorObject::invalid_request(
+                return Route::Reply(Err(ErrorObject::invalid_request(
                     "Invalid Request: the connection is already initialized",
                 )));
             }
@@ -128,16 +128,16 @@ fn handshake(
                 capabilities: p.capabilities,
                 client_info: p.client_info,
             });
-            Step::Reply(server.initialize_result(version))
+            Route::Reply(server.initialize_result(version))
         }
-        "ping" => Step::Reply(to_raw(&EmptyResult {})),
+        "ping" => Route::Reply(to_raw(&EmptyResult {})),
         "tools/list" | "tools/call" => {
             let Some(h) = hs.clone() else {
-                return Step::Reply(Err(ErrorObject::invalid_params("Invalid request parameters")
+                return Route::Reply(Err(ErrorObject::invalid_params("Invalid request parameters")
                     .with_data(json!("the connection is not initialized: send `initialize` first"))));
             };
             if method == "tools/list" {
-                return Step::Reply(server.list_tools(h.version));
+                return Route::Reply(server.list_tools(h.version));
             }
             let envelope = Envelope {
                 version: h.version,
@@ -147,6 +147,6 @@ fn handshake(
             };
             PendingCall::prepare(server, head, envelope)
         }
-        other => Step::Reply(Err(ErrorObject::method_not_found(other))),
+        other => Route::Reply(Err(ErrorObject::method_not_found(other))),
     }
 }
