@@ -6,6 +6,9 @@
 //! principal when there is one, and the engine's own state. Any failure — a bad seal, another
 //! request, an expired token, another audience or principal — is one error on the wire; the reason
 //! goes to the log only.
+//!
+//! (Over 500 lines with its tests, on purpose: the keys, the token format, expiry and the
+//! canonical digests a token binds are one piece of security code, read and reviewed together.)
 
 use aes_gcm::aead::{Aead, KeyInit, Payload};
 use aes_gcm::{Aes256Gcm, Key, Nonce};
@@ -71,6 +74,10 @@ impl std::error::Error for RandomUnavailable {}
 
 /// Fills `buf` from the operating system's random source.
 pub(crate) fn random(buf: &mut [u8]) -> Result<(), RandomUnavailable> {
+    #[cfg(test)]
+    if tests::RANDOM_FAILS.with(std::cell::Cell::get) {
+        return Err(RandomUnavailable::new("simulated failure"));
+    }
     getrandom::fill(buf).map_err(|e| RandomUnavailable(e.to_string()))
 }
 
@@ -143,7 +150,7 @@ impl StateKeys {
     /// would not be secret.
     pub fn generate() -> Result<Self, RandomUnavailable> {
         let mut secret = [0u8; 32];
-        getrandom::fill(&mut secret).map_err(|e| RandomUnavailable(e.to_string()))?;
+        random(&mut secret)?;
         let key = SealingKey::derive(&secret).map_err(|e| RandomUnavailable(e.to_string()))?;
         Ok(Self {
             keys: Arc::new(vec![key]),
@@ -469,9 +476,41 @@ struct ClaimsIn<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use serde_json::json;
+
+    thread_local! {
+        /// Makes this thread's random source fail, to test that nothing weaker is used.
+        pub(crate) static RANDOM_FAILS: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// Runs `f` with this thread's random source failing.
+    pub(crate) fn without_randomness<T>(f: impl FnOnce() -> T) -> T {
+        RANDOM_FAILS.with(|r| r.set(true));
+        let out = f();
+        RANDOM_FAILS.with(|r| r.set(false));
+        out
+    }
+
+    #[test]
+    fn no_randomness_means_no_key_and_no_seal() {
+        assert!(without_randomness(StateKeys::generate).is_err());
+        let a = args(json!({}));
+        let s = sealer(1, 600);
+        assert!(matches!(
+            without_randomness(|| s.seal(&json!(1), &binding(&a, None))),
+            Err(SealError::Random(_))
+        ));
+        // Default keys are made at first use: without randomness there are none, and nothing
+        // is sealed with a weaker key.
+        let lazy = Sealer::new(None, Duration::from_secs(60));
+        assert!(matches!(
+            without_randomness(|| lazy.seal(&json!(1), &binding(&a, None))),
+            Err(SealError::Random(_))
+        ));
+        assert!(lazy.seal(&json!(1), &binding(&a, None)).is_ok(), "and it recovers");
+    }
 
     fn sealer(secret: u8, ttl: u64) -> Sealer {
         Sealer::new(Some(StateKeys::new(&[secret; 32]).unwrap()), Duration::from_secs(ttl))

@@ -210,3 +210,68 @@ fn panicked(tool: &str, payload: &Box<dyn std::any::Any + Send>) -> CallToolResu
     tracing::error!(tool, panic = %what, "tool panicked");
     CallToolResult::error(format!("tool `{tool}` failed: internal error"))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::dispatch::{Dispatch, Dispatcher};
+    use crate::elicit::{Confirm, Elicit};
+    use crate::peer::Outbound;
+    use crate::protocol::jsonrpc::{Outgoing, classify};
+    use crate::resolve::def::{ResolveInputs, ResolveSlot, ResolverSpec, Step, into_step};
+    use crate::server::Session;
+    use futures_util::future::BoxFuture;
+    use std::sync::Arc;
+
+    fn ask(_: ResolveInputs) -> BoxFuture<'static, Step> {
+        Box::pin(async { into_step(Elicit::<Confirm>::form("Go on?")) })
+    }
+    static ASK: ResolverSpec = ResolverSpec {
+        name: "ask",
+        module: "tests",
+        key: "ask",
+        deps: &[],
+        run: ask,
+    };
+    static SLOTS: [ResolveSlot; 1] = [ResolveSlot {
+        param: "ok",
+        resolver: &ASK,
+    }];
+
+    struct Asks;
+    impl crate::Tool for Asks {
+        fn definition(&self) -> crate::ToolDefinition {
+            crate::ToolDefinition::new("asks", crate::ArgsSchema::new().finish())
+        }
+        fn resolvers(&self) -> &'static [ResolveSlot] {
+            &SLOTS
+        }
+        fn call(&self, _: crate::ToolCall) -> BoxFuture<'static, crate::CallToolResult> {
+            Box::pin(async { crate::CallToolResult::default() })
+        }
+    }
+
+    async fn first_round() -> Outgoing {
+        let d = Dispatcher::stateless(Arc::new(crate::Server::new("t").tool(Asks)));
+        let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"asks","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#;
+        let Dispatch::Call(call) = d.dispatch(&mut Session::new(), None, classify(frame)) else {
+            panic!("a call")
+        };
+        let (tx, _rx) = tokio::sync::mpsc::channel(1);
+        call.run(Outbound { tx }, None, None).await.unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_state_that_cannot_be_sealed_fails_the_call() {
+        let ok = first_round().await;
+        let text = String::from_utf8(ok.encode()).unwrap();
+        assert!(text.contains(r#""requestState":"v1."#), "{text}");
+
+        crate::seal::tests::RANDOM_FAILS.with(|r| r.set(true));
+        let failed = first_round().await;
+        crate::seal::tests::RANDOM_FAILS.with(|r| r.set(false));
+        let Outgoing::Response { outcome: Err(e), .. } = failed else {
+            panic!("an error, not an InputRequiredResult with an empty state")
+        };
+        assert_eq!(e.code, -32603);
+    }
+}

@@ -123,3 +123,24 @@ fn new_session_id() -> Result<String, RandomUnavailable> {
     random(&mut raw)?;
     Ok(raw.iter().map(|b| format!("{b:02x}")).collect())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::seal::tests::without_randomness;
+
+    fn session() -> LegacySession {
+        let server = Arc::new(crate::Server::new("t"));
+        let (tx, _rx) = tokio::sync::mpsc::channel(1);
+        LegacySession::new(None, Session::new(), Dispatcher::connection(server), Outbound { tx })
+    }
+
+    #[test]
+    fn no_randomness_opens_no_session() {
+        let sessions = Sessions::new(Duration::from_secs(60), 10);
+        assert!(without_randomness(|| sessions.open(session())).is_err());
+        let id = sessions.open(session()).unwrap().unwrap();
+        assert_eq!(id.len(), 32);
+        assert!(sessions.get(&id, None).is_some());
+    }
+}
