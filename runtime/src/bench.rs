@@ -3,7 +3,7 @@
 
 use crate::dispatch::{Dispatch, Dispatcher};
 use crate::peer::Outbound;
-use crate::protocol::jsonrpc::classify;
+use crate::protocol::inbound::classify;
 use crate::resolve::state::CallBinding;
 use crate::seal::Sealer;
 use crate::server::Session;

@@ -9,7 +9,8 @@
 
 use crate::context::Principal;
 use crate::peer::{Outbound, Peer};
-use crate::protocol::jsonrpc::{Inbound, Outgoing, RawParams};
+use crate::protocol::inbound::Inbound;
+use crate::protocol::jsonrpc::Outgoing;
 use crate::protocol::messages::{CANCELLED, ParamsHead};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::server::call::PendingCall;
@@ -64,7 +65,7 @@ impl Dispatcher {
             }
             Inbound::Notification { method, params } => {
                 if method == CANCELLED {
-                    self.cancel(params);
+                    self.cancel(&params);
                 } else {
                     tracing::trace!(method = %method, "notification ignored");
                 }
@@ -76,7 +77,7 @@ impl Dispatcher {
                 }
                 Dispatch::Done
             }
-            Inbound::Request { id, method, params } => match session.on_request(&self.server, &method, params) {
+            Inbound::Request { id, method, params } => match session.on_request(&self.server, &method, &params) {
                 Route::Reply(outcome) => Dispatch::Reply(Outgoing::Response { id: Some(id), outcome }),
                 Route::Call(call) => match self.admit(id, *call) {
                     Ok(admitted) => Dispatch::Call(admitted),
@@ -119,12 +120,9 @@ impl Dispatcher {
     }
 
     /// `notifications/cancelled`: cancels the named call if it is in flight here.
-    fn cancel(&self, params: RawParams<'_>) {
+    fn cancel(&self, params: &ParamsHead<'_>) {
         let Some(registry) = &self.registry else { return };
-        let id = ParamsHead::read(params)
-            .ok()
-            .and_then(|h| h.request_id)
-            .and_then(RequestId::from_raw);
+        let id = params.request_id.and_then(RequestId::from_raw);
         let Some(id) = id else { return };
         let token = registry.lock().ok().and_then(|m| m.get(&id).cloned());
         if let Some(token) = token {
@@ -204,11 +202,14 @@ impl Admitted {
         } = self;
         let token = registration.token.clone();
         let id = registration.id.clone();
-        let run = call.run(&server, id.clone(), outbound, peer, token.clone(), principal);
-        let outcome = tokio::select! {
-            biased;
-            () = token.cancelled() => None,
-            outcome = run => Some(outcome),
+        let run = std::pin::pin!(call.run(&server, id.clone(), outbound, peer, token.clone(), principal));
+        let cancelled = std::pin::pin!(token.cancelled());
+        // Cancellation is polled first, so it wins a tie with a ready result. (Not
+        // `tokio::select!`, which returns `Pending` when the task's budget is spent: a call that
+        // is ready when first polled must complete then.)
+        let outcome = match futures_util::future::select(cancelled, run).await {
+            futures_util::future::Either::Left(((), _)) => None,
+            futures_util::future::Either::Right((outcome, _)) => Some(outcome),
         };
         drop(registration);
         outcome.map(|outcome| Outgoing::Response { id: Some(id), outcome })
@@ -218,7 +219,7 @@ impl Admitted {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::jsonrpc::classify;
+    use crate::protocol::inbound::classify;
 
     fn call_frame(id: u64) -> Vec<u8> {
         format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"slow","arguments":{{}}}}}}"#)

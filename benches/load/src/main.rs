@@ -43,6 +43,8 @@ struct Measured {
     first_text: Option<String>,
     first_error: Option<String>,
     rss_kib: Option<u64>,
+    /// CPU time the server process spent during the measured calls (all its threads), in ns.
+    cpu_ns: Option<u64>,
 }
 
 struct Options {
@@ -234,6 +236,7 @@ fn main() {
         "rounds_per_call": if m.calls > 0 { m.rounds as f64 / m.calls as f64 } else { 0.0 },
         "errors": m.errors,
         "peak_rss_kib": rss_kib,
+        "server_cpu_us_per_call": m.cpu_ns.map(|ns| (ns as f64 / 1e3 / m.calls.max(1) as f64 * 100.0).round() / 100.0),
         "ready_ms": (ready.as_secs_f64() * 1e4).round() / 10.0,
         "first_text": m.first_text,
         "first_error": m.first_error,
@@ -270,6 +273,20 @@ fn main() {
     if failed {
         std::process::exit(1)
     }
+}
+
+/// The CPU time a process has spent so far, all its threads summed (`schedstat`), in ns.
+fn cpu_ns(pid: u32) -> Option<u64> {
+    let mut total = 0;
+    for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()?.flatten() {
+        let stat = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
+        total += stat
+            .split_whitespace()
+            .next()
+            .and_then(|t| t.parse::<u64>().ok())
+            .unwrap_or(0);
+    }
+    Some(total)
 }
 
 /// The peak resident set of a process (`VmHWM`), in KiB.
@@ -352,6 +369,7 @@ fn run_stdio(o: &Options, child: &mut Child, spawned: Instant) -> Result<(Durati
     let total = o.warmup + o.n;
     let mut done = 0usize;
     let mut started = Instant::now();
+    let mut cpu_start = None;
     let pipelined = o.mode == "pipe";
 
     // Pipelined: warm up sequentially, then a feeder thread queues every measured request.
@@ -413,6 +431,7 @@ fn run_stdio(o: &Options, child: &mut Child, spawned: Instant) -> Result<(Durati
                 done += 1;
                 if done == o.warmup {
                     started = Instant::now();
+                    cpu_start = cpu_ns(child.id());
                     if pipelined {
                         // Queue every measured request now; the reader keeps answering.
                         let first = calls.len();
@@ -456,6 +475,7 @@ fn run_stdio(o: &Options, child: &mut Child, spawned: Instant) -> Result<(Durati
     m.calls = o.n;
     // Before stdin closes: the server is still alive (a zombie has no figures).
     m.rss_kib = peak_rss_kib(child.id());
+    m.cpu_ns = cpu_start.zip(cpu_ns(child.id())).map(|(a, b)| b.saturating_sub(a));
     drop(tx);
     let _ = writer.join();
     Ok((ready, m))

@@ -16,6 +16,8 @@ pub(crate) struct Figures {
     pub(crate) p50: Vec<f64>,
     pub(crate) p99: Vec<f64>,
     pub(crate) rss_kib: u64,
+    /// Server CPU µs per call, per run (absent for older results).
+    pub(crate) cpu: Vec<f64>,
     pub(crate) errors: u64,
     pub(crate) rounds: f64,
 }
@@ -78,6 +80,9 @@ pub(crate) fn load(path: &str) -> Result<Groups, String> {
         fig.rss_kib = fig
             .rss_kib
             .max(v.get("peak_rss_kib").and_then(Value::as_u64).unwrap_or(0));
+        if let Some(cpu) = v.get("server_cpu_us_per_call").and_then(Value::as_f64) {
+            fig.cpu.push(cpu);
+        }
         fig.errors += v.get("errors").and_then(Value::as_u64).unwrap_or(0);
         fig.rounds = f("rounds_per_call");
     }
@@ -103,11 +108,11 @@ pub(crate) fn render(groups: &Groups) -> String {
         let names = ours_rows.iter().map(|(l, _)| *l).collect::<Vec<_>>().join(" / ");
         let _ = writeln!(
             out,
-            "| server | calls/s (median of {}, min–max) | p50 µs | p99 µs | peak RSS MiB | rounds/call | errors \
-             | speed: {names} ÷ this | p50: {names} ÷ this | p99: {names} ÷ this | RSS: {names} ÷ this |",
+            "| server | calls/s (median of {}, min–max) | p50 µs | p99 µs | peak RSS MiB | server CPU µs/call | rounds/call | errors \
+             | speed: {names} ÷ this | p50: {names} ÷ this | p99: {names} ÷ this | RSS: {names} ÷ this | CPU: {names} ÷ this |",
             rows.first().map_or(0, |(_, f)| f.rates.len())
         );
-        let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|");
+        let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (label, f) in rows {
             let rate = median(&f.rates);
             let min = f.rates.iter().copied().fold(f64::INFINITY, f64::min);
@@ -132,9 +137,15 @@ pub(crate) fn render(groups: &Groups) -> String {
             let p50 = ratio(&|o| median(&o.p50), median(&f.p50));
             let p99 = ratio(&|o| median(&o.p99), median(&f.p99));
             let mem = ratio(&|o| o.rss_kib as f64, f.rss_kib as f64);
+            let cpu = ratio(&|o| median(&o.cpu), median(&f.cpu));
+            let cpu_us = if f.cpu.is_empty() {
+                "—".to_string()
+            } else {
+                format!("{:.1}", median(&f.cpu))
+            };
             let _ = writeln!(
                 out,
-                "| {label} | {rate:.0} ({min:.0}–{max:.0}) | {:.0} | {:.0} | {:.1} | {:.2} | {} | {speed} | {p50} | {p99} | {mem} |",
+                "| {label} | {rate:.0} ({min:.0}–{max:.0}) | {:.0} | {:.0} | {:.1} | {cpu_us} | {:.2} | {} | {speed} | {p50} | {p99} | {mem} | {cpu} |",
                 median(&f.p50),
                 median(&f.p99),
                 f.rss_kib as f64 / 1024.0,

@@ -200,13 +200,6 @@ pub(crate) struct Meta<'a> {
 }
 
 impl<'a> Meta<'a> {
-    /// Reads `_meta` (raw); anything but an object has none of the members.
-    pub(crate) fn read(meta: Option<&'a RawValue>) -> Self {
-        meta.filter(|m| super::jsonrpc::is_object(m))
-            .and_then(|m| serde_json::from_str(m.get()).ok())
-            .unwrap_or_default()
-    }
-
     /// Whether it carries the 2026-07-28 envelope marker (the protocol-version key).
     pub(crate) fn has_envelope(&self) -> bool {
         self.protocol_version.is_some()
@@ -252,18 +245,51 @@ impl<'a> Meta<'a> {
     }
 
     /// Validates the envelope (as [`Meta::validate`]) and reads what it says.
+    #[cfg(test)]
     pub(crate) fn envelope(&self) -> Result<Envelope, ErrorObject> {
+        self.envelope_cached(&mut EnvelopeCache::default())
+    }
+
+    /// [`Meta::envelope`], reusing what `cache` read from the same text in an earlier request:
+    /// a client sends the same capabilities and info on every request of a connection.
+    pub(crate) fn envelope_cached(&self, cache: &mut EnvelopeCache) -> Result<Envelope, ErrorObject> {
         let version = self.validate()?;
+        let capabilities = match self.client_capabilities {
+            None => ClientCapabilities::default(),
+            Some(raw) => match &cache.capabilities {
+                Some((text, caps)) if **text == *raw.get() => caps.clone(),
+                _ => {
+                    let caps = ClientCapabilities::from_raw(raw);
+                    cache.capabilities = Some((raw.get().into(), caps.clone()));
+                    caps
+                }
+            },
+        };
+        let client_info = match self.client_info {
+            None => None,
+            Some(raw) => match &cache.client_info {
+                Some((text, info)) if **text == *raw.get() => info.clone(),
+                _ => {
+                    let info = Implementation::from_raw(raw).map(Arc::new);
+                    cache.client_info = Some((raw.get().into(), info.clone()));
+                    info
+                }
+            },
+        };
         Ok(Envelope {
             version,
-            capabilities: self
-                .client_capabilities
-                .map(ClientCapabilities::from_raw)
-                .unwrap_or_default(),
-            client_info: self.client_info.and_then(Implementation::from_raw).map(Arc::new),
+            capabilities,
+            client_info,
             progress_token: self.progress_token(),
         })
     }
+}
+
+/// What a connection's earlier envelopes said, by their text.
+#[derive(Debug, Default)]
+pub(crate) struct EnvelopeCache {
+    capabilities: Option<(Box<str>, ClientCapabilities)>,
+    client_info: Option<(Box<str>, Option<Arc<Implementation>>)>,
 }
 
 /// -32022 with `{supported, requested}`.
@@ -278,7 +304,7 @@ mod tests {
 
     fn meta(v: Value) -> Result<Envelope, ErrorObject> {
         let raw = serde_json::value::to_raw_value(&v).unwrap();
-        Meta::read(Some(&raw)).envelope()
+        serde_json::from_str::<Meta<'_>>(raw.get()).unwrap().envelope()
     }
 
     #[test]
@@ -289,7 +315,7 @@ mod tests {
             e.message,
             format!("params._meta is missing the required envelope key(s): {KEY_CLIENT_CAPABILITIES}")
         );
-        let e = Meta::read(None).validate().unwrap_err();
+        let e = Meta::default().validate().unwrap_err();
         assert!(
             e.message
                 .ends_with(&format!("{KEY_PROTOCOL_VERSION}, {KEY_CLIENT_CAPABILITIES}"))

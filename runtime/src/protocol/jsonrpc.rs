@@ -139,66 +139,9 @@ impl fmt::Display for ErrorObject {
 
 impl std::error::Error for ErrorObject {}
 
-/// The `params` of a request or notification as sent: a JSON object, or nothing. It stays raw
-/// text until a method's handler reads the fields it needs.
-#[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct RawParams<'a>(Option<&'a RawValue>);
-
-impl<'a> RawParams<'a> {
-    /// The object's text, if there is one.
-    pub(crate) fn get(self) -> Option<&'a RawValue> {
-        self.0
-    }
-}
-
-/// One inbound message, classified. Borrows the frame it was read from.
-#[derive(Debug)]
-pub(crate) enum Inbound<'a> {
-    Request {
-        id: RequestId,
-        method: Cow<'a, str>,
-        params: RawParams<'a>,
-    },
-    Notification {
-        method: Cow<'a, str>,
-        params: RawParams<'a>,
-    },
-    Response {
-        id: RequestId,
-        outcome: Result<Value, ErrorObject>,
-    },
-    /// Not a valid message: answer with this error (the id is known when the frame had a usable one).
-    Invalid { id: Option<RequestId>, error: ErrorObject },
-}
-
-/// The members of a message, each kept as raw text: finding them is one pass over the frame, and
-/// nothing is built for members nobody reads.
-#[derive(Deserialize)]
-struct Members<'a> {
-    #[serde(default, borrow, deserialize_with = "present")]
-    jsonrpc: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    id: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    method: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    params: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    result: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
-    error: Option<&'a RawValue>,
-}
-
 /// A member that is present, even as `null` (plain `Option` would read `null` as absent).
 pub(crate) fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&'de RawValue>, D::Error> {
     <&RawValue>::deserialize(d).map(Some)
-}
-
-fn invalid(id: Option<RequestId>, message: impl Into<String>) -> Inbound<'static> {
-    Inbound::Invalid {
-        id,
-        error: ErrorObject::invalid_request(message),
-    }
 }
 
 /// A raw JSON string's value; `None` when the text is not a string.
@@ -215,93 +158,51 @@ pub(crate) fn is_object(raw: &RawValue) -> bool {
     raw.get().starts_with('{')
 }
 
-/// Classifies one frame's bytes.
-pub(crate) fn classify(bytes: &[u8]) -> Inbound<'_> {
-    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-        return classify_other(bytes);
-    }
-    let m: Members<'_> = match serde_json::from_slice(bytes) {
-        Ok(m) => m,
-        // Valid JSON that does not fit (a member given twice): not a request.
-        Err(e) if e.is_data() => return invalid(None, format!("Invalid Request: {e}")),
-        Err(e) => {
-            return Inbound::Invalid {
-                id: None,
-                error: ErrorObject::parse_error(e),
-            };
-        }
-    };
-    let id = match m.id {
-        None => None,
-        Some(raw) => match RequestId::from_raw(raw) {
-            Some(id) => Some(id),
-            None => return invalid(None, "Invalid Request: `id` must be a string or a number"),
-        },
-    };
-    let version_ok = m
-        .jsonrpc
-        .is_some_and(|raw| raw.get() == "\"2.0\"" || raw_str(raw).is_some_and(|v| v == "2.0"));
-    if !version_ok {
-        return invalid(id, "Invalid Request: `jsonrpc` must be \"2.0\"");
-    }
-    if let Some(method) = m.method {
-        let Some(method) = raw_str(method) else {
-            return invalid(id, "Invalid Request: `method` must be a string");
-        };
-        let params = match m.params {
-            Some(p) if is_object(p) => RawParams(Some(p)),
-            None => RawParams(None),
-            Some(p) if p.get() == "null" => RawParams(None),
-            Some(_) => {
-                return match id {
-                    Some(id) => Inbound::Invalid {
-                        id: Some(id),
-                        error: ErrorObject::invalid_params("Invalid params: `params` must be an object"),
-                    },
-                    // A notification with bad params gets no answer.
-                    None => Inbound::Notification {
-                        method,
-                        params: RawParams(None),
-                    },
-                };
-            }
-        };
-        return match id {
-            Some(id) => Inbound::Request { id, method, params },
-            None => Inbound::Notification { method, params },
-        };
-    }
-    let Some(id) = id else {
-        return invalid(None, "Invalid Request: no `method`, and no `id`");
-    };
-    if let Some(result) = m.result {
-        return Inbound::Response {
-            id,
-            outcome: serde_json::from_str(result.get()).map_err(|_| ErrorObject::internal("malformed result")),
-        };
-    }
-    if let Some(error) = m.error {
-        let outcome = match serde_json::from_str::<ErrorObject>(error.get()) {
-            Ok(e) => Err(e),
-            Err(_) => Err(ErrorObject::internal("malformed error object in response")),
-        };
-        return Inbound::Response { id, outcome };
-    }
-    invalid(Some(id), "Invalid Request: no `method`, `result` or `error`")
+/// A member that should be an object: read as `T` when it is one, kept as [`ObjectOr::Other`]
+/// otherwise. Read in the same pass as the message around it.
+#[derive(Debug)]
+pub(crate) enum ObjectOr<T> {
+    Object(T),
+    Other,
 }
 
-/// Frames that are not a JSON object: a parse error, a batch, or a scalar.
-fn classify_other(bytes: &[u8]) -> Inbound<'static> {
-    match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
-        Err(e) => Inbound::Invalid {
-            id: None,
-            error: ErrorObject::parse_error(e),
-        },
-        Ok(_) if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') => {
-            invalid(None, "Invalid Request: batches are not supported")
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOr<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit<T>(std::marker::PhantomData<T>);
+        macro_rules! other {
+            ($($name:ident: $ty:ty),*) => {$(
+                fn $name<E: serde::de::Error>(self, _: $ty) -> Result<Self::Value, E> {
+                    Ok(ObjectOr::Other)
+                }
+            )*};
         }
-        Ok(_) => invalid(None, "Invalid Request: a message must be a JSON object"),
+        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Visit<T> {
+            type Value = ObjectOr<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(ObjectOr::Object)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(ObjectOr::Other)
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(ObjectOr::Other)
+            }
+            other!(visit_bool: bool, visit_i64: i64, visit_u64: u64, visit_f64: f64, visit_str: &str);
+        }
+        d.deserialize_any(Visit(std::marker::PhantomData))
     }
+}
+
+/// A member that should be an object, read as `T` (its default when it is anything else).
+pub(crate) fn lenient<'de, D: serde::Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
+    Ok(match ObjectOr::<T>::deserialize(d)? {
+        ObjectOr::Object(t) => t,
+        ObjectOr::Other => T::default(),
+    })
 }
 
 /// Serializes a value as raw JSON text, for a message body.
@@ -413,56 +314,6 @@ impl Outgoing {
 mod tests {
     use super::*;
     use serde_json::json;
-
-    #[test]
-    fn classifies_every_shape() {
-        assert!(matches!(classify(b"{nope"), Inbound::Invalid { id: None, error } if error.code == -32700));
-        assert!(matches!(classify(b"[]"), Inbound::Invalid { error, .. } if error.code == -32600));
-        assert!(matches!(classify(b"42"), Inbound::Invalid { error, .. } if error.code == -32600));
-        assert!(matches!(
-            classify(br#"{"jsonrpc":"1.0","id":3,"method":"x"}"#),
-            Inbound::Invalid { id: Some(_), error } if error.code == -32600
-        ));
-        assert!(matches!(
-            classify(br#"{"jsonrpc":"2.0","id":{"a":1},"method":"x"}"#),
-            Inbound::Invalid { id: None, error } if error.code == -32600
-        ));
-        assert!(matches!(
-            classify(br#"{"jsonrpc":"2.0","id":"a","method":"x","params":[1]}"#),
-            Inbound::Invalid { error, .. } if error.code == -32602
-        ));
-        assert!(matches!(
-            classify(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#),
-            Inbound::Notification { .. }
-        ));
-        assert!(matches!(
-            classify(br#"{"jsonrpc":"2.0","id":1,"result":{}}"#),
-            Inbound::Response { .. }
-        ));
-        let Inbound::Request { id, method, params } =
-            classify(br#"{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{"a":1}}"#)
-        else {
-            panic!("not a request")
-        };
-        assert_eq!(id, RequestId::from(7));
-        assert_eq!(method, "tools/list");
-        assert_eq!(params.get().map(RawValue::get), Some(r#"{"a":1}"#));
-        assert!(matches!(
-            classify(br#"{"jsonrpc":"2.0","id":null,"method":"x"}"#),
-            Inbound::Invalid { id: None, error } if error.code == -32600
-        ));
-        assert!(matches!(
-            classify(br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}"#),
-            Inbound::Invalid { error, .. } if error.code == -32600
-        ));
-        let Inbound::Request { id, method, .. } =
-            classify(br#"{"jsonrpc":"2.0","id":"a\u0062","method":"tools\/list"}"#)
-        else {
-            panic!("escapes are read")
-        };
-        assert_eq!(id, RequestId::String("ab".into()));
-        assert_eq!(method, "tools/list");
-    }
 
     #[test]
     fn encodes_every_message_kind() {

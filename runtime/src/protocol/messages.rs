@@ -1,11 +1,11 @@
 //! The typed bodies of the MCP messages this server reads and writes.
 //!
-//! Inbound: a request's params are read once, as raw members ([`ParamsHead`]); each handler turns
-//! the members it needs into typed values. Outbound: every result and request body is a struct
+//! Inbound: a request's params are read with the message, as raw members ([`ParamsHead`]); each
+//! handler turns the members it needs into typed values. Outbound: every result and request body is a struct
 //! here, serialized once into an [`Outgoing`](super::jsonrpc::Outgoing) message.
 
-use super::envelope::{ClientCapabilities, Implementation};
-use super::jsonrpc::{ErrorObject, RawParams, RequestId};
+use super::envelope::{ClientCapabilities, Implementation, Meta};
+use super::jsonrpc::RequestId;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -16,8 +16,9 @@ use std::collections::BTreeMap;
 /// Every params member any handler reads, as raw text, found in one pass over the params.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct ParamsHead<'a> {
-    #[serde(default, borrow, rename = "_meta")]
-    pub(crate) meta: Option<&'a RawValue>,
+    /// `_meta`, read in the same pass (anything but an object has none of its members).
+    #[serde(default, borrow, rename = "_meta", deserialize_with = "super::jsonrpc::lenient")]
+    pub(crate) meta: Meta<'a>,
     /// `tools/call`, `prompts/get`.
     #[serde(default, borrow)]
     pub(crate) name: Option<&'a RawValue>,
@@ -47,18 +48,6 @@ pub(crate) struct ParamsHead<'a> {
     pub(crate) request_id: Option<&'a RawValue>,
 }
 
-impl<'a> ParamsHead<'a> {
-    /// Reads the members of `params` (none when there are no params).
-    pub(crate) fn read(params: RawParams<'a>) -> Result<Self, ErrorObject> {
-        match params.get() {
-            None => Ok(Self::default()),
-            Some(raw) => {
-                serde_json::from_str(raw.get()).map_err(|e| ErrorObject::invalid_params(format!("Invalid params: {e}")))
-            }
-        }
-    }
-}
-
 /// The answer to `elicitation/create`, from the client: `accept` (with content), `decline` or
 /// `cancel`. Anything else is malformed.
 #[derive(Debug, Clone, Deserialize, Serialize)]
@@ -84,8 +73,9 @@ pub(crate) struct Stamped<'a, T> {
     pub(crate) body: T,
     #[serde(rename = "resultType")]
     pub(crate) result_type: &'static str,
+    /// [`ResultMeta`], serialized once per server.
     #[serde(rename = "_meta")]
-    pub(crate) meta: ResultMeta<'a>,
+    pub(crate) meta: &'a RawValue,
 }
 
 /// The `_meta` of a 2026-07-28 result.
@@ -238,7 +228,7 @@ mod tests {
         let v = serde_json::to_value(Stamped {
             body,
             result_type: "complete",
-            meta: ResultMeta { server_info: &info },
+            meta: &to_raw(&ResultMeta { server_info: &info }).unwrap(),
         })
         .unwrap();
         assert_eq!(
@@ -252,20 +242,14 @@ mod tests {
 
     #[test]
     fn params_members_are_found_in_one_pass() {
-        let raw: Box<RawValue> =
-            serde_json::from_str(r#"{"name":"echo","arguments":{"a":[1,2]},"other":{"deep":[{}]}}"#).unwrap();
-        let frame = format!(
-            r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}}}"#,
-            raw.get()
-        );
-        let crate::protocol::jsonrpc::Inbound::Request { params, .. } =
-            crate::protocol::jsonrpc::classify(frame.as_bytes())
+        let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"a":[1,2]},"other":{"deep":[{}]},"_meta":{"progressToken":"p"}}}"#;
+        let crate::protocol::inbound::Inbound::Request { params: head, .. } = crate::protocol::inbound::classify(frame)
         else {
             panic!("a request")
         };
-        let head = ParamsHead::read(params).unwrap();
         assert_eq!(head.name.map(RawValue::get), Some("\"echo\""));
         assert_eq!(head.arguments.map(RawValue::get), Some(r#"{"a":[1,2]}"#));
-        assert!(head.meta.is_none());
+        assert_eq!(head.meta.progress_token(), Some(RequestId::String("p".into())));
+        assert!(!head.meta.has_envelope());
     }
 }

@@ -1,6 +1,7 @@
 //! The wire model of both protocol eras: JSON-RPC framing, versions, the `_meta` envelope.
 
 pub(crate) mod envelope;
+pub(crate) mod inbound;
 pub(crate) mod jsonrpc;
 pub(crate) mod messages;
 pub(crate) mod version;

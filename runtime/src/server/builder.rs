@@ -96,6 +96,8 @@ pub struct Server {
     /// `definitions` as `tools/list` sends them, serialized once per registration.
     tools_json: Box<RawValue>,
     capabilities: ServerCapabilities,
+    /// The `_meta` of every 2026-07-28 result (`serverInfo`), serialized once.
+    result_meta: Box<RawValue>,
     pub(crate) config: Config,
 }
 
@@ -109,6 +111,14 @@ impl std::fmt::Debug for Server {
     }
 }
 
+fn result_meta(info: &Implementation) -> Box<RawValue> {
+    to_raw(&ResultMeta { server_info: info }).unwrap_or_else(|_| empty_object())
+}
+
+fn empty_object() -> Box<RawValue> {
+    RawValue::from_string("{}".into()).unwrap_or_else(|_| unreachable!("`{{}}` is JSON"))
+}
+
 fn empty_list() -> Box<RawValue> {
     RawValue::from_string("[]".into()).unwrap_or_else(|_| unreachable!("`[]` is JSON"))
 }
@@ -116,8 +126,10 @@ fn empty_list() -> Box<RawValue> {
 impl Server {
     /// A server with this name and no tools.
     pub fn new(name: impl Into<String>) -> Self {
+        let info = Implementation::new(name, "");
         Self {
-            info: Implementation::new(name, ""),
+            result_meta: result_meta(&info),
+            info,
             instructions: None,
             entries: Vec::new(),
             index: HashMap::new(),
@@ -132,6 +144,7 @@ impl Server {
     /// Sets the version reported in `serverInfo`.
     pub fn version(mut self, version: impl Into<String>) -> Self {
         self.info.version = version.into();
+        self.result_meta = result_meta(&self.info);
         self
     }
     /// Sets the instructions reported by `initialize` and `server/discover`.
@@ -247,9 +260,7 @@ impl Server {
             Era::Stateless => to_raw(&Stamped {
                 body,
                 result_type: kind,
-                meta: ResultMeta {
-                    server_info: &self.info,
-                },
+                meta: &self.result_meta,
             }),
             Era::Handshake => to_raw(&body),
         }

@@ -216,7 +216,8 @@ mod tests {
     use crate::dispatch::{Dispatch, Dispatcher};
     use crate::elicit::{Confirm, Elicit};
     use crate::peer::Outbound;
-    use crate::protocol::jsonrpc::{Outgoing, classify};
+    use crate::protocol::inbound::classify;
+    use crate::protocol::jsonrpc::Outgoing;
     use crate::resolve::def::{ResolveInputs, ResolveSlot, ResolverSpec, Step, into_step};
     use crate::server::Session;
     use futures_util::future::BoxFuture;

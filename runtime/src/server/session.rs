@@ -3,8 +3,8 @@
 
 use super::Server;
 use super::call::PendingCall;
-use crate::protocol::envelope::{Envelope, Meta};
-use crate::protocol::jsonrpc::{RawParams, to_raw};
+use crate::protocol::envelope::{Envelope, EnvelopeCache, Meta};
+use crate::protocol::jsonrpc::to_raw;
 use crate::protocol::messages::{EmptyResult, InitializeParams, ParamsHead};
 use crate::protocol::{ClientCapabilities, Era, ErrorObject, Implementation, ProtocolVersion, codes};
 use serde_json::value::RawValue;
@@ -42,23 +42,21 @@ const LEGACY_ENVELOPE: &str = "this connection serves the handshake protocol era
 #[derive(Debug)]
 pub(crate) struct Session {
     state: EraState,
+    envelopes: EnvelopeCache,
 }
 
 impl Session {
     pub(crate) fn new() -> Self {
         Self {
             state: EraState::Undecided,
+            envelopes: EnvelopeCache::default(),
         }
     }
 
     /// Decides what a request gets. Runs on the reader, in arrival order, so the era and the
     /// handshake are settled before the next frame is looked at.
-    pub(crate) fn on_request(&mut self, server: &Server, method: &str, params: RawParams<'_>) -> Route {
-        let head = match ParamsHead::read(params) {
-            Ok(h) => h,
-            Err(e) => return Route::Reply(Err(e)),
-        };
-        let meta = Meta::read(head.meta);
+    pub(crate) fn on_request(&mut self, server: &Server, method: &str, head: &ParamsHead<'_>) -> Route {
+        let meta = &head.meta;
         if let EraState::Undecided = self.state {
             self.state = if method != "initialize" && meta.has_envelope() {
                 EraState::Stateless
@@ -67,13 +65,19 @@ impl Session {
             };
         }
         match &mut self.state {
-            EraState::Undecided | EraState::Stateless => stateless(server, method, &head, &meta),
-            EraState::Handshake(hs) => handshake(server, hs, method, &head, &meta),
+            EraState::Undecided | EraState::Stateless => stateless(server, method, head, meta, &mut self.envelopes),
+            EraState::Handshake(hs) => handshake(server, hs, method, head, meta),
         }
     }
 }
 
-fn stateless(server: &Server, method: &str, head: &ParamsHead<'_>, meta: &Meta<'_>) -> Route {
+fn stateless(
+    server: &Server,
+    method: &str,
+    head: &ParamsHead<'_>,
+    meta: &Meta<'_>,
+    envelopes: &mut EnvelopeCache,
+) -> Route {
     if method == "initialize" {
         let requested = head
             .protocol_version
@@ -88,7 +92,7 @@ fn stateless(server: &Server, method: &str, head: &ParamsHead<'_>, meta: &Meta<'
             "requested": requested,
         }))));
     }
-    let envelope = match meta.envelope() {
+    let envelope = match meta.envelope_cached(envelopes) {
         Ok(e) => e,
         Err(e) => return Route::Reply(Err(e)),
     };

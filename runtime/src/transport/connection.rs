@@ -9,7 +9,8 @@ use super::frames::{Frame, FrameReader};
 use crate::dispatch::{Admitted, Dispatch, Dispatcher};
 use crate::peer::{Outbound, Peer};
 use crate::protocol::ErrorObject;
-use crate::protocol::jsonrpc::{Outgoing, classify};
+use crate::protocol::inbound::classify;
+use crate::protocol::jsonrpc::Outgoing;
 use crate::server::{Server, Session};
 use futures_util::FutureExt;
 use std::collections::VecDeque;
@@ -70,8 +71,10 @@ async fn read_messages<R: AsyncRead + Unpin>(
             let Ok(slot) = admission.clone().try_acquire_owned() else {
                 break;
             };
-            if let Some(q) = queue.pop() {
-                starter.start(&mut tasks, q, slot);
+            if let Some(q) = queue.pop()
+                && let Some(reply) = starter.start(&mut tasks, q, slot)
+            {
+                outbound.send(reply).await;
             }
         }
         let event = if queue.is_empty() {
@@ -95,7 +98,11 @@ async fn read_messages<R: AsyncRead + Unpin>(
             Event::Asked => continue,
             Event::Slot(slot) => {
                 match (slot, queue.pop()) {
-                    (Ok(slot), Some(q)) => starter.start(&mut tasks, q, slot),
+                    (Ok(slot), Some(q)) => {
+                        if let Some(reply) = starter.start(&mut tasks, q, slot) {
+                            outbound.send(reply).await;
+                        }
+                    }
                     (Err(_), _) => break Ok(()),
                     (Ok(_), None) => {}
                 }
@@ -129,7 +136,9 @@ async fn read_messages<R: AsyncRead + Unpin>(
                 if queue.is_empty()
                     && let Ok(slot) = admission.clone().try_acquire_owned()
                 {
-                    starter.start(&mut tasks, queued, slot);
+                    if let Some(reply) = starter.start(&mut tasks, queued, slot) {
+                        outbound.send(reply).await;
+                    }
                 } else if queue.bytes + queued.bytes > max_queued_bytes {
                     let id = queued.call.id().clone();
                     tracing::warn!(%id, queued = queue.len(), "request refused: too many waiting");
@@ -151,7 +160,9 @@ async fn read_messages<R: AsyncRead + Unpin>(
         let Ok(slot) = admission.clone().acquire_owned().await else {
             break;
         };
-        starter.start(&mut tasks, q, slot);
+        if let Some(reply) = starter.start(&mut tasks, q, slot) {
+            outbound.send(reply).await;
+        }
     }
     while tasks.join_next().await.is_some() {}
     result
@@ -207,8 +218,10 @@ struct Starter {
 
 impl Starter {
     /// Starts an admitted call. With a running slot free, it is polled once here: a call that is
-    /// already done is answered without a task. Otherwise it goes on in its own task.
-    fn start(&self, tasks: &mut JoinSet<()>, q: Queued, admitted: OwnedSemaphorePermit) {
+    /// already done returns its response, for the caller to send without a task. Otherwise it
+    /// goes on in its own task.
+    #[must_use = "the response of a call that completed at once must be sent"]
+    fn start(&self, tasks: &mut JoinSet<()>, q: Queued, admitted: OwnedSemaphorePermit) -> Option<Outgoing> {
         let out = self.outbound.clone();
         let run = AssertUnwindSafe(q.call.run(out.clone(), Some(self.peer.clone()), None)).catch_unwind();
         let Ok(running) = self.permits.clone().try_acquire_owned() else {
@@ -222,15 +235,13 @@ impl Starter {
                 }
                 drop(admitted);
             });
-            return;
+            return None;
         };
         let mut run = Box::pin(run);
         match (&mut run).now_or_never() {
             Some(reply) => {
-                if let Ok(Some(reply)) = reply {
-                    send_now(tasks, &out, reply);
-                }
                 drop((running, admitted));
+                reply.ok().flatten()
             }
             None => {
                 tasks.spawn(async move {
@@ -239,20 +250,8 @@ impl Starter {
                     }
                     drop((running, admitted));
                 });
+                None
             }
-        }
-    }
-}
-
-/// Queues a message for the writer without waiting; when the queue is full, a task waits instead.
-fn send_now(tasks: &mut JoinSet<()>, out: &Outbound, message: Outgoing) {
-    match out.tx.try_send(message) {
-        Ok(()) | Err(mpsc::error::TrySendError::Closed(_)) => {}
-        Err(mpsc::error::TrySendError::Full(message)) => {
-            let out = out.clone();
-            tasks.spawn(async move {
-                out.send(message).await;
-            });
         }
     }
 }

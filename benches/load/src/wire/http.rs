@@ -145,10 +145,12 @@ pub(crate) async fn run(o: &Options, addr: String, spawned: Instant, pid: u32) -
         return Err(format!("warm-up failed: {e}"));
     }
     let started = Instant::now();
+    let cpu_start = crate::cpu_ns(pid);
     let mut m = phase(&s, &mut clients, o.n).await;
     m.elapsed = started.elapsed();
     m.calls = o.n;
     m.rss_kib = crate::peak_rss_kib(pid);
+    m.cpu_ns = cpu_start.zip(crate::cpu_ns(pid)).map(|(a, b)| b.saturating_sub(a));
     Ok((ready, m))
 }
 

@@ -8,7 +8,8 @@ use crate::context::Principal;
 use crate::dispatch::{Dispatch, Dispatcher};
 use crate::peer::Peer;
 use crate::protocol::ErrorObject;
-use crate::protocol::jsonrpc::{Inbound, Outgoing};
+use crate::protocol::inbound::Inbound;
+use crate::protocol::jsonrpc::Outgoing;
 use crate::server::Session;
 use http::{HeaderValue, StatusCode};
 

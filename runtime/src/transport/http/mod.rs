@@ -16,9 +16,8 @@ pub use options::HttpOptions;
 
 use crate::dispatch::Dispatcher;
 use crate::peer::Outbound;
-use crate::protocol::envelope::Meta;
-use crate::protocol::jsonrpc::{Inbound, Outgoing, classify};
-use crate::protocol::messages::ParamsHead;
+use crate::protocol::inbound::{Inbound, classify};
+use crate::protocol::jsonrpc::Outgoing;
 use crate::protocol::{ErrorObject, RequestId, codes};
 use crate::server::Server;
 use bytes::Bytes;
@@ -117,7 +116,7 @@ fn opens_session(headers: &HeaderMap, inbound: &Inbound<'_>) -> bool {
         return false;
     };
     method == "initialize"
-        && !ParamsHead::read(*params).is_ok_and(|h| Meta::read(h.meta).has_envelope())
+        && !params.meta.has_envelope()
         && header_str(headers, VERSION_HEADER)
             .and_then(crate::ProtocolVersion::parse)
             .is_none_or(|v| v.era() == crate::Era::Handshake)

@@ -6,8 +6,8 @@
 use super::{Body, State, VERSION_HEADER, empty, error_response, header_str, message_response};
 use crate::context::Principal;
 use crate::dispatch::Dispatch;
-use crate::protocol::envelope::Meta;
-use crate::protocol::jsonrpc::{Inbound, RawParams, raw_str};
+use crate::protocol::inbound::Inbound;
+use crate::protocol::jsonrpc::raw_str;
 use crate::protocol::messages::ParamsHead;
 use crate::protocol::{Era, ErrorObject, ProtocolVersion, RequestId, codes};
 use crate::server::Session;
@@ -25,10 +25,9 @@ fn check_headers(
     headers: &HeaderMap,
     id: &RequestId,
     method: &str,
-    params: RawParams<'_>,
+    head: &ParamsHead<'_>,
 ) -> Result<(), (RequestId, ErrorObject)> {
-    let head = ParamsHead::read(params).map_err(|e| (id.clone(), e))?;
-    let meta = Meta::read(head.meta);
+    let meta = &head.meta;
     let header_version = header_str(headers, VERSION_HEADER);
     let legacy_header = header_version
         .and_then(ProtocolVersion::parse)
@@ -81,7 +80,7 @@ impl State {
     ) -> http::Response<Body> {
         match &inbound {
             Inbound::Request { id, method, params } => {
-                if let Err((id, e)) = check_headers(headers, id, method, *params) {
+                if let Err((id, e)) = check_headers(headers, id, method, params) {
                     return error_response(Some(id), e);
                 }
                 if method == "initialize" {
