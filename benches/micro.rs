@@ -185,7 +185,9 @@ fn bench_state(c: &mut Criterion) {
         (900..=1200).contains(&size),
         "state payload is {size} bytes, not about 1 KiB"
     );
-    let token = sealer.seal(&state, "delete_folder", &arguments, "notes").unwrap();
+    // The engine keeps answers as the JSON text they came in: the state is sealed from text.
+    let state_text = serde_json::value::to_raw_value(&state).unwrap();
+    let token = sealer.seal(&state_text, "delete_folder", &arguments, "notes").unwrap();
     assert_eq!(
         sealer.unseal(&token, "delete_folder", &arguments, "notes").as_ref(),
         Some(&state)
@@ -195,7 +197,7 @@ fn bench_state(c: &mut Criterion) {
     g.bench_function("seal", |b| {
         b.iter(|| {
             sealer.seal(
-                black_box(&state),
+                black_box(&state_text),
                 black_box("delete_folder"),
                 black_box(&arguments),
                 black_box("notes"),
@@ -228,7 +230,7 @@ fn bench_state(c: &mut Criterion) {
     g.bench_function("seal_unseal_1k", |b| {
         b.iter(|| {
             let token = sealer
-                .seal(black_box(&state), "delete_folder", black_box(&arguments), "notes")
+                .seal(black_box(&state_text), "delete_folder", black_box(&arguments), "notes")
                 .unwrap();
             sealer.unseal_raw(black_box(&token), "delete_folder", black_box(&arguments), "notes")
         })
@@ -236,7 +238,7 @@ fn bench_state(c: &mut Criterion) {
     g.bench_function("seal_unseal_value_1k", |b| {
         b.iter(|| {
             let token = sealer
-                .seal(black_box(&state), "delete_folder", black_box(&arguments), "notes")
+                .seal(black_box(&state_text), "delete_folder", black_box(&arguments), "notes")
                 .unwrap();
             sealer.unseal(black_box(&token), "delete_folder", black_box(&arguments), "notes")
         })

@@ -32,8 +32,9 @@ impl StateSealer {
         Self(Sealer::new(Some(keys), ttl))
     }
 
-    /// The sealed token (`v1.…`); `None` when sealing failed.
-    pub fn seal(&self, state: &Value, tool: &str, arguments: &Map<String, Value>, audience: &str) -> Option<String> {
+    /// The sealed token (`v1.…`) of a state given as JSON text, as the engine holds its kept
+    /// answers; `None` when sealing failed.
+    pub fn seal(&self, state: &RawValue, tool: &str, arguments: &Map<String, Value>, audience: &str) -> Option<String> {
         binding(tool, arguments, audience).seal(&self.0, state).ok()
     }
 

@@ -10,13 +10,12 @@
 //! (Over 500 lines with its tests, on purpose: the keys, the token format, expiry and the
 //! canonical digests a token binds are one piece of security code, read and reviewed together.)
 
-use aes_gcm::aead::{Aead, KeyInit, Payload};
+use aes_gcm::aead::{AeadInOut, KeyInit};
 use aes_gcm::{Aes256Gcm, Key, Nonce};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
@@ -357,7 +356,7 @@ impl Sealer {
         Ok(self.keys.get_or_init(|| made))
     }
 
-    pub(crate) fn seal<S: Serialize>(&self, state: &S, b: &Binding<'_>) -> Result<String, SealError> {
+    pub(crate) fn seal<S: Serialize + ?Sized>(&self, state: &S, b: &Binding<'_>) -> Result<String, SealError> {
         let iat = now_secs();
         let claims = ClaimsOut {
             v: 1,
@@ -370,7 +369,6 @@ impl Sealer {
             p: b.principal.map(principal_tag),
             s: state,
         };
-        let plaintext = serde_json::to_vec(&claims).map_err(SealError::Serialize)?;
         let key = self
             .keys()
             .map_err(SealError::Random)?
@@ -380,23 +378,16 @@ impl Sealer {
         // A repeated nonce under one key would break GCM: without randomness, nothing is sealed.
         let mut nonce = [0u8; 12];
         random(&mut nonce).map_err(SealError::Random)?;
-        let mut aad = [0u8; PREFIX.len() + 4];
-        aad[..PREFIX.len()].copy_from_slice(PREFIX.as_bytes());
-        aad[PREFIX.len()..].copy_from_slice(&key.kid);
-        let ct = key
-            .cipher
-            .encrypt(
-                &Nonce::from(nonce),
-                Payload {
-                    msg: &plaintext,
-                    aad: &aad,
-                },
-            )
-            .map_err(|_| SealError::Cipher)?;
-        let mut raw = Vec::with_capacity(4 + 12 + ct.len());
+        // kid ‖ nonce ‖ plaintext, encrypted in place, then the tag: one buffer, no copies.
+        let mut raw = Vec::with_capacity(512);
         raw.extend_from_slice(&key.kid);
         raw.extend_from_slice(&nonce);
-        raw.extend_from_slice(&ct);
+        serde_json::to_writer(&mut raw, &claims).map_err(SealError::Serialize)?;
+        let tag = key
+            .cipher
+            .encrypt_inout_detached(&Nonce::from(nonce), &aad(&key.kid), (&mut raw[HEADER..]).into())
+            .map_err(|_| SealError::Cipher)?;
+        raw.extend_from_slice(&tag);
         let mut token = String::with_capacity(PREFIX.len() + raw.len().div_ceil(3) * 4);
         token.push_str(PREFIX);
         URL_SAFE_NO_PAD.encode_string(raw, &mut token);
@@ -406,24 +397,22 @@ impl Sealer {
     /// The state sealed in `token`, read as `T`, when the token is ours, fresh and bound to `b`.
     pub(crate) fn unseal<T: DeserializeOwned>(&self, token: &str, b: &Binding<'_>) -> Result<T, Refusal> {
         let body = token.strip_prefix(PREFIX).ok_or(Refusal::Malformed)?;
-        let raw = URL_SAFE_NO_PAD.decode(body).map_err(|_| Refusal::Malformed)?;
-        if raw.len() < 4 + 12 + 16 {
+        let mut raw = URL_SAFE_NO_PAD.decode(body).map_err(|_| Refusal::Malformed)?;
+        if raw.len() < HEADER + TAG {
             return Err(Refusal::Malformed);
         }
-        let (kid, rest) = raw.split_at(4);
-        let (nonce, ct) = rest.split_at(12);
+        let (header, rest) = raw.split_at_mut(HEADER);
+        let (ct, tag) = rest.split_at_mut(rest.len() - TAG);
+        let (kid, nonce) = header.split_at(4);
         let keys = self.keys().map_err(|_| Refusal::Seal)?;
         let key = keys.keys.iter().find(|k| k.kid == kid).ok_or(Refusal::Seal)?;
         let nonce: [u8; 12] = nonce.try_into().map_err(|_| Refusal::Malformed)?;
-        let mut aad = [0u8; PREFIX.len() + 4];
-        aad[..PREFIX.len()].copy_from_slice(PREFIX.as_bytes());
-        aad[PREFIX.len()..].copy_from_slice(kid);
-        let plaintext = key
-            .cipher
-            .decrypt(&Nonce::from(nonce), Payload { msg: ct, aad: &aad })
+        let tag: [u8; TAG] = (&*tag).try_into().map_err(|_| Refusal::Malformed)?;
+        key.cipher
+            .decrypt_inout_detached(&Nonce::from(nonce), &aad(&key.kid), (&mut *ct).into(), &tag.into())
             .map_err(|_| Refusal::Seal)?;
-        // The claims are read in place; the state stays raw until the checks pass.
-        let claims: ClaimsIn<'_> = serde_json::from_slice(&plaintext).map_err(|_| Refusal::Malformed)?;
+        // Authenticated: the plaintext is ours, so the state is read with the claims, in one pass.
+        let claims: ClaimsIn<'_, T> = serde_json::from_slice(ct).map_err(|_| Refusal::Malformed)?;
         let now = now_secs();
         if now >= claims.exp || claims.iat > now + MAX_SKEW_SECS {
             return Err(Refusal::Expired);
@@ -437,13 +426,25 @@ impl Sealer {
         if claims.p.as_deref() != b.principal.map(principal_tag).as_deref() {
             return Err(Refusal::Principal);
         }
-        serde_json::from_str(claims.s.get()).map_err(|_| Refusal::Malformed)
+        Ok(claims.s)
     }
+}
+
+/// The bytes before the ciphertext (kid, nonce) and after it (the tag).
+const HEADER: usize = 4 + 12;
+const TAG: usize = 16;
+
+/// The associated data: the format version and the key id.
+fn aad(kid: &[u8; 4]) -> [u8; PREFIX.len() + 4] {
+    let mut aad = [0u8; PREFIX.len() + 4];
+    aad[..PREFIX.len()].copy_from_slice(PREFIX.as_bytes());
+    aad[PREFIX.len()..].copy_from_slice(kid);
+    aad
 }
 
 /// The plaintext of a token, as sealed.
 #[derive(Serialize)]
-struct ClaimsOut<'a, S> {
+struct ClaimsOut<'a, S: ?Sized> {
     v: u8,
     iat: f64,
     exp: f64,
@@ -458,7 +459,7 @@ struct ClaimsOut<'a, S> {
 
 /// The plaintext of a token, as read back: strings borrowed where they have no escapes.
 #[derive(Deserialize)]
-struct ClaimsIn<'a> {
+struct ClaimsIn<'a, T> {
     iat: f64,
     exp: f64,
     #[serde(borrow)]
@@ -471,8 +472,7 @@ struct ClaimsIn<'a> {
     aud: Cow<'a, str>,
     #[serde(default, borrow)]
     p: Option<Cow<'a, str>>,
-    #[serde(borrow)]
-    s: &'a RawValue,
+    s: T,
 }
 
 #[cfg(test)]

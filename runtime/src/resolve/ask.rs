@@ -122,10 +122,14 @@ impl Collect {
         let round = self.state.round;
         // An answer kept from an earlier round, to this very question; or one given now to the
         // question asked last round.
-        let answer = match self.state.outcomes.get(key).filter(|k| k.q == q.digest) {
+        let restored = match self.state.outcomes.get(key) {
+            Some(k) if k.q == q.digest => self.state.outcomes.remove(key),
+            _ => None,
+        };
+        let answer = match &restored {
             Some(kept) => Some(ElicitResult {
                 action: kept.action.clone(),
-                content: kept.content.clone(),
+                content: kept.content.as_ref().and_then(|c| serde_json::from_str(c.get()).ok()),
             }),
             None => {
                 let asked_this = self.state.asked.get(key) == Some(&q.digest);
@@ -149,14 +153,16 @@ impl Collect {
         match q.apply(&answer, round) {
             Some(settled) => {
                 if settled.is_ok() {
-                    self.keep.insert(
-                        key.to_owned(),
-                        Kept {
-                            action: answer.action,
-                            content: answer.content,
-                            q: q.digest.clone(),
-                        },
-                    );
+                    // A kept answer goes on as the text it was sealed as; a new one is written once.
+                    let kept = restored.unwrap_or_else(|| Kept {
+                        content: answer
+                            .content
+                            .as_ref()
+                            .and_then(|c| serde_json::value::to_raw_value(c).ok()),
+                        action: answer.action,
+                        q: q.digest.clone(),
+                    });
+                    self.keep.insert(key.to_owned(), kept);
                 }
                 Asked::Done(settled)
             }

@@ -6,21 +6,23 @@ use crate::protocol::ErrorObject;
 use crate::seal::{Binding, Sealer};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 
 /// An answer kept across rounds, with the digest of the question it answers: it is used again
-/// only if the resolver asks the same question.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// only if the resolver asks the same question. Its content stays JSON text, so a state carried
+/// over many rounds is never re-escaped.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub(crate) struct Kept {
     pub(crate) action: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub(crate) content: Option<Value>,
+    pub(crate) content: Option<Box<RawValue>>,
     pub(crate) q: String,
 }
 
 /// The engine's state between rounds.
-#[derive(Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Default, Serialize, Deserialize)]
 pub(crate) struct RoundState {
     /// The round the questions of this state were asked in (1 for the first).
     #[serde(default, rename = "r")]
@@ -69,7 +71,7 @@ impl CallBinding<'_> {
     }
 
     /// `state`, sealed and bound to this call. A failure (no randomness) stops the call.
-    pub(crate) fn seal<S: Serialize>(&self, sealer: &Sealer, state: &S) -> Result<String, ErrorObject> {
+    pub(crate) fn seal<S: Serialize + ?Sized>(&self, sealer: &Sealer, state: &S) -> Result<String, ErrorObject> {
         sealer.seal(state, &self.binding()).map_err(|e| {
             tracing::error!(tool = %self.tool, error = %e, "requestState could not be sealed");
             ErrorObject::internal("Internal error: the request state could not be sealed")
@@ -100,12 +102,16 @@ mod tests {
             "j".into(),
             Kept {
                 action: "accept".into(),
-                content: Some(json!({"ok": true})),
+                content: Some(serde_json::value::to_raw_value(&json!({"ok": true})).unwrap()),
                 q: "d2".into(),
             },
         );
         let token = call.seal(&sealer, &state).unwrap();
-        assert_eq!(call.open::<RoundState>(&sealer, &token).unwrap(), state);
+        let opened = call.open::<RoundState>(&sealer, &token).unwrap();
+        assert_eq!(
+            serde_json::to_string(&opened).unwrap(),
+            serde_json::to_string(&state).unwrap()
+        );
         let other = CallBinding { tool: "u", ..call };
         assert_eq!(other.open::<RoundState>(&sealer, &token).unwrap_err(), invalid_state());
     }
