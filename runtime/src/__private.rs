@@ -127,8 +127,8 @@ where
 // ---------------------------------------------------------------- `#[derive(FormSchema)]`
 
 pub use crate::form::{
-    self, Choice, ChoiceStyle, DefaultValue, FieldKind, FieldSpec, FormChoice, FormError, FormField, FormSchema,
-    Format, RenderOptions, choice_schema, parse_choice,
+    Choice, ChoiceStyle, DefaultValue, FieldKind, FieldSpec, FormChoice, FormError, FormField, FormSchema, Format,
+    RenderOptions, choice_schema, parse_choice,
 };
 pub use serde_json::{Map as JsonMap, Value as JsonValue};
 
@@ -233,3 +233,52 @@ impl<T: Copy> ChoiceIsCopy for T {}
 
 /// Checks [`ChoiceIsCopy`].
 pub const fn assert_choice_is_copy<T: ChoiceIsCopy>() {}
+
+/// Compile-time checks used by `#[derive(FormSchema)]`.
+pub mod form_check {
+    use crate::form::{Choice, FieldKind};
+
+    /// Whether `value` is one of `choices`.
+    pub const fn has_choice(choices: &[Choice], value: &str) -> bool {
+        let mut i = 0;
+        while i < choices.len() {
+            if eq(choices[i].value, value) {
+                return true;
+            }
+            i += 1;
+        }
+        false
+    }
+
+    const fn eq(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+
+    /// Whether two kinds are the same.
+    pub const fn is(kind: FieldKind, expected: FieldKind) -> bool {
+        kind as u8 == expected as u8
+    }
+
+    /// Whether every one of `values` is one of `choices` (a multi-select default).
+    pub const fn has_all(choices: &[Choice], values: &[&str]) -> bool {
+        let mut i = 0;
+        while i < values.len() {
+            if !has_choice(choices, values[i]) {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+}

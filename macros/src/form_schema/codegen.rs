@@ -155,7 +155,7 @@ fn kind_checks(p: &TokenStream, f: &FieldModel, ops: &Ident) -> Vec<TokenStream>
         let p = located_at(p, span);
         let tests = kinds.iter().map(|k| {
             let k = Ident::new(k, span);
-            quote_spanned!(span=> #p::form::check::is(#ops.kind, #p::FieldKind::#k))
+            quote_spanned!(span=> #p::form_check::is(#ops.kind, #p::FieldKind::#k))
         });
         quote_spanned!(span=> false #(|| #tests)*)
     };
@@ -207,16 +207,16 @@ fn kind_checks(p: &TokenStream, f: &FieldModel, ops: &Ident) -> Vec<TokenStream>
         DefaultLit::Str(s) => out.push(check(
             span,
             quote_spanned! {span=>
-                !#pc::form::check::is(#ops.kind, #pc::FieldKind::Choice)
-                    || #pc::form::check::has_choice(#ops.choices, #s)
+                !#pc::form_check::is(#ops.kind, #pc::FieldKind::Choice)
+                    || #pc::form_check::has_choice(#ops.choices, #s)
             },
             &format!("`default = {s:?}` is not one of the choices of `{name}`'s enum: use a choice's wire value"),
         )),
         DefaultLit::List(l) => out.push(check(
             span,
             quote_spanned! {span=>
-                !#pc::form::check::is(#ops.kind, #pc::FieldKind::MultiChoice)
-                    || #pc::form::check::has_all(#ops.choices, &[#(#l),*])
+                !#pc::form_check::is(#ops.kind, #pc::FieldKind::MultiChoice)
+                    || #pc::form_check::has_all(#ops.choices, &[#(#l),*])
             },
             &format!("this `default` lists a value that is not one of the choices of `{name}`'s enum: use the choices' wire values"),
         )),

@@ -268,7 +268,8 @@ impl<E: FormChoice> FormField for Vec<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::form::{DefaultValue, Format, check};
+    use crate::__private::form_check as check;
+    use crate::form::{DefaultValue, Format};
 
     #[test]
     fn strings_are_checked() {
