@@ -1,7 +1,8 @@
 //! Code generation for `#[resolver]`: quote only, no parsing.
 
-use super::parse::IsToolArgument;
+use super::parse::ResolverParam;
 use crate::util::fn_value::FnValue;
+use crate::util::return_type;
 use crate::util::spans::unraw;
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
@@ -20,7 +21,7 @@ pub(crate) struct ResolverModel {
     pub(crate) id: String,
     pub(crate) doc_attrs: Vec<Attribute>,
     pub(crate) fn_attrs: Vec<Attribute>,
-    pub(crate) params: Vec<IsToolArgument>,
+    pub(crate) params: Vec<ResolverParam>,
     pub(crate) output: ReturnType,
     pub(crate) block: Block,
 }
@@ -41,13 +42,6 @@ fn checker_vis(vis: &Visibility) -> TokenStream {
     match vis {
         Visibility::Public(_) => quote!(pub(crate)),
         other => other.to_token_stream(),
-    }
-}
-
-fn return_type(output: &ReturnType) -> Type {
-    match output {
-        ReturnType::Default => syn::parse_quote!(()),
-        ReturnType::Type(_, ty) => (**ty).clone(),
     }
 }
 

@@ -19,7 +19,7 @@ pub(crate) struct ResolverArgs {
 }
 
 /// One parameter of a resolver: a tool argument, or the value of another resolver.
-pub(crate) struct IsToolArgument {
+pub(crate) struct ResolverParam {
     pub(crate) ident: Ident,
     pub(crate) mutability: Option<syn::token::Mut>,
     pub(crate) ty: Type,
@@ -29,7 +29,7 @@ pub(crate) struct IsToolArgument {
 
 /// Parses every parameter, collecting errors. A receiver or an unsupported pattern is reported
 /// and left out.
-pub(crate) fn params<'a>(inputs: impl Iterator<Item = &'a FnArg>, errors: &mut Errors) -> Vec<IsToolArgument> {
+pub(crate) fn params<'a>(inputs: impl Iterator<Item = &'a FnArg>, errors: &mut Errors) -> Vec<ResolverParam> {
     let mut params = Vec::new();
     for input in inputs {
         match input {
@@ -38,7 +38,7 @@ pub(crate) fn params<'a>(inputs: impl Iterator<Item = &'a FnArg>, errors: &mut E
                 let attrs = ParamAttrs::parse(&pt.attrs, errors);
                 let dep = validate::param_attrs(&attrs, errors);
                 match &*pt.pat {
-                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => params.push(IsToolArgument {
+                    Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => params.push(ResolverParam {
                         ident: pi.ident.clone(),
                         mutability: pi.mutability,
                         ty: (*pt.ty).clone(),

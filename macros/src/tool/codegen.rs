@@ -2,6 +2,7 @@
 
 use super::param::{Param, Source};
 use crate::util::fn_value::FnValue;
+use crate::util::return_type;
 use crate::util::spans::located_at;
 use crate::util::spans::unraw;
 use proc_macro2::{Span, TokenStream};
@@ -40,13 +41,6 @@ fn body_ident(ident: &Ident) -> Ident {
 /// module still introduces a binding.
 fn tool_type(ident: &Ident) -> Ident {
     format_ident!("__mcp_resolve_tool_{}", unraw(ident))
-}
-
-fn return_type(output: &ReturnType) -> Type {
-    match output {
-        ReturnType::Default => syn::parse_quote!(()),
-        ReturnType::Type(_, ty) => (**ty).clone(),
-    }
 }
 
 /// The full expansion: the tool value, the body function, direct calls, and the `Tool` impl.
