@@ -564,3 +564,138 @@ async fn a_call_with_a_progress_token_streams_over_sse() {
         "results on SSE carry resultType too"
     );
 }
+
+async fn init_as(addr: SocketAddr, token: &str) -> Reply {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}).to_string();
+    let auth = format!("Bearer {token}");
+    send(addr, "POST", &[JSON, ("authorization", auth.as_str())], &init).await
+}
+
+fn session_id(r: &Reply) -> String {
+    r.headers
+        .get("mcp-session-id")
+        .unwrap_or_else(|| panic!("no session id: {} {}", r.status, r.body))
+        .to_str()
+        .unwrap()
+        .to_string()
+}
+
+#[tokio::test]
+async fn sessions_belong_to_their_principal_and_each_has_a_cap() {
+    let addr = start(HttpOptions::default().bearer(Tokens).max_sessions_per_principal(2)).await;
+    let a1 = session_id(&init_as(addr, "alice").await);
+    let _a2 = session_id(&init_as(addr, "alice").await);
+    assert_eq!(
+        init_as(addr, "alice").await.status,
+        503,
+        "alice is at her cap of two sessions"
+    );
+    let b1 = session_id(&init_as(addr, "bob").await);
+    // Bob cannot end Alice's session, nor use it.
+    let del = |token: &'static str, sid: String| async move {
+        let auth = format!("Bearer {token}");
+        send(
+            addr,
+            "DELETE",
+            &[("authorization", auth.as_str()), ("mcp-session-id", sid.as_str())],
+            "",
+        )
+        .await
+        .status
+    };
+    assert_eq!(del("bob", a1.clone()).await, 404);
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
+    let ping = |token: &'static str, sid: String, body: String| async move {
+        let auth = format!("Bearer {token}");
+        send(
+            addr,
+            "POST",
+            &[JSON, ("authorization", auth.as_str()), ("mcp-session-id", sid.as_str())],
+            &body,
+        )
+        .await
+        .status
+    };
+    assert_eq!(
+        ping("alice", a1.clone(), list.clone()).await,
+        200,
+        "still alive for alice"
+    );
+    assert_eq!(ping("bob", a1.clone(), list.clone()).await, 404);
+    // Alice ends her own; that frees a place under her cap.
+    assert_eq!(del("alice", a1.clone()).await, 200);
+    assert_eq!(ping("alice", a1, list.clone()).await, 404);
+    assert_eq!(init_as(addr, "alice").await.status, 200);
+    assert_eq!(ping("bob", b1, list).await, 200);
+}
+
+#[tokio::test]
+async fn a_session_request_names_the_negotiated_version() {
+    let addr = start(HttpOptions::default()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}).to_string();
+    let sid = session_id(&send(addr, "POST", &[JSON], &init).await);
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
+    let with = |version: Option<&'static str>| {
+        let sid = sid.clone();
+        let list = list.clone();
+        async move {
+            let mut h = vec![JSON, ("mcp-session-id", sid.as_str())];
+            if let Some(v) = version {
+                h.push(("mcp-protocol-version", v));
+            }
+            send(addr, "POST", &h, &list).await.status
+        }
+    };
+    assert_eq!(with(Some("2025-06-18")).await, 200);
+    assert_eq!(with(None).await, 200, "older clients send none");
+    for wrong in ["1999-01-01", "not-a-date", "2026-07-28", "2025-11-25"] {
+        assert_eq!(with(Some(wrong)).await, 400, "{wrong}");
+    }
+}
+
+#[tokio::test]
+async fn ambiguous_hosts_origins_and_media_types_are_refused() {
+    let addr = start(HttpOptions::default()).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}}}).to_string();
+    let port = addr.port();
+    let userinfo_host = format!("127.0.0.1:{port}@evil.com");
+    assert_eq!(
+        send(addr, "POST", &[JSON, ("host", "evil.com")], &body).await.status,
+        400,
+        "two Host headers"
+    );
+    // The helper sets Host; a raw request sends only the one given here.
+    assert_eq!(raw(addr, &userinfo_host, "", &body).await, "403", "userinfo in Host");
+    let plain = format!("127.0.0.1:{port}");
+    assert_eq!(
+        raw(addr, &plain, "origin: http://localhost@evil.com\r\n", &body).await,
+        "403",
+        "userinfo in Origin"
+    );
+    assert_eq!(raw(addr, &plain, "", &body).await, "200", "the same request, plain");
+    for (ct, status) in [
+        ("application/jsonx", 415),
+        ("application/json-seq", 415),
+        ("Application/JSON; charset=utf-8", 200),
+    ] {
+        assert_eq!(
+            send(addr, "POST", &[("content-type", ct)], &body).await.status,
+            status,
+            "{ct}"
+        );
+    }
+}
+
+/// One request written by hand (one `Host`, extra header lines as given); the status code.
+async fn raw(addr: SocketAddr, host: &str, extra: &str, body: &str) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let req = format!(
+        "POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\n{extra}content-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    s.write_all(req.as_bytes()).await.unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).await.unwrap();
+    out.split(' ').nth(1).unwrap_or("").to_string()
+}

@@ -23,6 +23,7 @@ mod resolve;
 mod seal;
 mod server;
 pub mod testing;
+mod throttle;
 mod tool;
 mod tool_result;
 mod transport;

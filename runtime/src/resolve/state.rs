@@ -4,6 +4,7 @@
 use crate::context::Principal;
 use crate::protocol::ErrorObject;
 use crate::seal::{Binding, Sealer};
+use crate::throttle::Throttle;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
@@ -64,8 +65,12 @@ impl CallBinding<'_> {
 
     /// The state in `token`, when it is ours, fresh and bound to this call.
     pub(crate) fn open<T: DeserializeOwned>(&self, sealer: &Sealer, token: &str) -> Result<T, ErrorObject> {
+        static REFUSED: Throttle = Throttle::new();
         sealer.unseal(token, &self.binding()).map_err(|reason| {
-            tracing::warn!(tool = %self.tool, %reason, "requestState rejected on tools/call");
+            // A client can send refused states as fast as it likes: one line a second at most.
+            if let Some(left_out) = REFUSED.admit() {
+                tracing::warn!(tool = %self.tool, %reason, left_out, "requestState rejected on tools/call");
+            }
             invalid_state()
         })
     }

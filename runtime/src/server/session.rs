@@ -53,6 +53,14 @@ impl Session {
         }
     }
 
+    /// The version `initialize` settled on, once it did (handshake era).
+    pub(crate) fn negotiated(&self) -> Option<ProtocolVersion> {
+        match &self.state {
+            EraState::Handshake(Some(h)) => Some(h.version),
+            _ => None,
+        }
+    }
+
     /// Decides what a request gets. Runs on the reader, in arrival order, so the era and the
     /// handshake are settled before the next frame is looked at.
     pub(crate) fn on_request(&mut self, server: &Server, method: &str, head: &ParamsHead<'_>) -> Route {

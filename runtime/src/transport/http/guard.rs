@@ -27,6 +27,8 @@ pub(super) fn hosts_allowed(options: &HttpOptions, check: bool, headers: &Header
     }
     let host_ok = match header_str(headers, "host") {
         None => false,
+        // `user@host` is not a host: a parser that reads the part after `@` would be fooled.
+        Some(h) if h.contains('@') => false,
         Some(h) => {
             let h = h.to_ascii_lowercase();
             is_loopback_name(host_part(&h)) || options.allowed_hosts.iter().any(|a| *a == h || *a == host_part(&h))
@@ -37,15 +39,32 @@ pub(super) fn hosts_allowed(options: &HttpOptions, check: bool, headers: &Header
         Some(o) => {
             let o = o.to_ascii_lowercase();
             let authority = o.split_once("://").map_or("", |(_, rest)| rest);
-            is_loopback_name(host_part(authority)) || options.allowed_origins.contains(&o)
+            !authority.contains('@') && (is_loopback_name(host_part(authority)) || options.allowed_origins.contains(&o))
         }
     };
     host_ok && origin_ok
 }
 
+/// Whether a header that may appear once appears more than once (two `Host` headers are
+/// ambiguous: a proxy and this server could each read another one).
+pub(super) fn repeated(headers: &HeaderMap, name: &str) -> bool {
+    headers.get_all(name).iter().nth(1).is_some()
+}
+
+/// Whether `Content-Type` is the JSON media type (`application/json`, parameters allowed).
+pub(super) fn is_json(headers: &HeaderMap) -> bool {
+    header_str(headers, "content-type").is_some_and(|c| {
+        let media = c.split(';').next().unwrap_or("").trim();
+        media.eq_ignore_ascii_case("application/json")
+    })
+}
+
 /// The 403 of a refused `Host` or `Origin`.
 pub(super) fn forbidden(headers: &HeaderMap) -> Response<Body> {
-    tracing::warn!(host = ?headers.get("host"), origin = ?headers.get("origin"), "request refused: Host or Origin not allowed");
+    static REFUSED: crate::throttle::Throttle = crate::throttle::Throttle::new();
+    if let Some(left_out) = REFUSED.admit() {
+        tracing::warn!(host = ?headers.get("host"), origin = ?headers.get("origin"), left_out, "request refused: Host or Origin not allowed");
+    }
     error_response(
         None,
         ErrorObject::invalid_request("Forbidden: Host or Origin not allowed"),
@@ -70,7 +89,10 @@ pub(super) async fn principal(options: &HttpOptions, headers: &HeaderMap) -> Res
     match verified {
         Ok(p) => Ok(Some(p)),
         Err(e) => {
-            tracing::info!(reason = %e, "request refused: bearer token");
+            static REFUSED: crate::throttle::Throttle = crate::throttle::Throttle::new();
+            if let Some(left_out) = REFUSED.admit() {
+                tracing::info!(reason = %e, left_out, "request refused: bearer token");
+            }
             let mut r = error_response(
                 None,
                 ErrorObject::invalid_request("Unauthorized: a valid bearer token is required"),

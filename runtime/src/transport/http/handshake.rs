@@ -3,7 +3,9 @@
 //! `elicitation/create` request; the client's answer comes as a separate POST, answered 202.
 
 use super::sessions::LegacySession;
-use super::{Body, SESSION_HEADER, State, WithStatus, empty, error_response, message_response};
+use super::{
+    Body, SESSION_HEADER, State, VERSION_HEADER, WithStatus, empty, error_response, header_str, message_response,
+};
 use crate::context::Principal;
 use crate::dispatch::{Dispatch, Dispatcher};
 use crate::peer::Peer;
@@ -46,6 +48,7 @@ impl State {
     /// A message for the session named `session_id`.
     pub(super) fn in_session(
         &self,
+        headers: &http::HeaderMap,
         session_id: &str,
         inbound: Inbound<'_>,
         principal: Option<Principal>,
@@ -54,6 +57,20 @@ impl State {
             return error_response(None, ErrorObject::invalid_request("Not Found: no such session"))
                 .with_status(StatusCode::NOT_FOUND);
         };
+        // After `initialize`, every request names the negotiated version (a client that sends
+        // none is taken at its word, as the specification allows for older clients).
+        if let Some(sent) = header_str(headers, VERSION_HEADER) {
+            let negotiated = legacy.session.lock().ok().and_then(|s| s.negotiated());
+            if negotiated.is_some_and(|v| v.as_str() != sent) {
+                return error_response(
+                    None,
+                    ErrorObject::invalid_request(format!(
+                        "Bad Request: MCP-Protocol-Version {sent:?} is not the version this session negotiated"
+                    )),
+                )
+                .with_status(StatusCode::BAD_REQUEST);
+            }
+        }
         let dispatched = match legacy.session.lock() {
             Ok(mut s) => legacy.dispatcher.dispatch(&mut s, Some(&legacy.peer), inbound),
             Err(_) => Dispatch::Reply(Outgoing::error(

@@ -127,6 +127,13 @@ impl State {
         if req.uri().path() != self.options.path {
             return empty(StatusCode::NOT_FOUND);
         }
+        if guard::repeated(req.headers(), "host") || guard::repeated(req.headers(), "origin") {
+            return error_response(
+                None,
+                ErrorObject::invalid_request("Bad Request: a repeated Host or Origin header"),
+            )
+            .with_status(StatusCode::BAD_REQUEST);
+        }
         if !guard::hosts_allowed(&self.options, self.check_hosts, req.headers()) {
             return guard::forbidden(req.headers());
         }
@@ -138,7 +145,7 @@ impl State {
         match (req.method(), &session_id) {
             (&Method::POST, _) => {}
             (&Method::DELETE, Some(id)) => {
-                return empty(if self.sessions.close(id) {
+                return empty(if self.sessions.close(id, principal.as_ref()) {
                     StatusCode::OK
                 } else {
                     StatusCode::NOT_FOUND
@@ -151,9 +158,7 @@ impl State {
                 return r;
             }
         }
-        let json_type = header_str(req.headers(), "content-type")
-            .is_some_and(|c| c.to_ascii_lowercase().starts_with("application/json"));
-        if !json_type {
+        if !guard::is_json(req.headers()) {
             return error_response(
                 None,
                 ErrorObject::invalid_request("Invalid Request: Content-Type must be application/json"),
@@ -180,7 +185,7 @@ impl State {
             return error_response(id, error).with_status(StatusCode::BAD_REQUEST);
         }
         if let Some(id) = session_id {
-            return self.in_session(&id, inbound, principal);
+            return self.in_session(&parts.headers, &id, inbound, principal);
         }
         if opens_session(&parts.headers, &inbound) {
             return self.initialize(inbound, principal);
@@ -214,7 +219,11 @@ impl Server {
         let state = Arc::new(State {
             check_hosts,
             stateless: Dispatcher::stateless(server.clone()),
-            sessions: Sessions::new(options.session_idle, options.max_sessions),
+            sessions: Sessions::new(
+                options.session_idle,
+                options.max_sessions,
+                options.max_sessions_per_principal,
+            ),
             server,
             options,
             sink: Outbound { tx },

@@ -22,6 +22,7 @@ pub struct HttpOptions {
     pub(super) max_body_bytes: usize,
     pub(super) session_idle: Duration,
     pub(super) max_sessions: usize,
+    pub(super) max_sessions_per_principal: usize,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -46,6 +47,7 @@ impl Default for HttpOptions {
             max_body_bytes: 4 * 1024 * 1024,
             session_idle: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
+            max_sessions_per_principal: 100,
         }
     }
 }
@@ -91,6 +93,14 @@ impl HttpOptions {
     /// `initialize` gets 503.
     pub fn max_sessions(mut self, n: usize) -> Self {
         self.max_sessions = n.max(1);
+        self
+    }
+    /// How many handshake-era sessions one authenticated principal may have open at once
+    /// (default 100), so that one caller cannot take every session; beyond it that caller's
+    /// `initialize` gets 503. Without bearer authentication only [`HttpOptions::max_sessions`]
+    /// applies.
+    pub fn max_sessions_per_principal(mut self, n: usize) -> Self {
+        self.max_sessions_per_principal = n.max(1);
         self
     }
 }

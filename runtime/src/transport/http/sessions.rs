@@ -44,7 +44,7 @@ impl LegacySession {
     }
 
     /// Ends it: questions waiting for the client fail at once, calls in flight are cancelled.
-    fn end(&self) {
+    pub(super) fn end(&self) {
         self.peer.close();
         self.dispatcher.cancel_all();
     }
@@ -52,67 +52,117 @@ impl LegacySession {
 
 /// The open sessions.
 pub(super) struct Sessions {
-    map: Mutex<HashMap<String, Arc<LegacySession>>>,
+    inner: Mutex<Inner>,
     idle: Duration,
     max: usize,
+    max_per_principal: usize,
+}
+
+struct Inner {
+    map: HashMap<String, Arc<LegacySession>>,
+    /// Open sessions per authenticated principal.
+    owned: HashMap<Principal, usize>,
+    last_sweep: Instant,
+}
+
+impl Inner {
+    fn remove(&mut self, id: &str) -> Option<Arc<LegacySession>> {
+        let gone = self.map.remove(id)?;
+        if let Some(p) = &gone.principal
+            && let Some(n) = self.owned.get_mut(p)
+        {
+            *n -= 1;
+            if *n == 0 {
+                self.owned.remove(p);
+            }
+        }
+        gone.end();
+        Some(gone)
+    }
+
+    /// Drops the idle sessions.
+    fn sweep(&mut self, idle: Duration) {
+        let expired: Vec<String> = self
+            .map
+            .iter()
+            .filter(|(_, s)| s.idle_for().is_none_or(|t| t >= idle))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in expired {
+            self.remove(&id);
+        }
+        self.last_sweep = Instant::now();
+    }
 }
 
 impl Sessions {
-    pub(super) fn new(idle: Duration, max: usize) -> Self {
+    pub(super) fn new(idle: Duration, max: usize, max_per_principal: usize) -> Self {
         Self {
-            map: Mutex::new(HashMap::new()),
+            inner: Mutex::new(Inner {
+                map: HashMap::new(),
+                owned: HashMap::new(),
+                last_sweep: Instant::now(),
+            }),
             idle,
             max,
+            max_per_principal,
         }
     }
 
-    /// Adds a session under a new random id; `Ok(None)` when the bound is reached (after idle
-    /// sessions were dropped).
+    /// Adds a session under a new random id; `Ok(None)` when a bound is reached (the global one,
+    /// or the principal's). Idle sessions are swept at most every quarter of the idle time, or
+    /// when the global bound is reached, so opening a session is O(1) amortized.
     pub(super) fn open(&self, session: LegacySession) -> Result<Option<String>, RandomUnavailable> {
-        let Ok(mut map) = self.map.lock() else {
+        let Ok(mut inner) = self.inner.lock() else {
             return Ok(None);
         };
-        let idle = self.idle;
-        map.retain(|_, s| {
-            let alive = s.idle_for().is_some_and(|t| t < idle);
-            if !alive {
-                s.end();
-            }
-            alive
-        });
-        if map.len() >= self.max {
+        if inner.map.len() >= self.max || inner.last_sweep.elapsed() >= self.idle / 4 {
+            inner.sweep(self.idle);
+        }
+        if inner.map.len() >= self.max {
+            return Ok(None);
+        }
+        if let Some(p) = &session.principal
+            && inner.owned.get(p).copied().unwrap_or(0) >= self.max_per_principal
+        {
             return Ok(None);
         }
         let id = new_session_id()?;
-        map.insert(id.clone(), Arc::new(session));
+        if let Some(p) = &session.principal {
+            *inner.owned.entry(p.clone()).or_default() += 1;
+        }
+        inner.map.insert(id.clone(), Arc::new(session));
         Ok(Some(id))
     }
 
     /// The live session named `id`, if `principal` owns it. An expired one is ended and dropped;
     /// another principal's session is as unknown as a missing one.
     pub(super) fn get(&self, id: &str, principal: Option<&Principal>) -> Option<Arc<LegacySession>> {
-        let mut map = self.map.lock().ok()?;
-        let expired = map.get(id)?.idle_for().is_none_or(|t| t >= self.idle);
+        let mut inner = self.inner.lock().ok()?;
+        let expired = inner.map.get(id)?.idle_for().is_none_or(|t| t >= self.idle);
         if expired {
-            if let Some(gone) = map.remove(id) {
-                gone.end();
-            }
+            inner.remove(id);
             return None;
         }
-        let found = map.get(id).filter(|s| s.principal.as_ref() == principal).cloned()?;
+        let found = inner
+            .map
+            .get(id)
+            .filter(|s| s.principal.as_ref() == principal)
+            .cloned()?;
         found.touch();
         Some(found)
     }
 
-    /// Ends the session named `id`; `false` when there is none.
-    pub(super) fn close(&self, id: &str) -> bool {
-        match self.map.lock().ok().and_then(|mut m| m.remove(id)) {
-            Some(s) => {
-                s.end();
-                true
-            }
-            None => false,
+    /// Ends the session named `id` if `principal` owns it; `false` when there is no such session
+    /// of theirs.
+    pub(super) fn close(&self, id: &str, principal: Option<&Principal>) -> bool {
+        let Ok(mut inner) = self.inner.lock() else {
+            return false;
+        };
+        if !inner.map.get(id).is_some_and(|s| s.principal.as_ref() == principal) {
+            return false;
         }
+        inner.remove(id).is_some()
     }
 }
 
@@ -137,7 +187,7 @@ mod tests {
 
     #[test]
     fn no_randomness_opens_no_session() {
-        let sessions = Sessions::new(Duration::from_secs(60), 10);
+        let sessions = Sessions::new(Duration::from_secs(60), 10, 10);
         assert!(without_randomness(|| sessions.open(session())).is_err());
         let id = sessions.open(session()).unwrap().unwrap();
         assert_eq!(id.len(), 32);
