@@ -10,6 +10,24 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+/// Every server the benchmark drives on stdio echo, and those it drives with a question.
+const ECHO_SERVERS: [&str; 7] = [
+    "null-server",
+    "mcp-resolve",
+    "mcp-resolve-ct",
+    "rmcp-best",
+    "rmcp-best-ct",
+    "rmcp-default",
+    "python-sdk",
+];
+const ASK_SERVERS: [&str; 5] = [
+    "mcp-resolve",
+    "mcp-resolve-ct",
+    "rmcp-best",
+    "rmcp-best-ct",
+    "python-sdk",
+];
+
 #[test]
 fn the_load_benchmark_runs_every_server_and_workload() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
@@ -59,24 +77,10 @@ fn the_load_benchmark_runs_every_server_and_workload() {
     let mut expected = BTreeSet::new();
     for protocol in ["2025-11-25", "2026-07-28"] {
         for mode in ["seq", "pipe"] {
-            for label in [
-                "null-server",
-                "mcp-resolve",
-                "mcp-resolve-ct",
-                "rmcp-best",
-                "rmcp-best-ct",
-                "rmcp-default",
-                "python-sdk",
-            ] {
+            for label in ECHO_SERVERS {
                 expected.insert(format!("stdio {protocol} {mode} echo {label}"));
             }
-            for label in [
-                "mcp-resolve",
-                "mcp-resolve-ct",
-                "rmcp-best",
-                "rmcp-best-ct",
-                "python-sdk",
-            ] {
+            for label in ASK_SERVERS {
                 expected.insert(format!("stdio {protocol} {mode} ask {label}"));
             }
         }
@@ -116,22 +120,7 @@ fn the_load_benchmark_runs_every_server_and_workload() {
     );
 
     // The charts: one SVG document each, every server of the chart named in its legend.
-    let all = [
-        "null-server",
-        "mcp-resolve",
-        "mcp-resolve-ct",
-        "rmcp-best",
-        "rmcp-best-ct",
-        "rmcp-default",
-        "python-sdk",
-    ];
-    let asks = [
-        "mcp-resolve",
-        "mcp-resolve-ct",
-        "rmcp-best",
-        "rmcp-best-ct",
-        "python-sdk",
-    ];
+    let (all, asks) = (ECHO_SERVERS, ASK_SERVERS);
     let charts: [(&str, &[&str]); 9] = [
         ("calls-stdio-echo-seq.svg", &all),
         ("calls-stdio-echo-pipe.svg", &all),

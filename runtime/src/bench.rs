@@ -2,7 +2,6 @@
 //! crate-private machinery, so a benchmark measures the real code paths without a transport.
 
 use crate::dispatch::{Dispatch, Dispatcher};
-use crate::peer::Outbound;
 use crate::protocol::inbound::classify;
 use crate::resolve::state::CallBinding;
 use crate::seal::Sealer;
@@ -75,12 +74,7 @@ impl FrameHandler {
         match self.0.dispatch(&mut Session::new(), None, classify(bytes)) {
             Dispatch::Done => None,
             Dispatch::Reply(message) => Some(message.encode()),
-            Dispatch::Call(call) => {
-                // The receiver is dropped at once, as HTTP does for a call without a progress
-                // token: sends fail instead of waiting.
-                let (tx, _) = tokio::sync::mpsc::channel(1);
-                call.run(Outbound { tx }, None, None).await.map(|m| m.encode())
-            }
+            Dispatch::Call(call) => call.run_detached(None).await.map(|m| m.encode()),
         }
     }
 }

@@ -186,6 +186,14 @@ impl Admitted {
         self.call.wants_progress()
     }
 
+    /// Runs the call with nowhere to send notifications (no progress token, no back-channel):
+    /// progress sends fail at once instead of waiting. As the 2026-07-28 HTTP path without a
+    /// progress token, and the benchmark door, run calls.
+    pub(crate) async fn run_detached(self, principal: Option<Principal>) -> Option<Outgoing> {
+        let (tx, _) = tokio::sync::mpsc::channel(1);
+        self.run(Outbound { tx }, None, principal).await
+    }
+
     /// Runs the call and returns its response, or `None` when it was cancelled (a cancelled
     /// request gets no response; cancellation wins a tie with a ready result). Notifications and
     /// requests to the client go to `outbound` meanwhile.

@@ -245,13 +245,9 @@ impl<'a> Meta<'a> {
     }
 
     /// Validates the envelope (as [`Meta::validate`]) and reads what it says.
-    #[cfg(test)]
-    pub(crate) fn envelope(&self) -> Result<Envelope, ErrorObject> {
-        self.envelope_cached(&mut EnvelopeCache::default())
-    }
-
-    /// [`Meta::envelope`], reusing what `cache` read from the same text in an earlier request:
-    /// a client sends the same capabilities and info on every request of a connection.
+    /// Validates the envelope (as [`Meta::validate`]) and reads what it says, reusing what
+    /// `cache` read from the same text in an earlier request: a client sends the same
+    /// capabilities and info on every request of a connection.
     pub(crate) fn envelope_cached(&self, cache: &mut EnvelopeCache) -> Result<Envelope, ErrorObject> {
         let version = self.validate()?;
         let capabilities = match self.client_capabilities {
@@ -304,7 +300,9 @@ mod tests {
 
     fn meta(v: Value) -> Result<Envelope, ErrorObject> {
         let raw = serde_json::value::to_raw_value(&v).unwrap();
-        serde_json::from_str::<Meta<'_>>(raw.get()).unwrap().envelope()
+        serde_json::from_str::<Meta<'_>>(raw.get())
+            .unwrap()
+            .envelope_cached(&mut EnvelopeCache::default())
     }
 
     #[test]

@@ -130,7 +130,7 @@ pub(crate) struct DiscoverResult<'a> {
 
 #[derive(Serialize)]
 pub(crate) struct ListToolsResult<'a> {
-    /// The definitions, serialized once at registration.
+    /// The definitions, serialized once, at the first listing.
     pub(crate) tools: &'a RawValue,
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub(crate) cache: Option<CacheHints>,

@@ -12,7 +12,7 @@ use crate::tool::{Tool, ToolDefinition};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// Who may cache list results (`cacheScope` on 2026-07-28), with [`Server::list_cache`].
@@ -93,8 +93,8 @@ pub struct Server {
     entries: Vec<Entry>,
     index: HashMap<String, usize>,
     definitions: Vec<ToolDefinition>,
-    /// `definitions` as `tools/list` sends them, serialized once per registration.
-    tools_json: Box<RawValue>,
+    /// `definitions` as `tools/list` sends them, serialized once, at the first listing.
+    tools_json: OnceLock<Result<Box<RawValue>, ErrorObject>>,
     capabilities: ServerCapabilities,
     /// The `_meta` of every 2026-07-28 result (`serverInfo`), serialized once.
     result_meta: Box<RawValue>,
@@ -119,10 +119,6 @@ fn empty_object() -> Box<RawValue> {
     RawValue::from_string("{}".into()).unwrap_or_else(|_| unreachable!("`{{}}` is JSON"))
 }
 
-fn empty_list() -> Box<RawValue> {
-    RawValue::from_string("[]".into()).unwrap_or_else(|_| unreachable!("`[]` is JSON"))
-}
-
 impl Server {
     /// A server with this name and no tools.
     pub fn new(name: impl Into<String>) -> Self {
@@ -134,7 +130,7 @@ impl Server {
             entries: Vec::new(),
             index: HashMap::new(),
             definitions: Vec::new(),
-            tools_json: empty_list(),
+            tools_json: OnceLock::new(),
             capabilities: ServerCapabilities {
                 tools: ListChanged { list_changed: false },
             },
@@ -155,8 +151,7 @@ impl Server {
     /// Registers a tool; its definition (name, schemas) is built now, once.
     ///
     /// # Panics
-    /// When a tool with the same name is already registered, or its definition cannot be
-    /// serialized: both are programming errors.
+    /// When a tool with the same name is already registered: that is a programming error.
     pub fn tool<T: Tool>(mut self, tool: T) -> Self {
         let def = tool.definition();
         assert!(
@@ -171,13 +166,6 @@ impl Server {
             keys,
         });
         self.definitions.push(def);
-        self.tools_json = match to_raw(&self.definitions) {
-            Ok(raw) => raw,
-            Err(e) => panic!(
-                "the definition of tool `{}` cannot be serialized: {e}",
-                self.definitions[self.definitions.len() - 1].name
-            ),
-        };
         self
     }
     /// The largest frame (one JSON-RPC message) accepted, in bytes; larger frames are refused with
@@ -284,13 +272,12 @@ impl Server {
 
     pub(crate) fn list_tools(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
         let cache = (version.era() == Era::Stateless).then(|| self.cache_hints());
-        self.complete(
-            ListToolsResult {
-                tools: &self.tools_json,
-                cache,
-            },
-            version,
-        )
+        let tools = self
+            .tools_json
+            .get_or_init(|| to_raw(&self.definitions))
+            .as_ref()
+            .map_err(Clone::clone)?;
+        self.complete(ListToolsResult { tools, cache }, version)
     }
 
     pub(crate) fn discover(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {

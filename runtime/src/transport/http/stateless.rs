@@ -102,9 +102,8 @@ impl State {
             Dispatch::Reply(message) => message_response(message, true),
             Dispatch::Call(call) if call.wants_progress() => super::sse::stream(call, |_| None, principal),
             Dispatch::Call(call) => {
-                let (tx, _) = tokio::sync::mpsc::channel(1);
                 // Dropping this future (the client went away) drops the call: cancellation.
-                match call.run(crate::peer::Outbound { tx }, None, principal).await {
+                match call.run_detached(principal).await {
                     Some(message) => message_response(message, true),
                     None => empty(StatusCode::NO_CONTENT),
                 }
