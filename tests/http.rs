@@ -699,3 +699,164 @@ async fn raw(addr: SocketAddr, host: &str, extra: &str, body: &str) -> String {
     s.read_to_string(&mut out).await.unwrap();
     out.split(' ').nth(1).unwrap_or("").to_string()
 }
+
+/// Reads until the peer closes (or `within` passes: then panics); what was read.
+async fn read_until_closed(s: &mut tokio::net::TcpStream, within: Duration) -> String {
+    use tokio::io::AsyncReadExt;
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        match tokio::time::timeout_at(deadline, s.read(&mut buf)).await {
+            Err(_) => panic!(
+                "the connection is still open after {within:?}; read so far: {:?}",
+                String::from_utf8_lossy(&out)
+            ),
+            Ok(Ok(0)) | Ok(Err(_)) => return String::from_utf8_lossy(&out).into_owned(),
+            Ok(Ok(n)) => out.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+#[tokio::test]
+async fn slow_headers_slow_bodies_idle_connections_and_huge_declared_bodies_are_cut_off() {
+    use tokio::io::AsyncWriteExt;
+    let addr = start(
+        HttpOptions::default()
+            .header_timeout(Duration::from_millis(300))
+            .body_timeout(Duration::from_millis(300)),
+    )
+    .await;
+    let host = format!("127.0.0.1:{}", addr.port());
+
+    // Headers trickling in, one line every 100 ms: closed once the header time is up.
+    let mut slow = tokio::net::TcpStream::connect(addr).await.unwrap();
+    slow.write_all(b"POST /mcp HTTP/1.1\r\n").await.unwrap();
+    let (mut rd, mut wr) = slow.into_split();
+    let trickle = tokio::spawn(async move {
+        for i in 0..100 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if wr.write_all(format!("x-slow-{i}: 1\r\n").as_bytes()).await.is_err() {
+                return i;
+            }
+        }
+        100
+    });
+    let mut buf = [0u8; 1024];
+    let closed = tokio::time::timeout(Duration::from_secs(5), async {
+        use tokio::io::AsyncReadExt;
+        loop {
+            match rd.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    assert!(
+        closed.is_ok(),
+        "a connection sending headers at 10 lines/s is still open after 5 s"
+    );
+    trickle.abort();
+
+    // A connection that never sends anything is closed too.
+    let mut silent = tokio::net::TcpStream::connect(addr).await.unwrap();
+    read_until_closed(&mut silent, Duration::from_secs(5)).await;
+
+    // Idle keep-alive: one exchange, then nothing; the server closes it.
+    let mut idle = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let body = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    idle.write_all(
+        format!(
+            "POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let got = read_until_closed(&mut idle, Duration::from_secs(5)).await;
+    assert!(got.starts_with("HTTP/1.1 "), "{got}");
+
+    // A body that stops halfway: 408, closed.
+    let mut half = tokio::net::TcpStream::connect(addr).await.unwrap();
+    half.write_all(
+        format!("POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{{\"jsonrpc\"")
+            .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let got = read_until_closed(&mut half, Duration::from_secs(5)).await;
+    assert!(got.starts_with("HTTP/1.1 408"), "{got}");
+    assert!(got.contains("Request Timeout"), "{got}");
+
+    // A declared length over the limit: 413 at once, without waiting for a byte of the body.
+    let mut huge = tokio::net::TcpStream::connect(addr).await.unwrap();
+    huge.write_all(
+        format!("POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\ncontent-length: 1000000000000\r\n\r\n")
+            .as_bytes(),
+    )
+    .await
+    .unwrap();
+    // (Waiting for the body would end in 408 from the body timeout, not 413.)
+    let got = read_until_closed(&mut huge, Duration::from_secs(5)).await;
+    assert!(got.starts_with("HTTP/1.1 413"), "{got}");
+
+    // A chunked body over the limit (64 KiB in these tests): 413 as soon as it is crossed.
+    let mut chunked = tokio::net::TcpStream::connect(addr).await.unwrap();
+    chunked
+        .write_all(
+            format!("POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n")
+                .as_bytes(),
+        )
+        .await
+        .unwrap();
+    let chunk = format!("{:x}\r\n{}\r\n", 40_000, " ".repeat(40_000));
+    chunked.write_all(chunk.as_bytes()).await.unwrap();
+    chunked.write_all(chunk.as_bytes()).await.unwrap();
+    let got = read_until_closed(&mut chunked, Duration::from_secs(5)).await;
+    assert!(got.starts_with("HTTP/1.1 413"), "{got}");
+
+    // Through all of it the server kept serving.
+    let r = modern(addr, 1, "tools/list", json!({})).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+}
+
+#[tokio::test]
+async fn connections_past_the_cap_get_503_and_a_freed_slot_is_reused() {
+    use tokio::io::AsyncWriteExt;
+    let addr = start(HttpOptions::default().max_connections(2)).await;
+    let a = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let _b = tokio::net::TcpStream::connect(addr).await.unwrap();
+    // Both are being served (accepted in order); a third is refused at once.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut c = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let got = read_until_closed(&mut c, Duration::from_secs(5)).await;
+    assert!(got.starts_with("HTTP/1.1 503"), "{got}");
+    assert!(got.to_ascii_lowercase().contains("retry-after: 1"), "{got}");
+    let _ = c.shutdown().await;
+    // One of the two goes away: its slot serves the next client.
+    drop(a);
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    loop {
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let body = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        s.write_all(
+            format!(
+                "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                addr.port(),
+                body.len()
+            )
+            .as_bytes(),
+        )
+        .await
+        .unwrap();
+        let got = read_until_closed(&mut s, Duration::from_secs(5)).await;
+        if !got.starts_with("HTTP/1.1 503") {
+            assert!(got.starts_with("HTTP/1.1 202"), "{got}");
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the freed slot is never reused");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

@@ -20,19 +20,21 @@ use crate::protocol::inbound::{Inbound, classify};
 use crate::protocol::jsonrpc::Outgoing;
 use crate::protocol::{ErrorObject, RequestId, codes};
 use crate::server::Server;
+use crate::throttle::Throttle;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full, Limited};
+use hyper::body::Body as _;
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use sessions::Sessions;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 type Body = BoxBody<Bytes, Infallible>;
 
@@ -123,6 +125,21 @@ fn opens_session(headers: &HeaderMap, inbound: &Inbound<'_>) -> bool {
 }
 
 impl State {
+    /// 413, and the connection closed: the rest of the body is never read.
+    fn too_large(&self) -> Response<Body> {
+        let mut r = error_response(
+            None,
+            ErrorObject::invalid_request(format!(
+                "Invalid Request: body exceeds the limit of {} bytes",
+                self.options.max_body_bytes
+            )),
+        )
+        .with_status(StatusCode::PAYLOAD_TOO_LARGE);
+        r.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        r
+    }
+
     async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
         if req.uri().path() != self.options.path {
             return empty(StatusCode::NOT_FOUND);
@@ -165,20 +182,29 @@ impl State {
             )
             .with_status(StatusCode::UNSUPPORTED_MEDIA_TYPE);
         }
+        // A declared length over the limit is refused before a byte of the body is read.
+        if req.body().size_hint().lower() > self.options.max_body_bytes as u64 {
+            return self.too_large();
+        }
         let (parts, body) = req.into_parts();
-        let bytes = match Limited::new(body, self.options.max_body_bytes).collect().await {
-            Ok(c) => c.to_bytes(),
-            Err(e) if e.is::<http_body_util::LengthLimitError>() => {
-                return error_response(
+        let read = Limited::new(body, self.options.max_body_bytes).collect();
+        let bytes = match tokio::time::timeout(self.options.body_timeout, read).await {
+            Ok(Ok(c)) => c.to_bytes(),
+            Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return self.too_large(),
+            Ok(Err(_)) => return empty(StatusCode::BAD_REQUEST),
+            Err(_) => {
+                let mut r = error_response(
                     None,
                     ErrorObject::invalid_request(format!(
-                        "Invalid Request: body exceeds the limit of {} bytes",
-                        self.options.max_body_bytes
+                        "Request Timeout: the body did not arrive within {} ms",
+                        self.options.body_timeout.as_millis()
                     )),
                 )
-                .with_status(StatusCode::PAYLOAD_TOO_LARGE);
+                .with_status(StatusCode::REQUEST_TIMEOUT);
+                r.headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                return r;
             }
-            Err(_) => return empty(StatusCode::BAD_REQUEST),
         };
         let inbound = classify(&bytes);
         if let Inbound::Invalid { id, error } = inbound {
@@ -228,28 +254,78 @@ impl Server {
             options,
             sink: Outbound { tx },
         });
+        let permits = Arc::new(Semaphore::new(state.options.max_connections));
+        let mut backoff = ACCEPT_BACKOFF_MIN;
         loop {
             let (stream, peer) = match listener.accept().await {
-                Ok(s) => s,
+                Ok(s) => {
+                    backoff = ACCEPT_BACKOFF_MIN;
+                    s
+                }
                 Err(e) => {
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    // Out of descriptors (EMFILE) or similar: pause accepting, longer each time,
+                    // while the connections already open go on being served.
+                    static FAILED: Throttle = Throttle::new();
+                    if let Some(left_out) = FAILED.admit() {
+                        tracing::warn!(error = %e, left_out, "accept failed; backing off");
+                    }
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);
                     continue;
                 }
             };
-            let state = state.clone();
-            tokio::spawn(async move {
-                let service = hyper::service::service_fn(move |req| {
-                    let state = state.clone();
-                    async move { Ok::<_, Infallible>(state.handle(req).await) }
-                });
-                if let Err(e) = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await
-                {
-                    tracing::debug!(%peer, error = %e, "connection ended");
-                }
-            });
+            let Ok(permit) = permits.clone().try_acquire_owned() else {
+                tokio::spawn(refuse_connection(stream, peer));
+                continue;
+            };
+            tokio::spawn(state.clone().serve_connection(TokioIo::new(stream), Some(peer), permit));
+        }
+    }
+}
+
+/// The shortest and longest pause after a failed `accept`.
+const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(10);
+const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
+
+/// A connection past [`HttpOptions::max_connections`]: a 503 written without reading the request,
+/// then closed.
+async fn refuse_connection(mut stream: tokio::net::TcpStream, peer: SocketAddr) {
+    use tokio::io::AsyncWriteExt;
+    static REFUSED: Throttle = Throttle::new();
+    if let Some(left_out) = REFUSED.admit() {
+        tracing::warn!(%peer, left_out, "connection refused: the connection limit is reached");
+    }
+    const BUSY: &[u8] =
+        b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nretry-after: 1\r\nconnection: close\r\n\r\n";
+    let write = async {
+        stream.write_all(BUSY).await?;
+        stream.shutdown().await
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(1), write).await;
+}
+
+impl State {
+    /// Serves one connection until it closes, with the header, idle and body time limits.
+    async fn serve_connection<I>(
+        self: Arc<Self>,
+        io: TokioIo<I>,
+        peer: Option<SocketAddr>,
+        _permit: OwnedSemaphorePermit,
+    ) where
+        I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let header_timeout = self.options.header_timeout;
+        let service = hyper::service::service_fn(move |req| {
+            let state = self.clone();
+            async move { Ok::<_, Infallible>(state.handle(req).await) }
+        });
+        let served = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(header_timeout)
+            .serve_connection(io, service)
+            .await;
+        if let Err(e) = served {
+            tracing::debug!(?peer, error = %e, "connection ended");
         }
     }
 }

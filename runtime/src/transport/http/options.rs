@@ -23,6 +23,9 @@ pub struct HttpOptions {
     pub(super) session_idle: Duration,
     pub(super) max_sessions: usize,
     pub(super) max_sessions_per_principal: usize,
+    pub(super) header_timeout: Duration,
+    pub(super) body_timeout: Duration,
+    pub(super) max_connections: usize,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -33,6 +36,9 @@ impl std::fmt::Debug for HttpOptions {
             .field("allowed_hosts", &self.allowed_hosts)
             .field("allowed_origins", &self.allowed_origins)
             .field("max_body_bytes", &self.max_body_bytes)
+            .field("header_timeout", &self.header_timeout)
+            .field("body_timeout", &self.body_timeout)
+            .field("max_connections", &self.max_connections)
             .finish_non_exhaustive()
     }
 }
@@ -48,6 +54,9 @@ impl Default for HttpOptions {
             session_idle: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
             max_sessions_per_principal: 100,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            max_connections: 1024,
         }
     }
 }
@@ -101,6 +110,35 @@ impl HttpOptions {
     /// applies.
     pub fn max_sessions_per_principal(mut self, n: usize) -> Self {
         self.max_sessions_per_principal = n.max(1);
+        self
+    }
+    /// How long a client may take to send a request's line and headers (default 10 s), counted
+    /// from when the connection opens or its previous response ends; past it the connection is
+    /// closed. The same clock closes an idle keep-alive connection: one that sends no new request
+    /// within this time after its last response.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::HttpOptions;
+    /// use std::time::Duration;
+    /// let options = HttpOptions::default().header_timeout(Duration::from_secs(5));
+    /// # let _ = options;
+    /// ```
+    pub fn header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+    /// How long a client may take to send a request's whole body (default 30 s); past it the
+    /// request gets 408 and the connection is closed.
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+    /// How many connections are served at once (default 1024). A connection beyond it is
+    /// answered 503 with `Retry-After` and closed; keep the process's open-file limit above it,
+    /// otherwise accepting pauses (with a back-off, the connections already open still served)
+    /// until descriptors free up.
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.max_connections = n.max(1);
         self
     }
 }
