@@ -13,6 +13,7 @@
 mod args;
 #[cfg(feature = "http")]
 pub mod auth;
+mod budget;
 mod context;
 mod dispatch;
 mod elicit;

@@ -7,7 +7,7 @@
 
 use super::frames::{Frame, FrameReader};
 use crate::dispatch::{Admitted, Dispatch, Dispatcher};
-use crate::peer::{Outbound, Peer};
+use crate::peer::{Outbound, Peer, Slot};
 use crate::protocol::ErrorObject;
 use crate::protocol::inbound::classify;
 use crate::protocol::jsonrpc::Outgoing;
@@ -44,7 +44,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
     reader: R,
     outbound: Outbound,
 ) -> std::io::Result<()> {
-    let peer = Peer::new(outbound.clone());
+    let peer = Peer::new(outbound.clone(), server.config.max_waiting);
     let dispatcher = Dispatcher::connection(server.clone());
     let mut frames = FrameReader::new(reader, server.config.max_frame_bytes);
     let mut session = Session::new();
@@ -223,32 +223,34 @@ impl Starter {
     #[must_use = "the response of a call that completed at once must be sent"]
     fn start(&self, tasks: &mut JoinSet<()>, q: Queued, admitted: OwnedSemaphorePermit) -> Option<Outgoing> {
         let out = self.outbound.clone();
-        let run = AssertUnwindSafe(q.call.run(out.clone(), Some(self.peer.clone()), None)).catch_unwind();
+        // The call holds its permits through its slot, and leaves them while it waits for the
+        // client; they are given back when the last handle on the slot goes, with the call.
+        let slot = Slot::new(self.permits.clone());
+        let peer = self.peer.for_call(slot.clone());
+        let run = AssertUnwindSafe(q.call.run(out.clone(), Some(peer), None)).catch_unwind();
         let Ok(running) = self.permits.clone().try_acquire_owned() else {
             let permits = self.permits.clone();
             tasks.spawn(async move {
-                let Ok(_running) = permits.acquire_owned().await else {
+                let Ok(running) = permits.acquire_owned().await else {
                     return;
                 };
+                slot.hold([running, admitted]);
                 if let Ok(Some(reply)) = run.await {
                     out.send(reply).await;
                 }
-                drop(admitted);
             });
             return None;
         };
+        slot.hold([running, admitted]);
         let mut run = Box::pin(run);
         match (&mut run).now_or_never() {
-            Some(reply) => {
-                drop((running, admitted));
-                reply.ok().flatten()
-            }
+            Some(reply) => reply.ok().flatten(),
             None => {
                 tasks.spawn(async move {
                     if let Ok(Some(reply)) = run.await {
                         out.send(reply).await;
                     }
-                    drop((running, admitted));
+                    drop(slot);
                 });
                 None
             }

@@ -14,6 +14,7 @@ mod stateless;
 
 pub use options::HttpOptions;
 
+use crate::budget::{Budget, Hold};
 use crate::dispatch::Dispatcher;
 use crate::peer::Outbound;
 use crate::protocol::inbound::{Inbound, classify};
@@ -24,7 +25,7 @@ use crate::throttle::Throttle;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
 use hyper::body::Body as _;
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
@@ -50,6 +51,8 @@ struct State {
     /// 2026-07-28 traffic: nothing registered, ids are each client's own.
     stateless: Dispatcher,
     sessions: Sessions,
+    /// Bytes of request bodies being read or handled.
+    buffered: Budget,
     /// Where frames for no stream in particular go (a session's own peer outbound is never read).
     sink: Outbound,
 }
@@ -140,6 +143,78 @@ impl State {
         r
     }
 
+    /// Reads a body within the size limit, the body time limit and the listener's budget of
+    /// buffered bytes (taken as the body arrives, or at once for a declared length, and held
+    /// until the request is handled). A declared length over the limit is refused before a byte
+    /// of the body is read.
+    async fn read_body(&self, mut body: Incoming) -> Result<(Bytes, Hold), Response<Body>> {
+        let limit = self.options.max_body_bytes;
+        let declared = body.size_hint().lower();
+        if declared > limit as u64 {
+            return Err(self.too_large());
+        }
+        let mut held = self.buffered.take(declared as usize).map_err(|_| self.busy())?;
+        let read = async {
+            let mut buf = bytes::BytesMut::with_capacity(declared as usize);
+            while let Some(frame) = body.frame().await {
+                let Ok(frame) = frame else {
+                    return Err(empty(StatusCode::BAD_REQUEST));
+                };
+                let Ok(data) = frame.into_data() else { continue };
+                if buf.len() + data.len() > limit {
+                    return Err(self.too_large());
+                }
+                let more = (buf.len() + data.len()).saturating_sub(held.bytes());
+                if more > 0 {
+                    // Taken in steps of 64 KiB, not per frame.
+                    let step = more.max(64 * 1024).min(limit - held.bytes().min(limit)).max(more);
+                    self.buffered.grow(&mut held, step).map_err(|_| self.busy())?;
+                }
+                buf.extend_from_slice(&data);
+            }
+            Ok(buf.freeze())
+        };
+        match tokio::time::timeout(self.options.body_timeout, read).await {
+            Ok(Ok(bytes)) => Ok((bytes, held)),
+            Ok(Err(refused)) => Err(refused),
+            Err(_) => {
+                let mut r = error_response(
+                    None,
+                    ErrorObject::invalid_request(format!(
+                        "Request Timeout: the body did not arrive within {} ms",
+                        self.options.body_timeout.as_millis()
+                    )),
+                )
+                .with_status(StatusCode::REQUEST_TIMEOUT);
+                r.headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                Err(r)
+            }
+        }
+    }
+
+    /// 503: the listener holds as many body bytes as it may; the connection is closed.
+    fn busy(&self) -> Response<Body> {
+        static BUSY: Throttle = Throttle::new();
+        if let Some(left_out) = BUSY.admit() {
+            tracing::warn!(
+                left_out,
+                limit = self.buffered.limit(),
+                "request refused: too many body bytes held"
+            );
+        }
+        let mut r = error_response(
+            None,
+            ErrorObject::internal("Server busy: too many request bodies are being read; retry later"),
+        )
+        .with_status(StatusCode::SERVICE_UNAVAILABLE);
+        r.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        r
+    }
+
     async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
         if req.uri().path() != self.options.path {
             return empty(StatusCode::NOT_FOUND);
@@ -182,29 +257,10 @@ impl State {
             )
             .with_status(StatusCode::UNSUPPORTED_MEDIA_TYPE);
         }
-        // A declared length over the limit is refused before a byte of the body is read.
-        if req.body().size_hint().lower() > self.options.max_body_bytes as u64 {
-            return self.too_large();
-        }
         let (parts, body) = req.into_parts();
-        let read = Limited::new(body, self.options.max_body_bytes).collect();
-        let bytes = match tokio::time::timeout(self.options.body_timeout, read).await {
-            Ok(Ok(c)) => c.to_bytes(),
-            Ok(Err(e)) if e.is::<http_body_util::LengthLimitError>() => return self.too_large(),
-            Ok(Err(_)) => return empty(StatusCode::BAD_REQUEST),
-            Err(_) => {
-                let mut r = error_response(
-                    None,
-                    ErrorObject::invalid_request(format!(
-                        "Request Timeout: the body did not arrive within {} ms",
-                        self.options.body_timeout.as_millis()
-                    )),
-                )
-                .with_status(StatusCode::REQUEST_TIMEOUT);
-                r.headers_mut()
-                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
-                return r;
-            }
+        let (bytes, _held) = match self.read_body(body).await {
+            Ok(read) => read,
+            Err(refused) => return refused,
         };
         let inbound = classify(&bytes);
         if let Inbound::Invalid { id, error } = inbound {
@@ -250,6 +306,7 @@ impl Server {
                 options.max_sessions,
                 options.max_sessions_per_principal,
             ),
+            buffered: Budget::new(options.max_buffered_bytes),
             server,
             options,
             sink: Outbound { tx },

@@ -26,6 +26,7 @@ pub struct HttpOptions {
     pub(super) header_timeout: Duration,
     pub(super) body_timeout: Duration,
     pub(super) max_connections: usize,
+    pub(super) max_buffered_bytes: usize,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -39,6 +40,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("header_timeout", &self.header_timeout)
             .field("body_timeout", &self.body_timeout)
             .field("max_connections", &self.max_connections)
+            .field("max_buffered_bytes", &self.max_buffered_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -57,6 +59,7 @@ impl Default for HttpOptions {
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
             max_connections: 1024,
+            max_buffered_bytes: 64 * 1024 * 1024,
         }
     }
 }
@@ -139,6 +142,13 @@ impl HttpOptions {
     /// until descriptors free up.
     pub fn max_connections(mut self, n: usize) -> Self {
         self.max_connections = n.max(1);
+        self
+    }
+    /// How many bytes of request bodies the listener holds at once, across all connections
+    /// (default 64 MiB): bodies being read, and bodies read but not yet handled. A request that
+    /// would take it past this bound gets 503 with `Retry-After`, and its connection is closed.
+    pub fn max_buffered_bytes(mut self, bytes: usize) -> Self {
+        self.max_buffered_bytes = bytes.max(1);
         self
     }
 }
