@@ -363,3 +363,48 @@ fn on_stdio_a_plain_call_runs_while_64_questions_wait() {
         assert_eq!(m["result"]["content"][0]["text"], "declined: folder not deleted", "{m}");
     }
 }
+
+/// Request ids are echoed exactly as sent, over stdio: numbers beyond 64 bits, written with a
+/// fraction or an exponent, or as `-0`, come back as the same text (they used to come back as
+/// floats: `1.8446744073709552e+19`).
+#[test]
+fn request_ids_are_echoed_exactly() {
+    let mut child = Command::new(support::notes_bin())
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let _proc = Proc(child);
+    let ids = [
+        "18446744073709551616",
+        "-9223372036854775809",
+        "123456789012345678901234567890",
+        "1.0",
+        "-0",
+        "1e400",
+        "2.50E-3",
+    ];
+    let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"ids","version":"0"}}}"#;
+    writeln!(stdin, "{init}").unwrap();
+    lines.next().unwrap().unwrap();
+    for id in ids {
+        writeln!(stdin, r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#).unwrap();
+        let line = lines.next().unwrap().unwrap();
+        assert_eq!(line, format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#));
+    }
+    // The same id on a call, and on an error.
+    writeln!(
+        stdin,
+        r#"{{"jsonrpc":"2.0","id":18446744073709551617,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}}}}}}"#
+    )
+    .unwrap();
+    let line = lines.next().unwrap().unwrap();
+    assert!(line.contains(r#""id":18446744073709551617"#), "{line}");
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":1e400,"method":"no/such"}}"#).unwrap();
+    let line = lines.next().unwrap().unwrap();
+    assert!(line.contains(r#""id":1e400"#) && line.contains("-32601"), "{line}");
+}
