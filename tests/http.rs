@@ -62,6 +62,10 @@ async fn nap(ms: u64) -> String {
 }
 
 async fn start(options: HttpOptions) -> SocketAddr {
+    start_with(options, |s| s).await
+}
+
+async fn start_with(options: HttpOptions, tune: impl FnOnce(Server) -> Server) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let server = Server::new("http-test")
@@ -69,7 +73,7 @@ async fn start(options: HttpOptions) -> SocketAddr {
         .tool(nap)
         .tool(steps)
         .state_keys(StateKeys::new(&[7; 32]).unwrap());
-    tokio::spawn(server.serve_http_on(listener, options.max_body_bytes(64 * 1024)));
+    tokio::spawn(tune(server).serve_http_on(listener, options.max_body_bytes(64 * 1024)));
     addr
 }
 
@@ -858,5 +862,62 @@ async fn connections_past_the_cap_get_503_and_a_freed_slot_is_reused() {
         }
         assert!(tokio::time::Instant::now() < deadline, "the freed slot is never reused");
         tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A handshake-era session may have `max_waiting` calls waiting for answers; a call that would
+/// ask beyond that stops at once with an `isError` result, and the session goes on.
+#[tokio::test]
+async fn a_session_caps_its_calls_waiting_for_answers() {
+    let addr = start_with(HttpOptions::default(), |s| s.max_waiting(2)).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "0"}}});
+    let sid = session_id(&send(addr, "POST", &[JSON], &init.to_string()).await);
+    let mut waiting = Vec::new();
+    for id in 2..4 {
+        let sid = sid.clone();
+        waiting.push(tokio::spawn(async move {
+            let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "delete", "arguments": {"path": "x"}}});
+            let h = [JSON, ("mcp-session-id", sid.as_str()), ("mcp-protocol-version", "2025-11-25")];
+            send(addr, "POST", &h, &call.to_string()).await
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let h = [
+        JSON,
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let third = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "delete", "arguments": {"path": "y"}}});
+    let r = tokio::time::timeout(Duration::from_secs(5), send(addr, "POST", &h, &third.to_string()))
+        .await
+        .expect("the third question fails at once instead of waiting");
+    let last = r.events().pop().unwrap_or_else(|| r.json());
+    assert_eq!(last["result"]["isError"], true, "{}", r.body);
+    assert!(
+        last["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("2 questions already wait"),
+        "{}",
+        r.body
+    );
+    // A call that asks nothing is served meanwhile; the waiting ones end with the session.
+    let r = send(
+        addr,
+        "POST",
+        &h,
+        &json!({"jsonrpc": "2.0", "id": 10, "method": "tools/list"}).to_string(),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        send(addr, "DELETE", &[("mcp-session-id", sid.as_str())], "")
+            .await
+            .status,
+        200
+    );
+    for w in waiting {
+        let r = tokio::time::timeout(Duration::from_secs(5), w).await.unwrap().unwrap();
+        assert_eq!(r.status, 200);
     }
 }

@@ -233,7 +233,10 @@ fn panicked(tool: &str, payload: &Box<dyn std::any::Any + Send>) -> CallToolResu
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a non-string payload".into());
-    tracing::error!(tool, panic = %what, "tool panicked");
+    static PANICKED: crate::throttle::Throttle = crate::throttle::Throttle::new();
+    if let Some(left_out) = PANICKED.admit() {
+        tracing::error!(tool, panic = %what, left_out, "tool panicked");
+    }
     CallToolResult::error(format!("tool `{tool}` failed: internal error"))
 }
 

@@ -12,6 +12,7 @@ use crate::protocol::ErrorObject;
 use crate::protocol::inbound::classify;
 use crate::protocol::jsonrpc::Outgoing;
 use crate::server::{Server, Session};
+use crate::throttle::Throttle;
 use futures_util::FutureExt;
 use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
@@ -114,7 +115,10 @@ async fn read_messages<R: AsyncRead + Unpin>(
             Ok(Frame::Eof) => break Ok(()),
             Ok(Frame::TooLarge(n)) => {
                 let limit = server.config.max_frame_bytes;
-                tracing::warn!(bytes = n, limit, "oversized frame refused");
+                static OVERSIZED: Throttle = Throttle::new();
+                if let Some(left_out) = OVERSIZED.admit() {
+                    tracing::warn!(bytes = n, limit, left_out, "oversized frame refused");
+                }
                 let e = ErrorObject::invalid_request(format!(
                     "Invalid Request: message of {n} bytes exceeds the limit of {limit} bytes"
                 ));
@@ -141,7 +145,10 @@ async fn read_messages<R: AsyncRead + Unpin>(
                     }
                 } else if queue.bytes + queued.bytes > max_queued_bytes {
                     let id = queued.call.id().clone();
-                    tracing::warn!(%id, queued = queue.len(), "request refused: too many waiting");
+                    static BUSY: Throttle = Throttle::new();
+                    if let Some(left_out) = BUSY.admit() {
+                        tracing::warn!(%id, queued = queue.len(), left_out, "request refused: too many waiting");
+                    }
                     drop(queued);
                     let e = ErrorObject::internal(
                         "Server busy: too many requests are waiting while the client owes answers; retry later",
