@@ -921,3 +921,42 @@ async fn a_session_caps_its_calls_waiting_for_answers() {
         assert_eq!(r.status, 200);
     }
 }
+
+/// Bodies held at once are bounded across connections: a body that would take the listener past
+/// `max_buffered_bytes` gets 503 with `Retry-After`; a client that declares a length and sends
+/// nothing holds nothing; bytes are given back when a request ends.
+#[tokio::test]
+async fn bodies_held_at_once_are_bounded_across_connections() {
+    use tokio::io::AsyncWriteExt;
+    let addr = start(HttpOptions::default().max_buffered_bytes(100 * 1024)).await;
+    let host = format!("127.0.0.1:{}", addr.port());
+    let head = |len: usize| {
+        format!("POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\ncontent-length: {len}\r\n\r\n")
+    };
+    // Declares 60 000 bytes and sends none: holds nothing.
+    let mut declared = tokio::net::TcpStream::connect(addr).await.unwrap();
+    declared.write_all(head(60_000).as_bytes()).await.unwrap();
+    // Sends 60 000 of 61 000 bytes and stalls: holds them.
+    let mut stalled = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stalled.write_all(head(61_000).as_bytes()).await.unwrap();
+    stalled.write_all(" ".repeat(60_000).as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Another 60 000-byte body does not fit beside it.
+    let mut second = tokio::net::TcpStream::connect(addr).await.unwrap();
+    second.write_all(head(60_000).as_bytes()).await.unwrap();
+    second.write_all(" ".repeat(60_000).as_bytes()).await.unwrap();
+    let got = read_until_closed(&mut second, Duration::from_secs(5)).await;
+    assert!(got.starts_with("HTTP/1.1 503"), "{got}");
+    assert!(got.to_ascii_lowercase().contains("retry-after: 1"), "{got}");
+    // Small requests still fit, and once the stalled client goes, a large one does too.
+    assert_eq!(modern(addr, 1, "tools/list", json!({})).await.status, 200);
+    drop(stalled);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(60_000)
+    );
+    let r = send(addr, "POST", &[JSON], &big).await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    drop(declared);
+}

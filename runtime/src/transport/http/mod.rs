@@ -144,18 +144,19 @@ impl State {
     }
 
     /// Reads a body within the size limit, the body time limit and the listener's budget of
-    /// buffered bytes (taken as the body arrives, or at once for a declared length, and held
-    /// until the request is handled). A declared length over the limit is refused before a byte
-    /// of the body is read.
+    /// buffered bytes, taken as the bytes arrive (so a client that declares a length and stalls
+    /// holds only what it sent) and held until the request is handled. A declared length over
+    /// the limit is refused before a byte of the body is read.
     async fn read_body(&self, mut body: Incoming) -> Result<(Bytes, Hold), Response<Body>> {
         let limit = self.options.max_body_bytes;
         let declared = body.size_hint().lower();
         if declared > limit as u64 {
             return Err(self.too_large());
         }
-        let mut held = self.buffered.take(declared as usize).map_err(|_| self.busy())?;
+        let mut held = Hold::default();
+        let expected = body.size_hint().exact().map_or(limit, |n| n as usize);
         let read = async {
-            let mut buf = bytes::BytesMut::with_capacity(declared as usize);
+            let mut buf = bytes::BytesMut::with_capacity((declared as usize).min(64 * 1024));
             while let Some(frame) = body.frame().await {
                 let Ok(frame) = frame else {
                     return Err(empty(StatusCode::BAD_REQUEST));
@@ -166,8 +167,9 @@ impl State {
                 }
                 let more = (buf.len() + data.len()).saturating_sub(held.bytes());
                 if more > 0 {
-                    // Taken in steps of 64 KiB, not per frame.
-                    let step = more.max(64 * 1024).min(limit - held.bytes().min(limit)).max(more);
+                    // Taken in steps of up to 64 KiB (never past the declared length), not
+                    // per frame.
+                    let step = more.max((64 * 1024).min(expected.saturating_sub(held.bytes())));
                     self.buffered.grow(&mut held, step).map_err(|_| self.busy())?;
                 }
                 buf.extend_from_slice(&data);
