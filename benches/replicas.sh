@@ -7,7 +7,7 @@
 #   benches/replicas.sh --smoke         # 200 calls each way, debug driver: the CI check
 #                                       # (tests/replicas_smoke.rs)
 #
-#   CALLS=10000 CONNECTIONS=4000 IDENTITIES=100 benches/replicas.sh
+#   CALLS=10000 CONNECTIONS=4000 IDENTITIES=100 RUNS=3 benches/replicas.sh
 #   RATE=200 SOAK_CONNECTIONS=64 benches/replicas.sh --soak 1800
 #
 # Two release `bench_server` replicas (built with all features: bearer tokens) share one
@@ -44,6 +44,7 @@ while [[ $# -gt 0 ]]; do
 done
 
 IDENTITIES="${IDENTITIES:-100}"
+RUNS="${RUNS:-1}"
 case "$SHAPE" in
     burst)
         CALLS="${CALLS:-10000}"; CONNECTIONS="${CONNECTIONS:-4000}"; WARMUP="${WARMUP:-500}"
@@ -187,8 +188,12 @@ drive() { # drive LABEL ARGS...
 
 case "$SHAPE" in
     burst | smoke)
-        drive alternate --route alternate --calls "$CALLS" --connections "$CONNECTIONS" --rss-every 1
-        drive round-robin --route rr --calls "$CALLS" --connections "$CONNECTIONS" --rss-every 1
+        for run in $(seq 1 "$RUNS"); do
+            suffix=""
+            ((RUNS > 1)) && suffix="-$run"
+            drive "alternate$suffix" --route alternate --calls "$CALLS" --connections "$CONNECTIONS" --rss-every 1
+            drive "round-robin$suffix" --route rr --calls "$CALLS" --connections "$CONNECTIONS" --rss-every 1
+        done
         ;;
     soak)
         drive soak --route rr --rate "$RATE" --duration "$SOAK_SECS" --connections "$SOAK_CONNECTIONS" \

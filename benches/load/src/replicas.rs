@@ -549,10 +549,23 @@ fn status_kib(pid: u32, field: &str) -> Option<u64> {
     line.split_whitespace().nth(1)?.parse().ok()
 }
 
+/// How many sockets a process has open (its listener included).
+fn sockets(pid: u32) -> Option<usize> {
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?;
+    Some(
+        fds.flatten()
+            .filter(|fd| {
+                std::fs::read_link(fd.path()).is_ok_and(|target| target.to_string_lossy().starts_with("socket:"))
+            })
+            .count(),
+    )
+}
+
 /// One sample: seconds since the start, then VmRSS of every pid (KiB).
 type Sample = (f64, Vec<Option<u64>>);
 
-/// Samples VmRSS of the pids every `every`, until `stop`; writes CSV rows as it goes.
+/// Samples VmRSS of the pids every `every`, until `stop`; writes CSV rows as it goes, with the
+/// number of sockets each has open (a replica's memory follows its connections).
 fn sampler(
     pids: Vec<(String, u32)>,
     every: Duration,
@@ -570,7 +583,8 @@ fn sampler(
         });
         if let Some(f) = file.as_mut() {
             let cols: Vec<String> = pids.iter().map(|(l, _)| format!("{l}_rss_kib")).collect();
-            let _ = writeln!(f, "t_s,{},calls_done,calls_failed", cols.join(","));
+            let socks: Vec<String> = pids.iter().map(|(l, _)| format!("{l}_sockets")).collect();
+            let _ = writeln!(f, "t_s,{},calls_done,calls_failed,{}", cols.join(","), socks.join(","));
         }
         let t0 = Instant::now();
         let mut samples = Vec::new();
@@ -584,13 +598,18 @@ fn sampler(
                         .iter()
                         .map(|v| v.map(|k| k.to_string()).unwrap_or_default())
                         .collect();
+                    let socks: Vec<String> = pids
+                        .iter()
+                        .map(|(_, p)| sockets(*p).map(|n| n.to_string()).unwrap_or_default())
+                        .collect();
                     let _ = writeln!(
                         f,
-                        "{:.1},{},{},{}",
+                        "{:.1},{},{},{},{}",
                         t.as_secs_f64(),
                         cols.join(","),
                         s.done.load(Ordering::Relaxed),
-                        s.failed.load(Ordering::Relaxed)
+                        s.failed.load(Ordering::Relaxed),
+                        socks.join(",")
                     );
                     let _ = f.flush();
                 }
