@@ -749,6 +749,7 @@ async fn run(o: Options) -> Result<bool, String> {
         stop.clone(),
         s.clone(),
     );
+    let cpu_start: Vec<Option<u64>> = s.o.pids.iter().map(|(_, p)| crate::cpu_ns(*p)).collect();
     let started = Instant::now();
     let mut shed = 0usize;
     let base = s.o.warmup;
@@ -793,6 +794,7 @@ async fn run(o: Options) -> Result<bool, String> {
         }
     }
     let elapsed = started.elapsed();
+    let cpu_end: Vec<Option<u64>> = s.o.pids.iter().map(|(_, p)| crate::cpu_ns(*p)).collect();
     stop.store(true, Ordering::Relaxed);
     let samples = sampling.join().unwrap_or_default();
     let peaks: Vec<Option<u64>> = s.o.pids.iter().map(|(_, p)| status_kib(*p, "VmHWM:")).collect();
@@ -825,6 +827,11 @@ async fn run(o: Options) -> Result<bool, String> {
             json!({
                 "pid": pid,
                 "peak_rss_kib": peaks[k],
+                // CPU time of all the process's threads over the measured calls, per completed
+                // two-round call (cross-principal probes included): steadier than calls/s here.
+                "cpu_us_per_call": cpu_start[k].zip(cpu_end[k]).map(|(a, b)| {
+                    (b.saturating_sub(a) as f64 / 1e3 / st.completed.max(1) as f64 * 10.0).round() / 10.0
+                }),
                 "rss_start_kib": pts.first().map(|p| p.1),
                 "rss_end_kib": pts.last().map(|p| p.1),
                 "rss_max_kib": pts.iter().map(|p| p.1).fold(None, |m: Option<f64>, v| Some(m.map_or(v, |m| m.max(v)))),
@@ -966,7 +973,9 @@ fn markdown(line: &Value, samples: &[Sample], pids: &[(String, u32)]) -> String 
         out.push_str("| process | peak RSS (VmHWM) MiB | RSS start MiB | RSS end MiB | RSS max MiB | slope KiB/min | slope after 5 min KiB/min |\n");
         out.push_str("|---|---:|---:|---:|---:|---:|---:|\n");
     } else {
-        out.push_str("| process | peak RSS (VmHWM) MiB | RSS before the calls MiB |\n|---|---:|---:|\n");
+        out.push_str(
+            "| process | peak RSS (VmHWM) MiB | RSS before the calls MiB | CPU µs per call |\n|---|---:|---:|---:|\n",
+        );
     }
     for (label, _) in pids {
         let m = &l["memory"][label];
@@ -982,9 +991,10 @@ fn markdown(line: &Value, samples: &[Sample], pids: &[(String, u32)]) -> String 
             ));
         } else {
             out.push_str(&format!(
-                "| {label} | {} | {} |\n",
+                "| {label} | {} | {} | {} |\n",
                 mib(&m["peak_rss_kib"]),
-                mib(&m["rss_start_kib"])
+                mib(&m["rss_start_kib"]),
+                m["cpu_us_per_call"]
             ));
         }
     }
