@@ -588,32 +588,34 @@ fn sampler(
         }
         let t0 = Instant::now();
         let mut samples = Vec::new();
+        let mut sample = |samples: &mut Vec<Sample>| {
+            let t = t0.elapsed().as_secs_f64();
+            let row: Vec<Option<u64>> = pids.iter().map(|(_, p)| status_kib(*p, "VmRSS:")).collect();
+            if let Some(f) = file.as_mut() {
+                let cols: Vec<String> = row
+                    .iter()
+                    .map(|v| v.map(|k| k.to_string()).unwrap_or_default())
+                    .collect();
+                let socks: Vec<String> = pids
+                    .iter()
+                    .map(|(_, p)| sockets(*p).map(|n| n.to_string()).unwrap_or_default())
+                    .collect();
+                let _ = writeln!(
+                    f,
+                    "{t:.1},{},{},{},{}",
+                    cols.join(","),
+                    s.done.load(Ordering::Relaxed),
+                    s.failed.load(Ordering::Relaxed),
+                    socks.join(",")
+                );
+                let _ = f.flush();
+            }
+            samples.push((t, row));
+        };
         let mut next = Duration::ZERO;
         loop {
-            let t = t0.elapsed();
-            if t >= next {
-                let row: Vec<Option<u64>> = pids.iter().map(|(_, p)| status_kib(*p, "VmRSS:")).collect();
-                if let Some(f) = file.as_mut() {
-                    let cols: Vec<String> = row
-                        .iter()
-                        .map(|v| v.map(|k| k.to_string()).unwrap_or_default())
-                        .collect();
-                    let socks: Vec<String> = pids
-                        .iter()
-                        .map(|(_, p)| sockets(*p).map(|n| n.to_string()).unwrap_or_default())
-                        .collect();
-                    let _ = writeln!(
-                        f,
-                        "{:.1},{},{},{},{}",
-                        t.as_secs_f64(),
-                        cols.join(","),
-                        s.done.load(Ordering::Relaxed),
-                        s.failed.load(Ordering::Relaxed),
-                        socks.join(",")
-                    );
-                    let _ = f.flush();
-                }
-                samples.push((t.as_secs_f64(), row));
+            if t0.elapsed() >= next {
+                sample(&mut samples);
                 next += every;
             }
             if stop.load(Ordering::Relaxed) {
@@ -621,9 +623,8 @@ fn sampler(
             }
             std::thread::sleep(Duration::from_millis(100).min(every));
         }
-        // A last sample at the end.
-        let row: Vec<Option<u64>> = pids.iter().map(|(_, p)| status_kib(*p, "VmRSS:")).collect();
-        samples.push((t0.elapsed().as_secs_f64(), row));
+        // A last sample at the end, in the CSV too.
+        sample(&mut samples);
         samples
     })
 }
