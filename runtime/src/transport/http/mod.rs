@@ -316,6 +316,25 @@ impl Server {
         let permits = Arc::new(Semaphore::new(state.options.max_connections));
         let mut backoff = ACCEPT_BACKOFF_MIN;
         loop {
+            // At the connection cap, nothing more is accepted until a connection closes: new
+            // ones wait in the listen backlog (backpressure, nothing refused or lost).
+            let permit = match permits.clone().try_acquire_owned() {
+                Ok(p) => p,
+                Err(_) => {
+                    static FULL: Throttle = Throttle::new();
+                    if let Some(left_out) = FULL.admit() {
+                        tracing::warn!(
+                            limit = state.options.max_connections,
+                            left_out,
+                            "connection limit reached; new connections wait to be accepted"
+                        );
+                    }
+                    match permits.clone().acquire_owned().await {
+                        Ok(p) => p,
+                        Err(_) => return Ok(()),
+                    }
+                }
+            };
             let (stream, peer) = match listener.accept().await {
                 Ok(s) => {
                     backoff = ACCEPT_BACKOFF_MIN;
@@ -333,10 +352,6 @@ impl Server {
                     continue;
                 }
             };
-            let Ok(permit) = permits.clone().try_acquire_owned() else {
-                tokio::spawn(refuse_connection(stream, peer));
-                continue;
-            };
             tokio::spawn(state.clone().serve_connection(TokioIo::new(stream), Some(peer), permit));
         }
     }
@@ -345,23 +360,6 @@ impl Server {
 /// The shortest and longest pause after a failed `accept`.
 const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(10);
 const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
-
-/// A connection past [`HttpOptions::max_connections`]: a 503 written without reading the request,
-/// then closed.
-async fn refuse_connection(mut stream: tokio::net::TcpStream, peer: SocketAddr) {
-    use tokio::io::AsyncWriteExt;
-    static REFUSED: Throttle = Throttle::new();
-    if let Some(left_out) = REFUSED.admit() {
-        tracing::warn!(%peer, left_out, "connection refused: the connection limit is reached");
-    }
-    const BUSY: &[u8] =
-        b"HTTP/1.1 503 Service Unavailable\r\ncontent-length: 0\r\nretry-after: 1\r\nconnection: close\r\n\r\n";
-    let write = async {
-        stream.write_all(BUSY).await?;
-        stream.shutdown().await
-    };
-    let _ = tokio::time::timeout(Duration::from_secs(1), write).await;
-}
 
 impl State {
     /// Serves one connection until it closes, with the header, idle and body time limits.

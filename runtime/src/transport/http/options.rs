@@ -136,10 +136,11 @@ impl HttpOptions {
         self.body_timeout = timeout.max(Duration::from_millis(1));
         self
     }
-    /// How many connections are served at once (default 1024). A connection beyond it is
-    /// answered 503 with `Retry-After` and closed; keep the process's open-file limit above it,
-    /// otherwise accepting pauses (with a back-off, the connections already open still served)
-    /// until descriptors free up.
+    /// How many connections are served at once (default 1024). At the limit nothing more is
+    /// accepted until a connection closes: new connections wait in the listen backlog, and idle
+    /// ones are closed by [`HttpOptions::header_timeout`]. Keep the process's open-file limit
+    /// above it; otherwise accepting pauses (with a back-off, the connections already open still
+    /// served) until descriptors free up.
     pub fn max_connections(mut self, n: usize) -> Self {
         self.max_connections = n.max(1);
         self
