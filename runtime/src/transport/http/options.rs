@@ -58,7 +58,7 @@ impl Default for HttpOptions {
             max_sessions_per_principal: 100,
             header_timeout: Duration::from_secs(10),
             body_timeout: Duration::from_secs(30),
-            max_connections: 1024,
+            max_connections: 4096,
             max_buffered_bytes: 64 * 1024 * 1024,
         }
     }
@@ -136,7 +136,7 @@ impl HttpOptions {
         self.body_timeout = timeout.max(Duration::from_millis(1));
         self
     }
-    /// How many connections are served at once (default 1024). At the limit nothing more is
+    /// How many connections are served at once (default 4096, about 18 KiB of memory and one descriptor each). At the limit nothing more is
     /// accepted until a connection closes: new connections wait in the listen backlog, and idle
     /// ones are closed by [`HttpOptions::header_timeout`]. Keep the process's open-file limit
     /// above it; otherwise accepting pauses (with a back-off, the connections already open still
