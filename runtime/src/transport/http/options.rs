@@ -136,9 +136,10 @@ impl HttpOptions {
         self.body_timeout = timeout.max(Duration::from_millis(1));
         self
     }
-    /// How many connections are served at once (default 4096, about 18 KiB of memory and one descriptor each). At the limit nothing more is
-    /// accepted until a connection closes: new connections wait in the listen backlog, and idle
-    /// ones are closed by [`HttpOptions::header_timeout`]. Keep the process's open-file limit
+    /// How many connections are served at once (default 4096; an idle one takes about 18 KiB
+    /// and a descriptor). At the limit nothing more is accepted until a connection closes: new
+    /// connections wait in the listen backlog, and idle ones are closed by
+    /// [`HttpOptions::header_timeout`]. Keep the process's open-file limit
     /// above it; otherwise accepting pauses (with a back-off, the connections already open still
     /// served) until descriptors free up.
     pub fn max_connections(mut self, n: usize) -> Self {
