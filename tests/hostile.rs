@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A child process killed when dropped.
@@ -304,10 +304,8 @@ fn out_of_descriptors_the_server_backs_off_quietly_and_recovers() {
     );
 }
 
-/// stdio, handshake era, defaults: 64 questions left unanswered do not keep a plain call from
-/// running, and the waiting calls finish when their answers come.
-#[test]
-fn on_stdio_a_plain_call_runs_while_64_questions_wait() {
+/// `notes` over stdio: the process, its stdin and its stdout.
+fn notes_stdio() -> (Proc, ChildStdin, ChildStdout) {
     let mut child = Command::new(support::notes_bin())
         .env("RUST_LOG", "warn")
         .stdin(Stdio::piped())
@@ -315,9 +313,17 @@ fn on_stdio_a_plain_call_runs_while_64_questions_wait() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut stdin: ChildStdin = child.stdin.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel::<Value>();
+    let stdin = child.stdin.take().unwrap();
     let stdout = child.stdout.take().unwrap();
+    (Proc(child), stdin, stdout)
+}
+
+/// stdio, handshake era, defaults: 64 questions left unanswered do not keep a plain call from
+/// running, and the waiting calls finish when their answers come.
+#[test]
+fn on_stdio_a_plain_call_runs_while_64_questions_wait() {
+    let (_proc, mut stdin, stdout) = notes_stdio();
+    let (tx, rx) = std::sync::mpsc::channel::<Value>();
     std::thread::spawn(move || {
         for line in BufReader::new(stdout).lines().map_while(Result::ok) {
             if let Ok(v) = serde_json::from_str(&line)
@@ -327,7 +333,6 @@ fn on_stdio_a_plain_call_runs_while_64_questions_wait() {
             }
         }
     });
-    let _proc = Proc(child);
     let mut send = |v: Value| {
         stdin.write_all(format!("{v}\n").as_bytes()).unwrap();
         stdin.flush().unwrap();
@@ -369,16 +374,8 @@ fn on_stdio_a_plain_call_runs_while_64_questions_wait() {
 /// floats: `1.8446744073709552e+19`).
 #[test]
 fn request_ids_are_echoed_exactly() {
-    let mut child = Command::new(support::notes_bin())
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let _proc = Proc(child);
+    let (_proc, mut stdin, stdout) = notes_stdio();
+    let mut lines = BufReader::new(stdout).lines();
     let ids = [
         "18446744073709551616",
         "-9223372036854775809",

@@ -21,17 +21,16 @@
 //! seconds (to `--rss-csv`), and their peak (`VmHWM`) is read at the end.
 
 use crate::jwt;
+use crate::wire::http::connect;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
-use hyper::client::conn::http1::{self, SendRequest};
-use hyper_util::rt::TokioIo;
+use hyper::client::conn::http1::SendRequest;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use tokio::net::TcpStream;
 use tokio::sync::mpsc;
 
 const PROTOCOL: &str = "2026-07-28";
@@ -160,18 +159,6 @@ struct Reply {
 /// A keep-alive connection to the proxy, opened again when it breaks.
 struct Conn {
     send: Option<SendRequest<Full<Bytes>>>,
-}
-
-async fn connect(addr: &str) -> Result<SendRequest<Full<Bytes>>, String> {
-    let stream = TcpStream::connect(addr)
-        .await
-        .map_err(|e| format!("connect {addr}: {e}"))?;
-    let _ = stream.set_nodelay(true);
-    let (send, conn) = http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(|e| format!("handshake: {e}"))?;
-    tokio::spawn(conn);
-    Ok(send)
 }
 
 /// A fixed set of connections shared by every call: a round takes one, in FIFO order, and gives

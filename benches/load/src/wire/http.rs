@@ -27,15 +27,10 @@ struct Client {
 
 impl Client {
     async fn connect(addr: &str) -> Result<Self, String> {
-        let stream = TcpStream::connect(addr)
-            .await
-            .map_err(|e| format!("connect {addr}: {e}"))?;
-        let _ = stream.set_nodelay(true);
-        let (send, conn) = http1::handshake(TokioIo::new(stream))
-            .await
-            .map_err(|e| format!("handshake: {e}"))?;
-        tokio::spawn(conn);
-        Ok(Self { send, next_id: 1 })
+        Ok(Self {
+            send: connect(addr).await?,
+            next_id: 1,
+        })
     }
 
     /// POSTs one request and returns the JSON-RPC response to it, from a JSON body or an SSE
@@ -203,4 +198,17 @@ async fn phase(s: &Arc<Shared>, clients: &mut Vec<Client>, n: usize) -> Measured
         }
     }
     total
+}
+
+/// An HTTP/1.1 keep-alive connection to `addr` (Nagle off), its driver on a task of its own.
+pub(crate) async fn connect(addr: &str) -> Result<SendRequest<Full<Bytes>>, String> {
+    let stream = TcpStream::connect(addr)
+        .await
+        .map_err(|e| format!("connect {addr}: {e}"))?;
+    let _ = stream.set_nodelay(true);
+    let (send, conn) = http1::handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| format!("handshake: {e}"))?;
+    tokio::spawn(conn);
+    Ok(send)
 }
