@@ -253,3 +253,40 @@ impl Server {
         }
     }
 }
+
+/// Serves one connection over `io` as [`Server::serve_http_on`] serves an accepted stream, with a
+/// listener state of its own: the door of the HTTP fuzz target (`bench::serve_http_connection`),
+/// which writes raw request bytes into an in-memory pipe. `check_hosts` is what a loopback bind
+/// sets.
+#[cfg(feature = "bench")]
+pub(crate) async fn serve_io<IO>(
+    server: Arc<Server>,
+    options: HttpOptions,
+    check_hosts: bool,
+    io: IO,
+) -> Result<(), hyper::Error>
+where
+    IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + 'static,
+{
+    let (tx, mut rx) = mpsc::channel::<Outgoing>(16);
+    tokio::spawn(async move { while rx.recv().await.is_some() {} });
+    let state = Arc::new(State {
+        check_hosts,
+        stateless: Dispatcher::stateless(server.clone()),
+        sessions: Sessions::new(
+            options.session_idle,
+            options.max_sessions,
+            options.max_sessions_per_principal,
+        ),
+        server,
+        options,
+        sink: Outbound { tx },
+    });
+    let service = hyper::service::service_fn(move |req| {
+        let state = state.clone();
+        async move { Ok::<_, Infallible>(state.handle(req).await) }
+    });
+    hyper::server::conn::http1::Builder::new()
+        .serve_connection(TokioIo::new(io), service)
+        .await
+}
