@@ -12,7 +12,7 @@ mod targets;
 use std::path::Path;
 
 /// Replays every file of `dir/<target>/` through its target; returns how many ran.
-fn replay(dir: &str, target: &str, run: fn(&[u8])) -> usize {
+fn replay(dir: &str, target: &str, run: targets::Target) -> usize {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir).join(target);
     let Ok(entries) = std::fs::read_dir(&dir) else { return 0 };
     let mut files: Vec<_> = entries.map(|e| e.unwrap().path()).filter(|p| p.is_file()).collect();

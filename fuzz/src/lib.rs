@@ -25,8 +25,11 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt, ReadBuf};
 use tokio::runtime::Runtime;
 
+/// A target: arbitrary bytes in, a panic when an invariant breaks.
+pub type Target = fn(&[u8]);
+
 /// Every target, by the name of its binary and corpus folder.
-pub const TARGETS: [(&str, fn(&[u8])); 5] = [
+pub const TARGETS: [(&str, Target); 5] = [
     ("frames", frames),
     ("classify", classify),
     ("unseal", unseal),
@@ -63,7 +66,7 @@ impl AsyncRead for Chunky<'_> {
         buf: &mut ReadBuf<'_>,
     ) -> Poll<std::io::Result<()>> {
         self.reads += 1;
-        if self.pending & (1 << (self.reads % 8)) != 0 && self.reads % 3 != 0 {
+        if self.pending & (1 << (self.reads % 8)) != 0 && !self.reads.is_multiple_of(3) {
             cx.waker().wake_by_ref();
             return Poll::Pending;
         }
