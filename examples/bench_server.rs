@@ -18,6 +18,10 @@
 //! third less latency per call (see `docs/PERFORMANCE.md`). Tools that block or crunch for long
 //! are better off on the multi-thread runtime.
 //!
+//! Replicas behind a load balancer (`benches/replicas.sh`) share `MCP_RESOLVE_STATE_KEY` (a
+//! secret of 32+ bytes). Built with `--features jwt`, `MCP_RESOLVE_JWT_SECRET` requires HS256
+//! bearer tokens on HTTP. Without either variable nothing changes.
+//!
 //! Logs go to stderr at `warn` unless `RUST_LOG` says otherwise.
 
 use mcp_resolve::prelude::*;
@@ -79,11 +83,21 @@ async fn serve(args: Vec<String>) -> std::io::Result<()> {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
         .init();
-    let server = Server::new("bench")
+    let mut server = Server::new("bench")
         .version(env!("CARGO_PKG_VERSION"))
         .tool(echo)
         .tool(add)
         .tool(ask_name);
+    match mcp_resolve::StateKeys::from_env("MCP_RESOLVE_STATE_KEY") {
+        Ok(Some(keys)) => server = server.state_keys(keys),
+        Ok(None) => {}
+        Err(e) => {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::InvalidInput,
+                format!("MCP_RESOLVE_STATE_KEY: {e}"),
+            ));
+        }
+    }
     match args.as_slice() {
         [] => server.serve_stdio().await,
         [flag, addr] if flag == "--http" => {
@@ -92,9 +106,16 @@ async fn serve(args: Vec<String>) -> std::io::Result<()> {
                 .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("--http {addr}: {e}")))?;
             let listener = tokio::net::TcpListener::bind(addr).await?;
             eprintln!("listening on {}", listener.local_addr()?);
-            server
-                .serve_http_on(listener, mcp_resolve::HttpOptions::default())
-                .await
+            #[allow(unused_mut)]
+            let mut options = mcp_resolve::HttpOptions::default();
+            // With the `jwt` feature, MCP_RESOLVE_JWT_SECRET turns on HS256 bearer tokens.
+            #[cfg(feature = "jwt")]
+            if let Ok(secret) = std::env::var("MCP_RESOLVE_JWT_SECRET") {
+                let verifier = mcp_resolve::Hs256Verifier::new(secret.as_bytes())
+                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+                options = options.bearer(verifier);
+            }
+            server.serve_http_on(listener, options).await
         }
         _ => Err(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,

@@ -16,7 +16,7 @@ pub use mcp_resolve_runtime::{Action, Confirm, Elicit, ElicitationResult, IntoRe
 // The protocol model a tool may look at.
 #[doc(inline)]
 pub use mcp_resolve_runtime::{
-    ClientCapabilities, Era, ErrorObject, Implementation, ProtocolVersion, RequestId, codes,
+    ClientCapabilities, Era, ErrorObject, Implementation, NumberId, ProtocolVersion, RequestId, codes,
 };
 // Sealing of `requestState`.
 #[doc(inline)]

@@ -62,6 +62,10 @@ async fn nap(ms: u64) -> String {
 }
 
 async fn start(options: HttpOptions) -> SocketAddr {
+    start_with(options, |s| s).await
+}
+
+async fn start_with(options: HttpOptions, tune: impl FnOnce(Server) -> Server) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let server = Server::new("http-test")
@@ -69,7 +73,7 @@ async fn start(options: HttpOptions) -> SocketAddr {
         .tool(nap)
         .tool(steps)
         .state_keys(StateKeys::new(&[7; 32]).unwrap());
-    tokio::spawn(server.serve_http_on(listener, options.max_body_bytes(64 * 1024)));
+    tokio::spawn(tune(server).serve_http_on(listener, options.max_body_bytes(64 * 1024)));
     addr
 }
 
@@ -698,4 +702,256 @@ async fn raw(addr: SocketAddr, host: &str, extra: &str, body: &str) -> String {
     let mut out = String::new();
     s.read_to_string(&mut out).await.unwrap();
     out.split(' ').nth(1).unwrap_or("").to_string()
+}
+
+/// Reads until the peer closes (or `within` passes: then panics); what was read.
+async fn read_until_closed(s: &mut tokio::net::TcpStream, within: Duration) -> String {
+    use tokio::io::AsyncReadExt;
+    let mut out = Vec::new();
+    let mut buf = [0u8; 4096];
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        match tokio::time::timeout_at(deadline, s.read(&mut buf)).await {
+            Err(_) => panic!(
+                "the connection is still open after {within:?}; read so far: {:?}",
+                String::from_utf8_lossy(&out)
+            ),
+            Ok(Ok(0)) | Ok(Err(_)) => return String::from_utf8_lossy(&out).into_owned(),
+            Ok(Ok(n)) => out.extend_from_slice(&buf[..n]),
+        }
+    }
+}
+
+#[tokio::test]
+async fn slow_headers_slow_bodies_idle_connections_and_huge_declared_bodies_are_cut_off() {
+    use tokio::io::AsyncWriteExt;
+    let addr = start(
+        HttpOptions::default()
+            .header_timeout(Duration::from_millis(300))
+            .body_timeout(Duration::from_millis(300)),
+    )
+    .await;
+    let host = format!("127.0.0.1:{}", addr.port());
+
+    // Headers trickling in, one line every 100 ms: closed once the header time is up.
+    let mut slow = tokio::net::TcpStream::connect(addr).await.unwrap();
+    slow.write_all(b"POST /mcp HTTP/1.1\r\n").await.unwrap();
+    let (mut rd, mut wr) = slow.into_split();
+    let trickle = tokio::spawn(async move {
+        for i in 0..100 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            if wr.write_all(format!("x-slow-{i}: 1\r\n").as_bytes()).await.is_err() {
+                return i;
+            }
+        }
+        100
+    });
+    let mut buf = [0u8; 1024];
+    let closed = tokio::time::timeout(Duration::from_secs(5), async {
+        use tokio::io::AsyncReadExt;
+        loop {
+            match rd.read(&mut buf).await {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {}
+            }
+        }
+    })
+    .await;
+    assert!(
+        closed.is_ok(),
+        "a connection sending headers at 10 lines/s is still open after 5 s"
+    );
+    trickle.abort();
+
+    // A connection that never sends anything is closed too.
+    let mut silent = tokio::net::TcpStream::connect(addr).await.unwrap();
+    read_until_closed(&mut silent, Duration::from_secs(5)).await;
+
+    // Idle keep-alive: one exchange, then nothing; the server closes it.
+    let mut idle = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let body = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    idle.write_all(
+        format!(
+            "POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let got = read_until_closed(&mut idle, Duration::from_secs(5)).await;
+    assert!(got.starts_with("HTTP/1.1 "), "{got}");
+
+    // A body that stops halfway: 408, closed.
+    let mut half = tokio::net::TcpStream::connect(addr).await.unwrap();
+    half.write_all(
+        format!("POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{{\"jsonrpc\"")
+            .as_bytes(),
+    )
+    .await
+    .unwrap();
+    let got = read_until_closed(&mut half, Duration::from_secs(5)).await;
+    assert!(got.starts_with("HTTP/1.1 408"), "{got}");
+    assert!(got.contains("Request Timeout"), "{got}");
+
+    // A declared length over the limit: 413 at once, without waiting for a byte of the body.
+    let mut huge = tokio::net::TcpStream::connect(addr).await.unwrap();
+    huge.write_all(
+        format!("POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\ncontent-length: 1000000000000\r\n\r\n")
+            .as_bytes(),
+    )
+    .await
+    .unwrap();
+    // (Waiting for the body would end in 408 from the body timeout, not 413.)
+    let got = read_until_closed(&mut huge, Duration::from_secs(5)).await;
+    assert!(got.starts_with("HTTP/1.1 413"), "{got}");
+
+    // A chunked body over the limit (64 KiB in these tests): 413 as soon as it is crossed.
+    let mut chunked = tokio::net::TcpStream::connect(addr).await.unwrap();
+    chunked
+        .write_all(
+            format!("POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\ntransfer-encoding: chunked\r\n\r\n")
+                .as_bytes(),
+        )
+        .await
+        .unwrap();
+    let chunk = format!("{:x}\r\n{}\r\n", 40_000, " ".repeat(40_000));
+    chunked.write_all(chunk.as_bytes()).await.unwrap();
+    chunked.write_all(chunk.as_bytes()).await.unwrap();
+    let got = read_until_closed(&mut chunked, Duration::from_secs(5)).await;
+    assert!(got.starts_with("HTTP/1.1 413"), "{got}");
+
+    // Through all of it the server kept serving.
+    let r = modern(addr, 1, "tools/list", json!({})).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+}
+
+/// At the connection cap nothing more is accepted: a further client waits (in the listen
+/// backlog, nothing refused or lost) and is served as soon as a connection closes.
+#[tokio::test]
+async fn connections_past_the_cap_wait_and_are_served_when_one_closes() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = start(HttpOptions::default().max_connections(2)).await;
+    let a = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let _b = tokio::net::TcpStream::connect(addr).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut c = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let body = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    c.write_all(
+        format!(
+            "POST /mcp HTTP/1.1\r\nhost: 127.0.0.1:{}\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            addr.port(),
+            body.len()
+        )
+        .as_bytes(),
+    )
+    .await
+    .unwrap();
+    // Not served while two connections are open…
+    let mut buf = [0u8; 64];
+    let early = tokio::time::timeout(Duration::from_millis(500), c.read(&mut buf)).await;
+    assert!(
+        early.is_err(),
+        "a third connection was served past the cap of 2: {early:?}"
+    );
+    // …and served once one of them goes.
+    drop(a);
+    let got = read_until_closed(&mut c, Duration::from_secs(5)).await;
+    assert!(got.starts_with("HTTP/1.1 202"), "{got}");
+}
+
+/// A handshake-era session may have `max_waiting` calls waiting for answers; a call that would
+/// ask beyond that stops at once with an `isError` result, and the session goes on.
+#[tokio::test]
+async fn a_session_caps_its_calls_waiting_for_answers() {
+    let addr = start_with(HttpOptions::default(), |s| s.max_waiting(2)).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "0"}}});
+    let sid = session_id(&send(addr, "POST", &[JSON], &init.to_string()).await);
+    let mut waiting = Vec::new();
+    for id in 2..4 {
+        let sid = sid.clone();
+        waiting.push(tokio::spawn(async move {
+            let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "delete", "arguments": {"path": "x"}}});
+            let h = [JSON, ("mcp-session-id", sid.as_str()), ("mcp-protocol-version", "2025-11-25")];
+            send(addr, "POST", &h, &call.to_string()).await
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let h = [
+        JSON,
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let third = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "delete", "arguments": {"path": "y"}}});
+    let r = tokio::time::timeout(Duration::from_secs(5), send(addr, "POST", &h, &third.to_string()))
+        .await
+        .expect("the third question fails at once instead of waiting");
+    let last = r.events().pop().unwrap_or_else(|| r.json());
+    assert_eq!(last["result"]["isError"], true, "{}", r.body);
+    assert!(
+        last["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("2 questions already wait"),
+        "{}",
+        r.body
+    );
+    // A call that asks nothing is served meanwhile; the waiting ones end with the session.
+    let r = send(
+        addr,
+        "POST",
+        &h,
+        &json!({"jsonrpc": "2.0", "id": 10, "method": "tools/list"}).to_string(),
+    )
+    .await;
+    assert_eq!(r.status, 200);
+    assert_eq!(
+        send(addr, "DELETE", &[("mcp-session-id", sid.as_str())], "")
+            .await
+            .status,
+        200
+    );
+    for w in waiting {
+        let r = tokio::time::timeout(Duration::from_secs(5), w).await.unwrap().unwrap();
+        assert_eq!(r.status, 200);
+    }
+}
+
+/// Bodies held at once are bounded across connections: a body that would take the listener past
+/// `max_buffered_bytes` gets 503 with `Retry-After`; a client that declares a length and sends
+/// nothing holds nothing; bytes are given back when a request ends.
+#[tokio::test]
+async fn bodies_held_at_once_are_bounded_across_connections() {
+    use tokio::io::AsyncWriteExt;
+    let addr = start(HttpOptions::default().max_buffered_bytes(100 * 1024)).await;
+    let host = format!("127.0.0.1:{}", addr.port());
+    let head = |len: usize| {
+        format!("POST /mcp HTTP/1.1\r\nhost: {host}\r\ncontent-type: application/json\r\ncontent-length: {len}\r\n\r\n")
+    };
+    // Declares 60 000 bytes and sends none: holds nothing.
+    let mut declared = tokio::net::TcpStream::connect(addr).await.unwrap();
+    declared.write_all(head(60_000).as_bytes()).await.unwrap();
+    // Sends 60 000 of 61 000 bytes and stalls: holds them.
+    let mut stalled = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stalled.write_all(head(61_000).as_bytes()).await.unwrap();
+    stalled.write_all(" ".repeat(60_000).as_bytes()).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    // Another 60 000-byte body does not fit beside it.
+    let mut second = tokio::net::TcpStream::connect(addr).await.unwrap();
+    second.write_all(head(60_000).as_bytes()).await.unwrap();
+    second.write_all(" ".repeat(60_000).as_bytes()).await.unwrap();
+    let got = read_until_closed(&mut second, Duration::from_secs(5)).await;
+    assert!(got.starts_with("HTTP/1.1 503"), "{got}");
+    assert!(got.to_ascii_lowercase().contains("retry-after: 1"), "{got}");
+    // Small requests still fit, and once the stalled client goes, a large one does too.
+    assert_eq!(modern(addr, 1, "tools/list", json!({})).await.status, 200);
+    drop(stalled);
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let big = format!(
+        r#"{{"jsonrpc":"2.0","method":"notifications/initialized","params":{{"pad":"{}"}}}}"#,
+        "x".repeat(60_000)
+    );
+    let r = send(addr, "POST", &[JSON], &big).await;
+    assert_eq!(r.status, 202, "{}", r.body);
+    drop(declared);
 }

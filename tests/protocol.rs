@@ -364,6 +364,8 @@ async fn initialize_echoes_known_versions() {
         ("2025-06-18", "2025-06-18"),
         ("2025-11-25", "2025-11-25"),
         ("2024-11-05", "2024-11-05"),
+        // 2025-03-26 requires batches, which are not taken: the client is offered the latest.
+        ("2025-03-26", "2025-11-25"),
         ("1999-01-01", "2025-11-25"),
         ("2026-07-28", "2025-11-25"),
     ] {
@@ -619,4 +621,27 @@ async fn enums_and_vectors_are_arguments() {
         text(&r),
         "argument `colour`: unknown variant `blue`, expected `red` or `green`"
     );
+}
+
+/// Arguments nested deeper than serde_json's 128 levels are refused with -32602 and a clear
+/// message; 100 000 levels do not overflow the stack (every pass over raw text is iterative); the
+/// connection goes on.
+#[tokio::test]
+async fn deeply_nested_arguments_are_refused_and_the_connection_goes_on() {
+    let mut c = legacy(ProtocolVersion::V2025_11_25).await;
+    for depth in [200, 100_000] {
+        let x = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let frame = format!(
+            r#"{{"jsonrpc":"2.0","id":{depth},"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2,"x":{x}}}}}}}"#
+        );
+        c.send_raw(&frame).await;
+        let r = c.response_to(&json!(depth)).await;
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        assert!(
+            r["error"]["message"].as_str().unwrap().contains("recursion limit"),
+            "{r}"
+        );
+    }
+    let r = c.call_tool("add", json!({"a": 1, "b": 2})).await;
+    assert_eq!(r["result"]["structuredContent"], json!({"result": 3}));
 }

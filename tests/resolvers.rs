@@ -709,28 +709,61 @@ async fn pipeline_then_answer(server: Server, n: usize) -> (HashMap<i64, Value>,
 /// would never read.)
 #[tokio::test]
 async fn many_pipelined_calls_with_questions_do_not_stall() {
-    let (done, ids) = pipeline_then_answer(server().max_in_flight(2), 40).await;
+    let (done, ids) = pipeline_then_answer(server().max_in_flight(2).max_waiting(64), 40).await;
     for id in ids {
         assert_eq!(text(&done[&id]), "hello Ada", "{}", done[&id]);
     }
 }
 
-/// Past the queue's bound, while the client owes answers, further calls are refused with a
-/// "busy" error rather than buffered without limit; the ones already taken still finish.
+/// Past the bound on questions waiting for the client, a call that would ask stops at once with
+/// an `isError` result saying why, rather than waiting; the ones already asked still finish.
 #[tokio::test]
-async fn calls_past_the_queue_bound_are_refused_as_busy() {
-    // Frames of up to 200 bytes: the queue holds 8 × 200 bytes of waiting calls.
-    let (done, ids) = pipeline_then_answer(server().max_in_flight(1).max_frame_bytes(200), 40).await;
-    let busy: Vec<_> = done.values().filter(|f| f.get("error").is_some()).collect();
-    assert!(!busy.is_empty(), "some calls are refused");
+async fn questions_past_the_waiting_bound_fail_at_once() {
+    let (done, ids) = pipeline_then_answer(server().max_in_flight(1).max_waiting(4), 40).await;
+    let busy: Vec<_> = done.values().filter(|f| f["result"]["isError"] == true).collect();
     for f in &busy {
-        assert_eq!(f["error"]["code"], -32603, "{f}");
-        assert!(f["error"]["message"].as_str().unwrap().contains("busy"), "{f}");
+        assert!(text(f).contains("4 questions already wait"), "{f}");
     }
-    let served = done
-        .values()
-        .filter(|f| f["result"]["content"][0]["text"] == "hello Ada")
-        .count();
-    assert!(served >= 10, "the calls taken before the bound finish: {served}");
+    let served = done.values().filter(|f| text(f) == "hello Ada").count();
+    assert!(served >= 4, "the calls that asked first finish: {served}");
+    assert!(!busy.is_empty(), "the calls past the bound are refused");
     assert_eq!(served + busy.len(), ids.len());
+}
+
+/// Handshake era: calls waiting for the client's answers leave their running slots, so plain
+/// calls run while 64 questions (every running slot of the default configuration) wait.
+#[tokio::test]
+async fn a_plain_call_runs_while_64_questions_wait() {
+    let mut c = TestClient::handshake(
+        server().max_waiting(64),
+        ProtocolVersion::V2025_11_25,
+        json!({"elicitation": {"form": {}}}),
+    )
+    .await;
+    for _ in 0..64 {
+        c.start("tools/call", json!({"name": "unwrapped", "arguments": {}}))
+            .await;
+    }
+    let mut questions = Vec::new();
+    while questions.len() < 64 {
+        let frame = c.recv().await;
+        assert_eq!(frame["method"], "elicitation/create", "{frame}");
+        questions.push(frame["id"].clone());
+    }
+    // Every question is out and unanswered; a call that asks nothing is answered now.
+    let r = tokio::time::timeout(Duration::from_secs(10), c.call_tool("owner", json!({"path": "known"})))
+        .await
+        .expect("a plain call is not kept waiting by calls that wait for the client");
+    assert_eq!(text(&r), "known: Ada");
+    // The waiting calls then finish as their answers come.
+    for id in &questions {
+        c.send(&json!({"jsonrpc": "2.0", "id": id, "result": accept(json!({"name": "Ada"}))}))
+            .await;
+    }
+    let mut finished = 0;
+    while finished < 64 {
+        let frame = c.recv().await;
+        assert_eq!(text(&frame), "hello Ada", "{frame}");
+        finished += 1;
+    }
 }

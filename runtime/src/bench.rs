@@ -271,18 +271,16 @@ pub fn answer_form<F: FormSchema>(message: &str, answer: &Value) -> (FormAnswer,
 }
 
 /// Serves one HTTP/1.1 connection over `io` with a fresh listener state, as the Streamable HTTP
-/// listener serves an accepted stream. `check_hosts` is what a loopback bind sets.
+/// listener serves an accepted stream (time limits included). `check_hosts` is what a loopback
+/// bind sets.
 #[cfg(feature = "http")]
 pub async fn serve_http_connection<IO>(
     server: Arc<crate::Server>,
     options: crate::HttpOptions,
     check_hosts: bool,
     io: IO,
-) -> Result<(), String>
-where
-    IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + 'static,
+) where
+    IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    crate::transport::http::serve_io(server, options, check_hosts, io)
-        .await
-        .map_err(|e| e.to_string())
+    crate::transport::http::serve_io(server, options, check_hosts, io).await;
 }

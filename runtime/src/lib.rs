@@ -13,6 +13,7 @@
 mod args;
 #[cfg(feature = "http")]
 pub mod auth;
+mod budget;
 mod context;
 mod dispatch;
 mod elicit;
@@ -42,7 +43,7 @@ pub use auth::Hs256Verifier;
 pub use auth::{AuthError, TokenVerifier};
 pub use context::{Context, Principal};
 pub use elicit::{Action, Confirm, Elicit, ElicitationResult, IntoResolution, Resolution};
-pub use protocol::{ClientCapabilities, Era, ErrorObject, Implementation, ProtocolVersion, RequestId, codes};
+pub use protocol::{ClientCapabilities, Era, ErrorObject, Implementation, NumberId, ProtocolVersion, RequestId, codes};
 pub use seal::{KeyTooShort, RandomUnavailable, StateKeys};
 pub use server::{CacheScope, Server};
 pub use tool::{ArgsSchema, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 
 /// Where a connection's outgoing frames go.
 #[derive(Clone, Debug)]
@@ -35,6 +35,76 @@ pub(crate) struct Peer {
     /// Woken each time a question goes out, so a transport that stopped reading can start again:
     /// the answer must get through.
     asked: Arc<tokio::sync::Notify>,
+    /// Questions of this connection or session waiting for their answers, bounded
+    /// ([`crate::Server::max_waiting`]).
+    waiting: Arc<Semaphore>,
+    max_waiting: usize,
+    /// The running slot of the one call this handle belongs to, left while it waits (stdio).
+    slot: Option<Arc<Slot>>,
+}
+
+/// A call's running slot (and its place in the admission queue), given up while the call waits
+/// for the client so that other calls can run, and taken again, waiting if need be, once the
+/// answer is in.
+#[derive(Debug)]
+pub(crate) struct Slot {
+    running: Arc<Semaphore>,
+    held: Mutex<SlotState>,
+}
+
+#[derive(Debug, Default)]
+struct SlotState {
+    /// Questions of this call out now.
+    out: usize,
+    permits: Vec<OwnedSemaphorePermit>,
+}
+
+impl Slot {
+    /// A slot drawn from `running`; its permits are handed over by [`Slot::hold`].
+    pub(crate) fn new(running: Arc<Semaphore>) -> Arc<Self> {
+        Arc::new(Self {
+            running,
+            held: Mutex::default(),
+        })
+    }
+
+    /// The permits the call runs under.
+    pub(crate) fn hold(&self, permits: impl IntoIterator<Item = OwnedSemaphorePermit>) {
+        if let Ok(mut h) = self.held.lock() {
+            h.permits.extend(permits);
+        }
+    }
+
+    /// A question goes out: the first one gives the permits back.
+    fn leave(self: &Arc<Self>) -> Away {
+        if let Ok(mut h) = self.held.lock() {
+            h.out += 1;
+            if h.out == 1 {
+                h.permits.clear();
+            }
+        }
+        Away(self.clone())
+    }
+}
+
+/// A question of a call with a [`Slot`] is out; [`Away::back`] takes a running slot again.
+struct Away(Arc<Slot>);
+
+impl Away {
+    async fn back(self) {
+        let last = self.0.held.lock().is_ok_and(|h| h.out == 1);
+        if last && let Ok(p) = self.0.running.clone().acquire_owned().await {
+            self.0.hold([p]);
+        }
+    }
+}
+
+impl Drop for Away {
+    fn drop(&mut self) {
+        if let Ok(mut h) = self.0.held.lock() {
+            h.out = h.out.saturating_sub(1);
+        }
+    }
 }
 
 /// Why a request to the client got no result.
@@ -46,6 +116,8 @@ pub(crate) enum PeerError {
     Timeout,
     /// The connection closed.
     Closed,
+    /// As many questions as may wait at once are waiting already; this one was not sent.
+    Busy(usize),
 }
 
 /// Removes a waiter when the request is abandoned (timeout, cancellation of the call).
@@ -65,12 +137,24 @@ impl Drop for WaiterGuard<'_> {
 }
 
 impl Peer {
-    pub(crate) fn new(outbound: Outbound) -> Self {
+    /// A peer on which at most `max_waiting` questions wait at once.
+    pub(crate) fn new(outbound: Outbound, max_waiting: usize) -> Self {
         Self {
             outbound,
             waiters: Arc::new(Mutex::new(Some(HashMap::new()))),
             next_id: Arc::new(AtomicI64::new(1)),
             asked: Arc::default(),
+            waiting: Arc::new(Semaphore::new(max_waiting.max(1))),
+            max_waiting: max_waiting.max(1),
+            slot: None,
+        }
+    }
+
+    /// The handle of one call, which leaves `slot` while its questions wait.
+    pub(crate) fn for_call(&self, slot: Arc<Slot>) -> Self {
+        Self {
+            slot: Some(slot),
+            ..self.clone()
         }
     }
 
@@ -83,6 +167,9 @@ impl Peer {
             waiters: other.waiters.clone(),
             next_id: other.next_id.clone(),
             asked: other.asked.clone(),
+            waiting: other.waiting.clone(),
+            max_waiting: other.max_waiting,
+            slot: None,
         }
     }
 
@@ -94,6 +181,10 @@ impl Peer {
         timeout: Duration,
     ) -> Result<Value, PeerError> {
         let params = to_raw(params).map_err(PeerError::Client)?;
+        let Ok(_waiting) = self.waiting.clone().try_acquire_owned() else {
+            return Err(PeerError::Busy(self.max_waiting));
+        };
+        let away = self.slot.as_ref().map(Slot::leave);
         let id = RequestId::from(self.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         match self.waiters.lock() {
@@ -118,7 +209,12 @@ impl Peer {
         if !self.outbound.send(message).await {
             return Err(PeerError::Closed);
         }
-        match tokio::time::timeout(timeout, rx).await {
+        let answer = tokio::time::timeout(timeout, rx).await;
+        drop(_waiting);
+        if let Some(away) = away {
+            away.back().await;
+        }
+        match answer {
             Ok(Ok(Ok(v))) => Ok(v),
             Ok(Ok(Err(e))) => Err(PeerError::Client(e)),
             Ok(Err(_)) => Err(PeerError::Closed),

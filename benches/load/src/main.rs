@@ -5,6 +5,7 @@
 //! mcp-load stdio [OPTIONS] -- SERVER_CMD [ARGS...]
 //! mcp-load http  [OPTIONS] --addr 127.0.0.1:PORT -- SERVER_CMD [ARGS...]
 //! mcp-load report RESULTS.jsonl [--charts DIR]
+//! mcp-load replicas [OPTIONS] --addr PROXY_HOST:PORT [--secret JWT_SECRET]
 //! ```
 //!
 //! It spawns the server, opens the session for the protocol asked (2025-era `initialize` +
@@ -17,9 +18,12 @@
 //! back; errors (JSON-RPC errors, `isError` results, a missing `--expect` text) are counted and make
 //! the exit code non-zero. One JSON line per run goes to `--out`; `report` turns those lines into
 //! the Markdown tables of the performance page, with ratios, and with `--charts DIR` draws them as
-//! SVG bar charts in DIR.
+//! SVG bar charts in DIR. `replicas` drives server replicas that already run behind a proxy with
+//! two-round calls under bearer identities (see `replicas.rs` and `benches/replicas.sh`).
 
 mod charts;
+mod jwt;
+mod replicas;
 mod report;
 mod wire;
 
@@ -70,7 +74,8 @@ fn usage() -> ! {
         "usage: mcp-load stdio|http [--label L] [--protocol 2025-11-25|2026-07-28] [--tool T] [--args JSON]\n\
          \x20      [--mode seq|pipe] [-n N] [--warmup N] [--clients C] [--expect TEXT] [--out FILE]\n\
          \x20      [--addr HOST:PORT] [--timeout SECS] [--stderr] -- SERVER_CMD [ARGS...]\n\
-         \x20  or: mcp-load report RESULTS.jsonl [--charts DIR]"
+         \x20  or: mcp-load report RESULTS.jsonl [--charts DIR]\n\
+         \x20  or: mcp-load replicas --addr HOST:PORT [--secret JWT_SECRET] ... (mcp-load replicas --help)"
     );
     std::process::exit(2)
 }
@@ -156,6 +161,9 @@ fn main() {
             }
         }
         return;
+    }
+    if args[0] == "replicas" {
+        std::process::exit(replicas::main(&args[1..]));
     }
     if args[0] != "stdio" && args[0] != "http" {
         usage()

@@ -9,19 +9,61 @@ use std::sync::Arc;
 
 /// A JSON-RPC request id: a string or a number.
 ///
+/// A number is kept as the client wrote it and echoed back exactly, however large or however
+/// written (`18446744073709551616`, `1.0`, `-0`).
+///
 /// ```
 /// use mcp_resolve_runtime::RequestId;
 /// let id: RequestId = serde_json::from_str("\"probe-1\"").unwrap();
 /// assert_eq!(id.to_string(), "\"probe-1\"");
 /// assert_eq!(RequestId::from(7).to_string(), "7");
+/// let big: RequestId = serde_json::from_str("18446744073709551616").unwrap();
+/// assert_eq!(serde_json::to_string(&big).unwrap(), "18446744073709551616");
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(untagged)]
 pub enum RequestId {
-    /// A numeric id.
-    Number(serde_json::Number),
+    /// A numeric id, as written.
+    Number(NumberId),
     /// A string id.
     String(Arc<str>),
+}
+
+/// A numeric request id exactly as the client wrote it: compared, hashed and echoed as its text.
+///
+/// ```
+/// use mcp_resolve_runtime::RequestId;
+/// let RequestId::Number(n) = RequestId::from(42) else { unreachable!() };
+/// assert_eq!(n.as_str(), "42");
+/// assert_eq!(n.as_i64(), Some(42));
+/// ```
+#[derive(Clone, Debug, Serialize)]
+#[serde(transparent)]
+pub struct NumberId(Arc<RawValue>);
+
+impl NumberId {
+    /// The number's text.
+    pub fn as_str(&self) -> &str {
+        self.0.get()
+    }
+    /// The number, when it is an integer that fits an `i64`.
+    pub fn as_i64(&self) -> Option<i64> {
+        self.as_str().parse().ok()
+    }
+}
+
+impl PartialEq for NumberId {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for NumberId {}
+
+impl std::hash::Hash for NumberId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
 }
 
 impl RequestId {
@@ -30,16 +72,25 @@ impl RequestId {
         let text = raw.get();
         match text.as_bytes().first()? {
             b'"' => raw_str(raw).map(|s| Self::String(Arc::from(s))),
-            b'-' | b'0'..=b'9' => serde_json::from_str(text).ok().map(Self::Number),
+            // `raw` is valid JSON starting like a number: it is a number.
+            b'-' | b'0'..=b'9' => Some(Self::Number(NumberId(Arc::from(raw.to_owned())))),
             _ => None,
         }
+    }
+}
+
+impl<'de> Deserialize<'de> for RequestId {
+    /// From JSON text (serde_json only): a string or a number, numbers kept as written.
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = Box::<RawValue>::deserialize(d)?;
+        Self::from_raw(&raw).ok_or_else(|| serde::de::Error::custom("a request id is a string or a number"))
     }
 }
 
 impl fmt::Display for RequestId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Self::Number(n) => write!(f, "{n}"),
+            Self::Number(n) => f.write_str(n.as_str()),
             Self::String(s) => write!(f, "{s:?}"),
         }
     }
@@ -47,7 +98,8 @@ impl fmt::Display for RequestId {
 
 impl From<i64> for RequestId {
     fn from(v: i64) -> Self {
-        Self::Number(v.into())
+        let raw = RawValue::from_string(v.to_string()).unwrap_or_else(|_| RawValue::NULL.to_owned());
+        Self::Number(NumberId(Arc::from(raw)))
     }
 }
 

@@ -7,5 +7,5 @@ pub(crate) mod messages;
 pub(crate) mod version;
 
 pub use envelope::{ClientCapabilities, Implementation};
-pub use jsonrpc::{ErrorObject, RequestId, codes};
+pub use jsonrpc::{ErrorObject, NumberId, RequestId, codes};
 pub use version::{Era, ProtocolVersion};

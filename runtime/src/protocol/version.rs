@@ -74,6 +74,20 @@ impl ProtocolVersion {
         }
     }
 
+    /// Whether `initialize` agrees to this version when a client offers it. Stateless versions
+    /// have no handshake, and 2025-03-26 requires JSON-RPC batches, which this crate does not
+    /// take (they were dropped again in 2025-06-18): a client offering either is answered with
+    /// [`ProtocolVersion::LATEST_HANDSHAKE`], and may go on with it or disconnect.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::ProtocolVersion;
+    /// assert!(ProtocolVersion::V2025_06_18.agreeable());
+    /// assert!(!ProtocolVersion::V2025_03_26.agreeable());
+    /// ```
+    pub const fn agreeable(self) -> bool {
+        matches!(self, Self::V2024_11_05 | Self::V2025_06_18 | Self::V2025_11_25)
+    }
+
     /// The era this version belongs to.
     pub const fn era(self) -> Era {
         match self {

@@ -212,6 +212,17 @@ impl BackChannel {
             Err(PeerError::Timeout) => {
                 Asked::Done(Err(format!("resolver `{key}`: no answer within {:?}", self.timeout)))
             }
+            Err(PeerError::Busy(n)) => {
+                tracing::warn!(
+                    tool,
+                    key,
+                    waiting = n,
+                    "question not asked: too many wait for the client"
+                );
+                Asked::Done(Err(format!(
+                    "resolver `{key}`: {n} questions already wait for the client's answers; try again once some are answered"
+                )))
+            }
             Err(PeerError::Closed) => {
                 Asked::Done(Err(format!("resolver `{key}`: the client went away before answering")))
             }

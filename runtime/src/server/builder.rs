@@ -1,6 +1,7 @@
 //! The server as its author builds it: identity, tools, limits. Built once, then shared by every
 //! connection.
 
+use crate::budget::Budget;
 use crate::protocol::jsonrpc::to_raw;
 use crate::protocol::messages::{
     CacheHints, DiscoverResult, InitializeResult, ListChanged, ListToolsResult, ResultMeta, ServerCapabilities, Stamped,
@@ -51,6 +52,10 @@ pub(crate) struct Config {
     /// `None` until keys are given, or made at the first seal.
     pub(crate) sealer: Sealer,
     pub(crate) audience: Option<String>,
+    /// Memory of the JSON trees made from clients' `arguments` and `inputResponses`.
+    pub(crate) json_memory: Budget,
+    /// How many calls of one connection or session may wait for the client's answer at once.
+    pub(crate) max_waiting: usize,
 }
 
 impl Default for Config {
@@ -64,6 +69,8 @@ impl Default for Config {
             elicitation_timeout: Duration::from_secs(600),
             sealer: Sealer::new(None, Duration::from_secs(600)),
             audience: None,
+            json_memory: Budget::new(256 * 1024 * 1024),
+            max_waiting: 64,
         }
     }
 }
@@ -175,9 +182,37 @@ impl Server {
         self
     }
     /// How many tool calls one connection may run at once; further requests wait (the transport
-    /// stops reading) until one finishes. Default 64.
+    /// stops reading) until one finishes. A call waiting for the client's answer to its question
+    /// does not count: see [`Server::max_waiting`]. Default 64.
     pub fn max_in_flight(mut self, calls: usize) -> Self {
         self.config.max_in_flight = calls.max(1);
+        self
+    }
+    /// How many calls of one connection (stdio) or session (HTTP, handshake era) may wait for
+    /// the client's answer to a question at once (default 64). Waiting calls leave their running
+    /// slot to other calls; a call that would ask beyond this bound stops at once with an
+    /// `isError` result saying so, instead of waiting.
+    ///
+    /// ```
+    /// let server = mcp_resolve_runtime::Server::new("notes").max_waiting(8);
+    /// # let _ = server;
+    /// ```
+    pub fn max_waiting(mut self, calls: usize) -> Self {
+        self.config.max_waiting = calls.max(1);
+        self
+    }
+    /// How much memory the JSON trees made from clients' `arguments` and `inputResponses` may
+    /// take at once, across all calls (default 256 MiB). Each call's share is estimated from
+    /// its text before it is parsed and held until the call ends: a call whose arguments alone
+    /// would take more is refused with -32602, one arriving while others hold the rest gets a
+    /// -32603 "server busy" error to retry.
+    ///
+    /// ```
+    /// let server = mcp_resolve_runtime::Server::new("notes").max_json_memory(64 << 20);
+    /// # let _ = server;
+    /// ```
+    pub fn max_json_memory(mut self, bytes: usize) -> Self {
+        self.config.json_memory = Budget::new(bytes);
         self
     }
     /// The most rounds of questions one call may take (2026-07-28: `InputRequiredResult`s;

@@ -4,6 +4,7 @@
 
 use super::Server;
 use super::session::Route;
+use crate::budget::{Budget, Hold, Short, tree_cost};
 use crate::context::{Context, ContextParts, Principal};
 use crate::peer::{Outbound, Peer};
 use crate::protocol::envelope::Envelope;
@@ -33,15 +34,36 @@ pub(crate) struct PendingCall {
     /// 2026-07-28 retries: the answers and the sealed state.
     input_responses: Map<String, Value>,
     request_state: Option<String>,
+    /// The share of the server's JSON budget its trees take, held until the call ends.
+    memory: Hold,
 }
 
 /// An object member: absent or `null` is empty; anything else but an object is `what`'s error.
-fn object(raw: Option<&RawValue>, what: &str) -> Result<Map<String, Value>, ErrorObject> {
+/// The tree's estimated memory is taken from the server's JSON budget first, and held in `hold`.
+fn object(
+    raw: Option<&RawValue>,
+    what: &str,
+    budget: &Budget,
+    hold: &mut Hold,
+) -> Result<Map<String, Value>, ErrorObject> {
     match raw {
         None => Ok(Map::new()),
         Some(r) if r.get() == "null" => Ok(Map::new()),
-        Some(r) if crate::protocol::jsonrpc::is_object(r) => serde_json::from_str(r.get())
-            .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: `{what}`: {e}"))),
+        Some(r) if crate::protocol::jsonrpc::is_object(r) => {
+            let cost = tree_cost(r.get());
+            budget.grow(hold, cost).map_err(|short| match short {
+                Short::TooLarge => ErrorObject::invalid_params(format!(
+                    "Invalid params: `{what}` would take about {} KiB of memory once parsed, more than this server's limit of {} KiB",
+                    cost.div_ceil(1024),
+                    budget.limit() / 1024
+                )),
+                Short::Busy => ErrorObject::internal(
+                    "Server busy: other calls hold the memory for their arguments; retry later",
+                ),
+            })?;
+            serde_json::from_str(r.get())
+                .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: `{what}`: {e}")))
+        }
         Some(_) => Err(ErrorObject::invalid_params(match what {
             "inputResponses" => "Invalid params: `inputResponses` must be an object keyed like `inputRequests`".into(),
             _ => format!("Invalid params: `{what}` must be an object"),
@@ -69,8 +91,10 @@ impl PendingCall {
         let Some(entry) = server.entry(&name) else {
             return Err(ErrorObject::invalid_params(format!("Unknown tool: {name}")).with_data(json!({ "name": name })));
         };
-        let arguments = object(head.arguments, "arguments")?;
-        let input_responses = object(head.input_responses, "inputResponses")?;
+        let budget = &server.config.json_memory;
+        let mut memory = Hold::default();
+        let arguments = object(head.arguments, "arguments", budget, &mut memory)?;
+        let input_responses = object(head.input_responses, "inputResponses", budget, &mut memory)?;
         let request_state = match head.request_state {
             None => None,
             Some(r) if r.get() == "null" => None,
@@ -84,6 +108,7 @@ impl PendingCall {
             envelope,
             input_responses,
             request_state,
+            memory,
         })
     }
 
@@ -110,6 +135,7 @@ impl PendingCall {
             envelope,
             input_responses,
             request_state,
+            memory: _memory,
         } = self;
         let version = envelope.version;
         let stateless = version.era() == Era::Stateless;
@@ -207,7 +233,10 @@ fn panicked(tool: &str, payload: &Box<dyn std::any::Any + Send>) -> CallToolResu
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "a non-string payload".into());
-    tracing::error!(tool, panic = %what, "tool panicked");
+    static PANICKED: crate::throttle::Throttle = crate::throttle::Throttle::new();
+    if let Some(left_out) = PANICKED.admit() {
+        tracing::error!(tool, panic = %what, left_out, "tool panicked");
+    }
     CallToolResult::error(format!("tool `{tool}` failed: internal error"))
 }
 

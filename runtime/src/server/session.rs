@@ -6,7 +6,7 @@ use super::call::PendingCall;
 use crate::protocol::envelope::{Envelope, EnvelopeCache, Meta};
 use crate::protocol::jsonrpc::to_raw;
 use crate::protocol::messages::{EmptyResult, InitializeParams, ParamsHead};
-use crate::protocol::{ClientCapabilities, Era, ErrorObject, Implementation, ProtocolVersion, codes};
+use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, ProtocolVersion, codes};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -133,7 +133,7 @@ fn handshake(
             let p = InitializeParams::read(head);
             let version = p
                 .version
-                .filter(|v| v.era() == Era::Handshake)
+                .filter(|v| v.agreeable())
                 .unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
             *hs = Some(Handshake {
                 version,

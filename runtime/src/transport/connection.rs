@@ -7,11 +7,12 @@
 
 use super::frames::{Frame, FrameReader};
 use crate::dispatch::{Admitted, Dispatch, Dispatcher};
-use crate::peer::{Outbound, Peer};
+use crate::peer::{Outbound, Peer, Slot};
 use crate::protocol::ErrorObject;
 use crate::protocol::inbound::classify;
 use crate::protocol::jsonrpc::Outgoing;
 use crate::server::{Server, Session};
+use crate::throttle::Throttle;
 use futures_util::FutureExt;
 use std::collections::VecDeque;
 use std::panic::AssertUnwindSafe;
@@ -44,7 +45,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
     reader: R,
     outbound: Outbound,
 ) -> std::io::Result<()> {
-    let peer = Peer::new(outbound.clone());
+    let peer = Peer::new(outbound.clone(), server.config.max_waiting);
     let dispatcher = Dispatcher::connection(server.clone());
     let mut frames = FrameReader::new(reader, server.config.max_frame_bytes);
     let mut session = Session::new();
@@ -114,7 +115,10 @@ async fn read_messages<R: AsyncRead + Unpin>(
             Ok(Frame::Eof) => break Ok(()),
             Ok(Frame::TooLarge(n)) => {
                 let limit = server.config.max_frame_bytes;
-                tracing::warn!(bytes = n, limit, "oversized frame refused");
+                static OVERSIZED: Throttle = Throttle::new();
+                if let Some(left_out) = OVERSIZED.admit() {
+                    tracing::warn!(bytes = n, limit, left_out, "oversized frame refused");
+                }
                 let e = ErrorObject::invalid_request(format!(
                     "Invalid Request: message of {n} bytes exceeds the limit of {limit} bytes"
                 ));
@@ -141,7 +145,10 @@ async fn read_messages<R: AsyncRead + Unpin>(
                     }
                 } else if queue.bytes + queued.bytes > max_queued_bytes {
                     let id = queued.call.id().clone();
-                    tracing::warn!(%id, queued = queue.len(), "request refused: too many waiting");
+                    static BUSY: Throttle = Throttle::new();
+                    if let Some(left_out) = BUSY.admit() {
+                        tracing::warn!(%id, queued = queue.len(), left_out, "request refused: too many waiting");
+                    }
                     drop(queued);
                     let e = ErrorObject::internal(
                         "Server busy: too many requests are waiting while the client owes answers; retry later",
@@ -223,32 +230,34 @@ impl Starter {
     #[must_use = "the response of a call that completed at once must be sent"]
     fn start(&self, tasks: &mut JoinSet<()>, q: Queued, admitted: OwnedSemaphorePermit) -> Option<Outgoing> {
         let out = self.outbound.clone();
-        let run = AssertUnwindSafe(q.call.run(out.clone(), Some(self.peer.clone()), None)).catch_unwind();
+        // The call holds its permits through its slot, and leaves them while it waits for the
+        // client; they are given back when the last handle on the slot goes, with the call.
+        let slot = Slot::new(self.permits.clone());
+        let peer = self.peer.for_call(slot.clone());
+        let run = AssertUnwindSafe(q.call.run(out.clone(), Some(peer), None)).catch_unwind();
         let Ok(running) = self.permits.clone().try_acquire_owned() else {
             let permits = self.permits.clone();
             tasks.spawn(async move {
-                let Ok(_running) = permits.acquire_owned().await else {
+                let Ok(running) = permits.acquire_owned().await else {
                     return;
                 };
+                slot.hold([running, admitted]);
                 if let Ok(Some(reply)) = run.await {
                     out.send(reply).await;
                 }
-                drop(admitted);
             });
             return None;
         };
+        slot.hold([running, admitted]);
         let mut run = Box::pin(run);
         match (&mut run).now_or_never() {
-            Some(reply) => {
-                drop((running, admitted));
-                reply.ok().flatten()
-            }
+            Some(reply) => reply.ok().flatten(),
             None => {
                 tasks.spawn(async move {
                     if let Ok(Some(reply)) = run.await {
                         out.send(reply).await;
                     }
-                    drop((running, admitted));
+                    drop(slot);
                 });
                 None
             }

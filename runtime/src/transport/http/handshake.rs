@@ -25,7 +25,13 @@ impl State {
             Dispatch::Reply(error) => return message_response(error, true),
             Dispatch::Done | Dispatch::Call(_) => return empty(StatusCode::BAD_REQUEST),
         };
-        let legacy = LegacySession::new(principal, session, dispatcher, self.sink.clone());
+        let legacy = LegacySession::new(
+            principal,
+            session,
+            dispatcher,
+            self.sink.clone(),
+            self.server.config.max_waiting,
+        );
         let session_id = match self.sessions.open(legacy) {
             Ok(Some(id)) => id,
             Ok(None) => return empty(StatusCode::SERVICE_UNAVAILABLE),

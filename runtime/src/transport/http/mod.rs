@@ -14,25 +14,28 @@ mod stateless;
 
 pub use options::HttpOptions;
 
+use crate::budget::{Budget, Hold};
 use crate::dispatch::Dispatcher;
 use crate::peer::Outbound;
 use crate::protocol::inbound::{Inbound, classify};
 use crate::protocol::jsonrpc::Outgoing;
 use crate::protocol::{ErrorObject, RequestId, codes};
 use crate::server::Server;
+use crate::throttle::Throttle;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::combinators::BoxBody;
-use http_body_util::{BodyExt, Full, Limited};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Body as _;
 use hyper::body::Incoming;
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use sessions::Sessions;
 use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::net::TcpListener;
-use tokio::sync::mpsc;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc};
 
 type Body = BoxBody<Bytes, Infallible>;
 
@@ -48,6 +51,8 @@ struct State {
     /// 2026-07-28 traffic: nothing registered, ids are each client's own.
     stateless: Dispatcher,
     sessions: Sessions,
+    /// Bytes of request bodies being read or handled.
+    buffered: Budget,
     /// Where frames for no stream in particular go (a session's own peer outbound is never read).
     sink: Outbound,
 }
@@ -123,6 +128,95 @@ fn opens_session(headers: &HeaderMap, inbound: &Inbound<'_>) -> bool {
 }
 
 impl State {
+    /// 413, and the connection closed: the rest of the body is never read.
+    fn too_large(&self) -> Response<Body> {
+        let mut r = error_response(
+            None,
+            ErrorObject::invalid_request(format!(
+                "Invalid Request: body exceeds the limit of {} bytes",
+                self.options.max_body_bytes
+            )),
+        )
+        .with_status(StatusCode::PAYLOAD_TOO_LARGE);
+        r.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        r
+    }
+
+    /// Reads a body within the size limit, the body time limit and the listener's budget of
+    /// buffered bytes, taken as the bytes arrive (so a client that declares a length and stalls
+    /// holds only what it sent) and held until the request is handled. A declared length over
+    /// the limit is refused before a byte of the body is read.
+    async fn read_body(&self, mut body: Incoming) -> Result<(Bytes, Hold), Response<Body>> {
+        let limit = self.options.max_body_bytes;
+        let declared = body.size_hint().lower();
+        if declared > limit as u64 {
+            return Err(self.too_large());
+        }
+        let mut held = Hold::default();
+        let expected = body.size_hint().exact().map_or(limit, |n| n as usize);
+        let read = async {
+            let mut buf = bytes::BytesMut::with_capacity((declared as usize).min(64 * 1024));
+            while let Some(frame) = body.frame().await {
+                let Ok(frame) = frame else {
+                    return Err(empty(StatusCode::BAD_REQUEST));
+                };
+                let Ok(data) = frame.into_data() else { continue };
+                if buf.len() + data.len() > limit {
+                    return Err(self.too_large());
+                }
+                let more = (buf.len() + data.len()).saturating_sub(held.bytes());
+                if more > 0 {
+                    // Taken in steps of up to 64 KiB (never past the declared length), not
+                    // per frame.
+                    let step = more.max((64 * 1024).min(expected.saturating_sub(held.bytes())));
+                    self.buffered.grow(&mut held, step).map_err(|_| self.busy())?;
+                }
+                buf.extend_from_slice(&data);
+            }
+            Ok(buf.freeze())
+        };
+        match tokio::time::timeout(self.options.body_timeout, read).await {
+            Ok(Ok(bytes)) => Ok((bytes, held)),
+            Ok(Err(refused)) => Err(refused),
+            Err(_) => {
+                let mut r = error_response(
+                    None,
+                    ErrorObject::invalid_request(format!(
+                        "Request Timeout: the body did not arrive within {} ms",
+                        self.options.body_timeout.as_millis()
+                    )),
+                )
+                .with_status(StatusCode::REQUEST_TIMEOUT);
+                r.headers_mut()
+                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                Err(r)
+            }
+        }
+    }
+
+    /// 503: the listener holds as many body bytes as it may; the connection is closed.
+    fn busy(&self) -> Response<Body> {
+        static BUSY: Throttle = Throttle::new();
+        if let Some(left_out) = BUSY.admit() {
+            tracing::warn!(
+                left_out,
+                limit = self.buffered.limit(),
+                "request refused: too many body bytes held"
+            );
+        }
+        let mut r = error_response(
+            None,
+            ErrorObject::internal("Server busy: too many request bodies are being read; retry later"),
+        )
+        .with_status(StatusCode::SERVICE_UNAVAILABLE);
+        r.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        r
+    }
+
     async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
         if req.uri().path() != self.options.path {
             return empty(StatusCode::NOT_FOUND);
@@ -166,19 +260,9 @@ impl State {
             .with_status(StatusCode::UNSUPPORTED_MEDIA_TYPE);
         }
         let (parts, body) = req.into_parts();
-        let bytes = match Limited::new(body, self.options.max_body_bytes).collect().await {
-            Ok(c) => c.to_bytes(),
-            Err(e) if e.is::<http_body_util::LengthLimitError>() => {
-                return error_response(
-                    None,
-                    ErrorObject::invalid_request(format!(
-                        "Invalid Request: body exceeds the limit of {} bytes",
-                        self.options.max_body_bytes
-                    )),
-                )
-                .with_status(StatusCode::PAYLOAD_TOO_LARGE);
-            }
-            Err(_) => return empty(StatusCode::BAD_REQUEST),
+        let (bytes, _held) = match self.read_body(body).await {
+            Ok(read) => read,
+            Err(refused) => return refused,
         };
         let inbound = classify(&bytes);
         if let Inbound::Invalid { id, error } = inbound {
@@ -224,49 +308,93 @@ impl Server {
                 options.max_sessions,
                 options.max_sessions_per_principal,
             ),
+            buffered: Budget::new(options.max_buffered_bytes),
             server,
             options,
             sink: Outbound { tx },
         });
+        let permits = Arc::new(Semaphore::new(state.options.max_connections));
+        let mut backoff = ACCEPT_BACKOFF_MIN;
         loop {
+            // At the connection cap, nothing more is accepted until a connection closes: new
+            // ones wait in the listen backlog (backpressure, nothing refused or lost).
+            let permit = match permits.clone().try_acquire_owned() {
+                Ok(p) => p,
+                Err(_) => {
+                    static FULL: Throttle = Throttle::new();
+                    if let Some(left_out) = FULL.admit() {
+                        tracing::warn!(
+                            limit = state.options.max_connections,
+                            left_out,
+                            "connection limit reached; new connections wait to be accepted"
+                        );
+                    }
+                    match permits.clone().acquire_owned().await {
+                        Ok(p) => p,
+                        Err(_) => return Ok(()),
+                    }
+                }
+            };
             let (stream, peer) = match listener.accept().await {
-                Ok(s) => s,
+                Ok(s) => {
+                    backoff = ACCEPT_BACKOFF_MIN;
+                    s
+                }
                 Err(e) => {
-                    tracing::warn!(error = %e, "accept failed");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    // Out of descriptors (EMFILE) or similar: pause accepting, longer each time,
+                    // while the connections already open go on being served.
+                    static FAILED: Throttle = Throttle::new();
+                    if let Some(left_out) = FAILED.admit() {
+                        tracing::warn!(error = %e, left_out, "accept failed; backing off");
+                    }
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(ACCEPT_BACKOFF_MAX);
                     continue;
                 }
             };
-            let state = state.clone();
-            tokio::spawn(async move {
-                let service = hyper::service::service_fn(move |req| {
-                    let state = state.clone();
-                    async move { Ok::<_, Infallible>(state.handle(req).await) }
-                });
-                if let Err(e) = hyper::server::conn::http1::Builder::new()
-                    .serve_connection(TokioIo::new(stream), service)
-                    .await
-                {
-                    tracing::debug!(%peer, error = %e, "connection ended");
-                }
-            });
+            tokio::spawn(state.clone().serve_connection(TokioIo::new(stream), Some(peer), permit));
         }
     }
 }
 
-/// Serves one connection over `io` as [`Server::serve_http_on`] serves an accepted stream, with a
-/// listener state of its own: the door of the HTTP fuzz target (`bench::serve_http_connection`),
-/// which writes raw request bytes into an in-memory pipe. `check_hosts` is what a loopback bind
-/// sets.
+/// The shortest and longest pause after a failed `accept`.
+const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(10);
+const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
+
+impl State {
+    /// Serves one connection until it closes, with the header, idle and body time limits.
+    async fn serve_connection<I>(
+        self: Arc<Self>,
+        io: TokioIo<I>,
+        peer: Option<SocketAddr>,
+        _permit: OwnedSemaphorePermit,
+    ) where
+        I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let header_timeout = self.options.header_timeout;
+        let service = hyper::service::service_fn(move |req| {
+            let state = self.clone();
+            async move { Ok::<_, Infallible>(state.handle(req).await) }
+        });
+        let served = hyper::server::conn::http1::Builder::new()
+            .timer(TokioTimer::new())
+            .header_read_timeout(header_timeout)
+            .serve_connection(io, service)
+            .await;
+        if let Err(e) = served {
+            tracing::debug!(?peer, error = %e, "connection ended");
+        }
+    }
+}
+
+/// Serves one connection over `io` as [`Server::serve_http_on`] serves an accepted stream
+/// (`State::serve_connection`, with its time limits), with a listener state of its own: the door
+/// of the HTTP fuzz target (`bench::serve_http_connection`), which writes raw request bytes into
+/// an in-memory pipe. `check_hosts` is what a loopback bind sets.
 #[cfg(feature = "bench")]
-pub(crate) async fn serve_io<IO>(
-    server: Arc<Server>,
-    options: HttpOptions,
-    check_hosts: bool,
-    io: IO,
-) -> Result<(), hyper::Error>
+pub(crate) async fn serve_io<IO>(server: Arc<Server>, options: HttpOptions, check_hosts: bool, io: IO)
 where
-    IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + 'static,
+    IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let (tx, mut rx) = mpsc::channel::<Outgoing>(16);
     tokio::spawn(async move { while rx.recv().await.is_some() {} });
@@ -278,15 +406,14 @@ where
             options.max_sessions,
             options.max_sessions_per_principal,
         ),
+        buffered: Budget::new(options.max_buffered_bytes),
         server,
         options,
         sink: Outbound { tx },
     });
-    let service = hyper::service::service_fn(move |req| {
-        let state = state.clone();
-        async move { Ok::<_, Infallible>(state.handle(req).await) }
-    });
-    hyper::server::conn::http1::Builder::new()
-        .serve_connection(TokioIo::new(io), service)
-        .await
+    // The one connection of this listener holds its one permit.
+    let Ok(permit) = Arc::new(Semaphore::new(1)).try_acquire_owned() else {
+        return;
+    };
+    state.serve_connection(TokioIo::new(io), None, permit).await;
 }

@@ -23,6 +23,10 @@ pub struct HttpOptions {
     pub(super) session_idle: Duration,
     pub(super) max_sessions: usize,
     pub(super) max_sessions_per_principal: usize,
+    pub(super) header_timeout: Duration,
+    pub(super) body_timeout: Duration,
+    pub(super) max_connections: usize,
+    pub(super) max_buffered_bytes: usize,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -33,6 +37,10 @@ impl std::fmt::Debug for HttpOptions {
             .field("allowed_hosts", &self.allowed_hosts)
             .field("allowed_origins", &self.allowed_origins)
             .field("max_body_bytes", &self.max_body_bytes)
+            .field("header_timeout", &self.header_timeout)
+            .field("body_timeout", &self.body_timeout)
+            .field("max_connections", &self.max_connections)
+            .field("max_buffered_bytes", &self.max_buffered_bytes)
             .finish_non_exhaustive()
     }
 }
@@ -48,6 +56,10 @@ impl Default for HttpOptions {
             session_idle: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
             max_sessions_per_principal: 100,
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            max_connections: 4096,
+            max_buffered_bytes: 64 * 1024 * 1024,
         }
     }
 }
@@ -101,6 +113,43 @@ impl HttpOptions {
     /// applies.
     pub fn max_sessions_per_principal(mut self, n: usize) -> Self {
         self.max_sessions_per_principal = n.max(1);
+        self
+    }
+    /// How long a client may take to send a request's line and headers (default 10 s), counted
+    /// from when the connection opens or its previous response ends; past it the connection is
+    /// closed. The same clock closes an idle keep-alive connection: one that sends no new request
+    /// within this time after its last response.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::HttpOptions;
+    /// use std::time::Duration;
+    /// let options = HttpOptions::default().header_timeout(Duration::from_secs(5));
+    /// # let _ = options;
+    /// ```
+    pub fn header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+    /// How long a client may take to send a request's whole body (default 30 s); past it the
+    /// request gets 408 and the connection is closed.
+    pub fn body_timeout(mut self, timeout: Duration) -> Self {
+        self.body_timeout = timeout.max(Duration::from_millis(1));
+        self
+    }
+    /// How many connections are served at once (default 4096, about 18 KiB of memory and one descriptor each). At the limit nothing more is
+    /// accepted until a connection closes: new connections wait in the listen backlog, and idle
+    /// ones are closed by [`HttpOptions::header_timeout`]. Keep the process's open-file limit
+    /// above it; otherwise accepting pauses (with a back-off, the connections already open still
+    /// served) until descriptors free up.
+    pub fn max_connections(mut self, n: usize) -> Self {
+        self.max_connections = n.max(1);
+        self
+    }
+    /// How many bytes of request bodies the listener holds at once, across all connections
+    /// (default 64 MiB): bodies being read, and bodies read but not yet handled. A request that
+    /// would take it past this bound gets 503 with `Retry-After`, and its connection is closed.
+    pub fn max_buffered_bytes(mut self, bytes: usize) -> Self {
+        self.max_buffered_bytes = bytes.max(1);
         self
     }
 }

@@ -23,12 +23,18 @@ pub(super) struct LegacySession {
 }
 
 impl LegacySession {
-    pub(super) fn new(principal: Option<Principal>, session: Session, dispatcher: Dispatcher, sink: Outbound) -> Self {
+    pub(super) fn new(
+        principal: Option<Principal>,
+        session: Session,
+        dispatcher: Dispatcher,
+        sink: Outbound,
+        max_waiting: usize,
+    ) -> Self {
         Self {
             principal,
             session: Mutex::new(session),
             dispatcher,
-            peer: Peer::new(sink),
+            peer: Peer::new(sink, max_waiting),
             last_seen: Mutex::new(Instant::now()),
         }
     }
@@ -182,7 +188,13 @@ mod tests {
     fn session() -> LegacySession {
         let server = Arc::new(crate::Server::new("t"));
         let (tx, _rx) = tokio::sync::mpsc::channel(1);
-        LegacySession::new(None, Session::new(), Dispatcher::connection(server), Outbound { tx })
+        LegacySession::new(
+            None,
+            Session::new(),
+            Dispatcher::connection(server),
+            Outbound { tx },
+            32,
+        )
     }
 
     #[test]
