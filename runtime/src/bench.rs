@@ -1,11 +1,21 @@
-//! Doors for `benches/micro.rs`, behind the non-default `bench` feature. Not API: thin doors onto
-//! crate-private machinery, so a benchmark measures the real code paths without a transport.
+//! Doors for `benches/micro.rs` and the fuzz targets under `fuzz/`, behind the non-default
+//! `bench` feature. Not API: thin doors onto crate-private machinery, so a benchmark measures, and
+//! a fuzzer drives, the real code paths without a transport.
 
 use crate::dispatch::{Dispatch, Dispatcher};
-use crate::protocol::inbound::classify;
-use crate::resolve::state::CallBinding;
+use crate::elicit::Elicit;
+use crate::form::{FormSchema, RenderOptions};
+use crate::protocol::envelope::{ClientCapabilities, EnvelopeCache};
+use crate::protocol::inbound::{Inbound, classify};
+use crate::protocol::jsonrpc::{RequestId, raw_str};
+use crate::protocol::messages::ParamsHead;
+use crate::protocol::{Implementation, ProtocolVersion};
+use crate::resolve::ask::{Asked, Collect, Question};
+use crate::resolve::def::{AskForm, Settled};
+use crate::resolve::state::{CallBinding, RoundState};
 use crate::seal::Sealer;
 use crate::server::Session;
+use crate::transport::frames::{Frame, FrameReader};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -40,6 +50,13 @@ impl StateSealer {
     /// The state inside `token`, or `None` when it is refused (the reason is not told).
     pub fn unseal(&self, token: &str, tool: &str, arguments: &Map<String, Value>, audience: &str) -> Option<Value> {
         binding(tool, arguments, audience).open(&self.0, token).ok()
+    }
+
+    /// Whether `token` opens as the engine's own round state, as a `tools/call` retry opens it.
+    pub fn opens_round_state(&self, token: &str, tool: &str, arguments: &Map<String, Value>, audience: &str) -> bool {
+        binding(tool, arguments, audience)
+            .open::<RoundState>(&self.0, token)
+            .is_ok()
     }
 
     /// As [`StateSealer::unseal`], but the state comes back as the JSON text it was sealed as
@@ -77,4 +94,193 @@ impl FrameHandler {
             Dispatch::Call(call) => call.run_detached(None).await.map(|m| m.encode()),
         }
     }
+}
+
+// ---------------------------------------------------------------- fuzzing doors (`fuzz/`)
+
+/// One frame as [`read_frames`] reports it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FrameOut {
+    /// A non-blank line, without its `\n` / `\r\n`.
+    Line(Vec<u8>),
+    /// A line longer than the limit, skipped; its length.
+    TooLarge(usize),
+}
+
+/// Every frame in `reader`, as the stdio transport's `FrameReader` cuts them with limit `max`,
+/// until the end of input.
+pub async fn read_frames<R: tokio::io::AsyncRead + Unpin>(reader: R, max: usize) -> std::io::Result<Vec<FrameOut>> {
+    let mut frames = FrameReader::new(reader, max);
+    let mut out = Vec::new();
+    loop {
+        match frames.next().await? {
+            Frame::Line(line) => out.push(FrameOut::Line(line)),
+            Frame::TooLarge(n) => out.push(FrameOut::TooLarge(n)),
+            Frame::Eof => return Ok(out),
+        }
+    }
+}
+
+/// What `classify`, then the reading of the params' members and of the 2026-07-28 `_meta`
+/// envelope, made of one frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Classified {
+    /// `request`, `notification`, `response` or `invalid`.
+    pub kind: &'static str,
+    /// The JSON-RPC error code an invalid frame is answered with.
+    pub error: Option<i64>,
+    /// For a request or notification: the envelope's version, or the error code it is refused with.
+    pub envelope: Option<Result<ProtocolVersion, i64>>,
+    /// Whether validating the same envelope again, through the connection's cache, said the same.
+    pub cache_agrees: bool,
+}
+
+/// Reads every member a session would read from a request's params (without running it).
+fn read_params(params: &ParamsHead<'_>, out: &mut Classified) {
+    let meta = &params.meta;
+    let _ = (meta.has_envelope(), meta.progress_token());
+    let mut cache = EnvelopeCache::default();
+    let first = meta.envelope_cached(&mut cache);
+    let again = meta.envelope_cached(&mut cache);
+    out.cache_agrees = match (&first, &again) {
+        (Ok(a), Ok(b)) => {
+            a.version == b.version
+                && a.capabilities == b.capabilities
+                && a.client_info == b.client_info
+                && a.progress_token == b.progress_token
+        }
+        (Err(a), Err(b)) => a == b,
+        _ => false,
+    };
+    out.envelope = Some(match first {
+        Ok(envelope) => {
+            let caps = &envelope.capabilities;
+            let _ = (caps.as_map().len(), caps.elicitation_form(), caps.elicitation_url());
+            let _ = (caps.sampling(), caps.roots());
+            Ok(envelope.version)
+        }
+        Err(e) => Err(e.code),
+    });
+    // The handshake era's `initialize` members.
+    if let Some(raw) = params.capabilities {
+        let caps = ClientCapabilities::from_raw(raw);
+        let _ = (caps.as_map().len(), caps.elicitation_form(), caps.elicitation_url());
+    }
+    let _ = params.client_info.map(Implementation::from_raw);
+    let _ = params
+        .protocol_version
+        .and_then(raw_str)
+        .map(|v| ProtocolVersion::parse(&v));
+    let _ = params.request_id.map(RequestId::from_raw);
+    let _ = (params.name.and_then(raw_str), params.uri.and_then(raw_str));
+    let _ = params.request_state.and_then(raw_str);
+}
+
+/// Classifies one frame and reads its params and envelope, as the dispatcher and the session do.
+pub fn classify_frame(bytes: &[u8]) -> Classified {
+    let mut out = Classified {
+        kind: "invalid",
+        error: None,
+        envelope: None,
+        cache_agrees: true,
+    };
+    match classify(bytes) {
+        Inbound::Request { params, .. } => {
+            out.kind = "request";
+            read_params(&params, &mut out);
+        }
+        Inbound::Notification { params, .. } => {
+            out.kind = "notification";
+            read_params(&params, &mut out);
+        }
+        Inbound::Response { .. } => out.kind = "response",
+        Inbound::Invalid { error, .. } => out.error = Some(error.code),
+    }
+    out
+}
+
+/// How the 2026-07-28 asker took one answer to a form question.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FormAnswer {
+    /// Accepted, and the content matched the form.
+    Accepted,
+    /// `decline` or `cancel`.
+    Answered(&'static str),
+    /// The call stops with this message (content that does not match the form, and the like).
+    Refused(String),
+    /// Malformed (not an answer at all): the question is asked again.
+    AskedAgain,
+}
+
+fn form_answer(asked: Asked) -> FormAnswer {
+    match asked {
+        Asked::Done(Ok(Settled::Answered(crate::Action::Accept, Some(_)))) => FormAnswer::Accepted,
+        Asked::Done(Ok(Settled::Answered(action, _))) => FormAnswer::Answered(action.as_str()),
+        Asked::Done(Ok(Settled::Value(_))) => FormAnswer::Refused("a value where an answer was expected".into()),
+        Asked::Done(Err(message)) => FormAnswer::Refused(message),
+        Asked::Pending => FormAnswer::AskedAgain,
+        Asked::Abort(e) => FormAnswer::Refused(e.message),
+    }
+}
+
+/// Answers a question for form `F` with `answer` (an `inputResponses` entry) as a 2026-07-28 retry
+/// does, then, when the answer was kept, replays the kept answer from the next round's state
+/// (after a JSON round trip of that state, as sealing makes). Returns both outcomes.
+pub fn answer_form<F: FormSchema>(message: &str, answer: &Value) -> (FormAnswer, Option<FormAnswer>) {
+    const KEY: &str = "answer";
+    let elicit = Elicit::<F>::form(message);
+    let form = AskForm {
+        message: elicit.message,
+        schema: elicit.schema,
+        parse: elicit.parse,
+    };
+    let schema = (form.schema)(RenderOptions::default());
+    let digest = crate::seal::question_digest(&form.message, &schema);
+    let question = Question {
+        tool: "fuzz",
+        key: KEY,
+        form: &form,
+        schema,
+        digest: digest.clone(),
+        version: ProtocolVersion::V2026_07_28,
+    };
+    let mut state = RoundState {
+        round: 1,
+        ..RoundState::default()
+    };
+    state.asked.insert(KEY.to_owned(), digest);
+    let mut responses = Map::new();
+    responses.insert(KEY.to_owned(), answer.clone());
+    let mut collect = Collect::new(state, responses);
+    let first = form_answer(collect.ask(&question));
+    let replay = collect.keep.remove(KEY).map(|kept| {
+        let mut next = RoundState {
+            round: 2,
+            ..RoundState::default()
+        };
+        next.outcomes.insert(KEY.to_owned(), kept);
+        let next = serde_json::to_string(&next)
+            .ok()
+            .and_then(|text| serde_json::from_str::<RoundState>(&text).ok());
+        match next {
+            Some(next) => form_answer(Collect::new(next, Map::new()).ask(&question)),
+            None => FormAnswer::Refused("the kept state did not survive a JSON round trip".into()),
+        }
+    });
+    (first, replay)
+}
+
+/// Serves one HTTP/1.1 connection over `io` with a fresh listener state, as the Streamable HTTP
+/// listener serves an accepted stream (time limits included). `check_hosts` is what a loopback
+/// bind sets.
+#[cfg(feature = "http")]
+pub async fn serve_http_connection<IO>(
+    server: Arc<crate::Server>,
+    options: crate::HttpOptions,
+    check_hosts: bool,
+    io: IO,
+) where
+    IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    crate::transport::http::serve_io(server, options, check_hosts, io).await;
 }

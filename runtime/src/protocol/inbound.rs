@@ -71,8 +71,18 @@ pub(crate) fn classify(bytes: &[u8]) -> Inbound<'_> {
     };
     let m: Members<'_> = match serde_json::from_str(text) {
         Ok(m) => m,
-        // Valid JSON that does not fit (a member given twice): not a request.
-        Err(e) if e.is_data() => return invalid(None, format!("Invalid Request: {e}")),
+        // JSON that does not fit (a member given twice): not a request. The read stops at the
+        // second member, so the rest of the frame is checked too: if it is not JSON, it is a
+        // parse error like any other (found by fuzzing).
+        Err(e) if e.is_data() => {
+            return match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+                Ok(_) => invalid(None, format!("Invalid Request: {e}")),
+                Err(syntax) => Inbound::Invalid {
+                    id: None,
+                    error: ErrorObject::parse_error(syntax),
+                },
+            };
+        }
         Err(e) => {
             return Inbound::Invalid {
                 id: None,
@@ -147,11 +157,13 @@ const MAX_RESULT_MEMORY: usize = 16 << 20;
 
 /// Frames that are not a JSON object: a parse error, a batch, or a scalar.
 fn classify_other(bytes: &[u8]) -> Inbound<'static> {
-    match serde_json::from_slice::<serde::de::IgnoredAny>(bytes) {
-        Err(e) => Inbound::Invalid {
-            id: None,
-            error: ErrorObject::parse_error(e),
-        },
+    // Checked as UTF-8 first, as objects are: skipping a value does not validate its strings.
+    let parsed = match std::str::from_utf8(bytes) {
+        Ok(text) => serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(ErrorObject::parse_error),
+        Err(e) => Err(ErrorObject::parse_error(e)),
+    };
+    match parsed {
+        Err(error) => Inbound::Invalid { id: None, error },
         Ok(_) if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') => {
             invalid(None, "Invalid Request: batches are not supported")
         }
@@ -168,6 +180,11 @@ mod tests {
         assert!(matches!(classify(b"{nope"), Inbound::Invalid { id: None, error } if error.code == -32700));
         assert!(matches!(classify(b"[]"), Inbound::Invalid { error, .. } if error.code == -32600));
         assert!(matches!(classify(b"42"), Inbound::Invalid { error, .. } if error.code == -32600));
+        // Not UTF-8, so not JSON, whether or not the frame is an object (found by fuzzing: a
+        // string or an array with invalid UTF-8 inside was taken as JSON and got -32600).
+        for frame in [&b"\"\x8a\""[..], b"[1,\"\xff\"]", b"{\"\x8a\":1}"] {
+            assert!(matches!(classify(frame), Inbound::Invalid { id: None, error } if error.code == -32700));
+        }
         assert!(matches!(
             classify(br#"{"jsonrpc":"1.0","id":3,"method":"x"}"#),
             Inbound::Invalid { id: Some(_), error } if error.code == -32600
@@ -203,6 +220,11 @@ mod tests {
         assert!(matches!(
             classify(br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"x"}"#),
             Inbound::Invalid { error, .. } if error.code == -32600
+        ));
+        // A member given twice in a frame that is not JSON further on: a parse error.
+        assert!(matches!(
+            classify(br#"{"jsonrpc":"2.0","id":1,"id":2,"method":"x" nope"#),
+            Inbound::Invalid { id: None, error } if error.code == -32700
         ));
         let Inbound::Request { id, method, .. } =
             classify(br#"{"jsonrpc":"2.0","id":"a\u0062","method":"tools\/list"}"#)

@@ -15,7 +15,8 @@ fn is_loopback_name(host: &str) -> bool {
 /// `host[:port]` → host.
 fn host_part(authority: &str) -> &str {
     if let Some(rest) = authority.strip_prefix('[') {
-        return rest.split(']').next().map_or(authority, |h| &authority[..h.len() + 2]);
+        // `[v6]:port` → `[v6]`. A `[` never closed is kept whole, and names no host of ours.
+        return rest.find(']').map_or(authority, |end| &authority[..end + 2]);
     }
     authority.rsplit_once(':').map_or(authority, |(h, _)| h)
 }
@@ -107,5 +108,25 @@ pub(super) async fn principal(options: &HttpOptions, headers: &HeaderMap) -> Res
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
             Err(r)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn host_part_of_bracketed_and_unclosed_authorities() {
+        assert_eq!(host_part("[::1]:8000"), "[::1]");
+        assert_eq!(host_part("127.0.0.1:8000"), "127.0.0.1");
+        // Found by fuzzing: an unclosed `[` sliced past the end of the header and panicked.
+        assert_eq!(host_part("[l_b.[nwcfb["), "[l_b.[nwcfb[");
+        assert_eq!(host_part("[é"), "[é");
+        let mut headers = HeaderMap::new();
+        headers.insert("host", HeaderValue::from_static("[::1"));
+        assert!(!hosts_allowed(&HttpOptions::default(), true, &headers));
+        headers.insert("host", HeaderValue::from_static("127.0.0.1"));
+        headers.insert("origin", HeaderValue::from_static("http://[x"));
+        assert!(!hosts_allowed(&HttpOptions::default(), true, &headers));
     }
 }

@@ -386,3 +386,34 @@ impl State {
         }
     }
 }
+
+/// Serves one connection over `io` as [`Server::serve_http_on`] serves an accepted stream
+/// (`State::serve_connection`, with its time limits), with a listener state of its own: the door
+/// of the HTTP fuzz target (`bench::serve_http_connection`), which writes raw request bytes into
+/// an in-memory pipe. `check_hosts` is what a loopback bind sets.
+#[cfg(feature = "bench")]
+pub(crate) async fn serve_io<IO>(server: Arc<Server>, options: HttpOptions, check_hosts: bool, io: IO)
+where
+    IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    let (tx, mut rx) = mpsc::channel::<Outgoing>(16);
+    tokio::spawn(async move { while rx.recv().await.is_some() {} });
+    let state = Arc::new(State {
+        check_hosts,
+        stateless: Dispatcher::stateless(server.clone()),
+        sessions: Sessions::new(
+            options.session_idle,
+            options.max_sessions,
+            options.max_sessions_per_principal,
+        ),
+        buffered: Budget::new(options.max_buffered_bytes),
+        server,
+        options,
+        sink: Outbound { tx },
+    });
+    // The one connection of this listener holds its one permit.
+    let Ok(permit) = Arc::new(Semaphore::new(1)).try_acquire_owned() else {
+        return;
+    };
+    state.serve_connection(TokioIo::new(io), None, permit).await;
+}
