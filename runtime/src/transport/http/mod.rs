@@ -128,6 +128,26 @@ fn opens_session(headers: &HeaderMap, inbound: &Inbound<'_>) -> bool {
 }
 
 impl State {
+    /// The state of one listener; `check_hosts` when `Host`/`Origin` are checked.
+    fn new(server: Arc<Server>, options: HttpOptions, check_hosts: bool) -> Arc<Self> {
+        let (tx, mut rx) = mpsc::channel::<Outgoing>(16);
+        // Messages for no stream in particular are dropped.
+        tokio::spawn(async move { while rx.recv().await.is_some() {} });
+        Arc::new(State {
+            check_hosts,
+            stateless: Dispatcher::stateless(server.clone()),
+            sessions: Sessions::new(
+                options.session_idle,
+                options.max_sessions,
+                options.max_sessions_per_principal,
+            ),
+            buffered: Budget::new(options.max_buffered_bytes),
+            server,
+            options,
+            sink: Outbound { tx },
+        })
+    }
+
     /// 413, and the connection closed: the rest of the body is never read.
     fn too_large(&self) -> Response<Body> {
         let mut r = error_response(
@@ -294,25 +314,9 @@ impl Server {
 
     /// Serves Streamable HTTP on a bound listener (e.g. port 0 in tests).
     pub async fn serve_http_on(self, listener: TcpListener, options: HttpOptions) -> std::io::Result<()> {
-        let (tx, mut rx) = mpsc::channel::<Outgoing>(16);
-        // Messages for no stream in particular are dropped.
-        tokio::spawn(async move { while rx.recv().await.is_some() {} });
         let loopback = listener.local_addr().map(|a| a.ip().is_loopback()).unwrap_or(true);
         let check_hosts = loopback || !options.allowed_hosts.is_empty() || !options.allowed_origins.is_empty();
-        let server = Arc::new(self);
-        let state = Arc::new(State {
-            check_hosts,
-            stateless: Dispatcher::stateless(server.clone()),
-            sessions: Sessions::new(
-                options.session_idle,
-                options.max_sessions,
-                options.max_sessions_per_principal,
-            ),
-            buffered: Budget::new(options.max_buffered_bytes),
-            server,
-            options,
-            sink: Outbound { tx },
-        });
+        let state = State::new(Arc::new(self), options, check_hosts);
         let permits = Arc::new(Semaphore::new(state.options.max_connections));
         let mut backoff = ACCEPT_BACKOFF_MIN;
         loop {
@@ -396,21 +400,7 @@ pub(crate) async fn serve_io<IO>(server: Arc<Server>, options: HttpOptions, chec
 where
     IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let (tx, mut rx) = mpsc::channel::<Outgoing>(16);
-    tokio::spawn(async move { while rx.recv().await.is_some() {} });
-    let state = Arc::new(State {
-        check_hosts,
-        stateless: Dispatcher::stateless(server.clone()),
-        sessions: Sessions::new(
-            options.session_idle,
-            options.max_sessions,
-            options.max_sessions_per_principal,
-        ),
-        buffered: Budget::new(options.max_buffered_bytes),
-        server,
-        options,
-        sink: Outbound { tx },
-    });
+    let state = State::new(server, options, check_hosts);
     // The one connection of this listener holds its one permit.
     let Ok(permit) = Arc::new(Semaphore::new(1)).try_acquire_owned() else {
         return;
