@@ -157,7 +157,9 @@ fn vm_hwm_kib(pid: u32) -> u64 {
 fn under_a_1_gib_address_space_256_mib_of_hostile_bodies_do_not_stop_the_process() {
     let port = free_port();
     let (mut notes, log) = notes_http("-v 1048576", port, "memory");
-    let numbers = filler("0");
+    // Numbers of 7 digits: about 9 times their text once parsed, under the 16× bound, so these
+    // are taken and draw on the memory budget (one-digit numbers, about 32×, are refused).
+    let numbers = filler("1234567");
     let objects = filler(r#"{"":0}"#);
     let mut waiting = Vec::new();
     let mut sent = 0usize;

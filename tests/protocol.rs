@@ -645,3 +645,25 @@ async fn deeply_nested_arguments_are_refused_and_the_connection_goes_on() {
     let r = c.call_tool("add", json!({"a": 1, "b": 2})).await;
     assert_eq!(r["result"]["structuredContent"], json!({"result": 3}));
 }
+
+/// What a call's arguments take in memory follows their size, not their shape: arguments whose
+/// parsed tree would take more than 16 times their text (and more than 16 MiB) are refused with
+/// -32602 before anything is built, saying what to send instead; the connection goes on.
+#[tokio::test]
+async fn arguments_that_would_grow_too_much_once_parsed_are_refused() {
+    let mut c = legacy(ProtocolVersion::V2025_11_25).await;
+    // 300 000 one-member objects: 2.1 MB of text, about 230 MB as a tree.
+    let x = format!("[{}]", vec![r#"{"":0}"#; 300_000].join(","));
+    let frame = format!(
+        r#"{{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2,"x":{x}}}}}}}"#
+    );
+    c.send_raw(&frame).await;
+    let r = c.response_to(&json!(5)).await;
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(message.contains("more than 16 times"), "{message}");
+    // The same text as one string is taken.
+    let s = "x".repeat(2_100_000);
+    let r = c.call_tool("add", json!({"a": 1, "b": 2, "x": s})).await;
+    assert_eq!(r["result"]["structuredContent"], json!({"result": 3}), "{r}");
+}

@@ -205,7 +205,8 @@ impl Server {
     /// take at once, across all calls (default 256 MiB). Each call's share is estimated from
     /// its text before it is parsed and held until the call ends: a call whose arguments alone
     /// would take more is refused with -32602, one arriving while others hold the rest gets a
-    /// -32603 "server busy" error to retry.
+    /// -32603 "server busy" error to retry. Whatever this budget, a call's trees may not take
+    /// more than 16 times their text (or 16 MiB, if more): past that, -32602.
     ///
     /// ```
     /// let server = mcp_resolve_runtime::Server::new("notes").max_json_memory(64 << 20);

@@ -38,6 +38,16 @@ pub(crate) struct PendingCall {
     memory: Hold,
 }
 
+/// How many times its text a JSON tree of the client's may take in memory (estimated), above
+/// [`EXPANSION_FLOOR`]: so that what a request costs follows its size, not its shape.
+const EXPANSION: usize = 16;
+/// Trees of up to this many bytes are taken whatever their text's size.
+const EXPANSION_FLOOR: usize = 16 << 20;
+
+fn max_tree_cost(text_len: usize) -> usize {
+    text_len.saturating_mul(EXPANSION).max(EXPANSION_FLOOR)
+}
+
 /// An object member: absent or `null` is empty; anything else but an object is `what`'s error.
 /// The tree's estimated memory is taken from the server's JSON budget first, and held in `hold`.
 fn object(
@@ -51,6 +61,13 @@ fn object(
         Some(r) if r.get() == "null" => Ok(Map::new()),
         Some(r) if crate::protocol::jsonrpc::is_object(r) => {
             let cost = tree_cost(r.get());
+            if cost > max_tree_cost(r.get().len()) {
+                return Err(ErrorObject::invalid_params(format!(
+                    "Invalid params: `{what}` would take about {} KiB of memory once parsed, more than {EXPANSION} times its {} bytes; send fewer, larger values (e.g. one string instead of many small objects)",
+                    cost.div_ceil(1024),
+                    r.get().len()
+                )));
+            }
             budget.grow(hold, cost).map_err(|short| match short {
                 Short::TooLarge => ErrorObject::invalid_params(format!(
                     "Invalid params: `{what}` would take about {} KiB of memory once parsed, more than this server's limit of {} KiB",
