@@ -24,8 +24,11 @@ use std::time::{Duration, Instant};
 
 const TOOL: &str = "deploy";
 const AUDIENCE: &str = "https://mcp.example/";
+use base64::Engine as _;
+use base64::engine::general_purpose::{self as b64, URL_SAFE_NO_PAD};
+
+/// The URL-safe alphabet, for edits of a token's last character.
 const URL_SAFE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-const STANDARD: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
 /// SplitMix64: a tiny deterministic generator, so a failure reproduces from its seed.
 struct Rng(u64);
@@ -47,43 +50,13 @@ impl Rng {
     }
 }
 
-fn encode(bytes: &[u8], alphabet: &[u8; 64], pad: bool) -> String {
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for group in bytes.chunks(3) {
-        let n = group
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
-        for i in 0..=group.len() {
-            out.push(char::from(alphabet[(n >> (18 - 6 * i) & 0x3f) as usize]));
-        }
-        if pad {
-            out.extend(std::iter::repeat_n('=', 3 - group.len()));
-        }
-    }
-    out
-}
-
-fn decode(text: &str) -> Vec<u8> {
-    let value = |c: u8| URL_SAFE.iter().position(|&a| a == c).unwrap() as u32;
-    let mut out = Vec::new();
-    for group in text.as_bytes().chunks(4) {
-        let n = group
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &c)| n | value(c) << (18 - 6 * i));
-        out.extend_from_slice(&n.to_be_bytes()[1..group.len()]);
-    }
-    out
-}
-
 /// The bytes a token carries (kid ‖ nonce ‖ ciphertext ‖ tag).
 fn body(token: &str) -> Vec<u8> {
-    decode(token.strip_prefix("v1.").unwrap())
+    URL_SAFE_NO_PAD.decode(token.strip_prefix("v1.").unwrap()).unwrap()
 }
 
 fn token_of(bytes: &[u8]) -> String {
-    format!("v1.{}", encode(bytes, URL_SAFE, false))
+    format!("v1.{}", URL_SAFE_NO_PAD.encode(bytes))
 }
 
 /// One mutation of `tokens[i]`, named for the failure message.
@@ -126,9 +99,9 @@ fn mutate(rng: &mut Rng, tokens: &[String], i: usize) -> (&'static str, String) 
         6 => {
             let b = body(original);
             let variant = match rng.below(3) {
-                0 => format!("v1.{}", encode(&b, STANDARD, false)),
-                1 => format!("v1.{}", encode(&b, URL_SAFE, true)),
-                _ => format!("v1.{}", encode(&b, STANDARD, true)),
+                0 => format!("v1.{}", b64::STANDARD_NO_PAD.encode(&b)),
+                1 => format!("v1.{}", b64::URL_SAFE.encode(&b)),
+                _ => format!("v1.{}", b64::STANDARD.encode(&b)),
             };
             ("another base64 spelling", variant)
         }

@@ -13,6 +13,7 @@
 //! The AFL binaries (`src/bin/`) call these; the workspace's `tests/fuzz_corpus.rs` compiles this
 //! same file and replays `fuzz/corpus/<target>/` through it, without AFL.
 
+use base64::Engine as _;
 use mcp_resolve::auth::BoxFuture;
 use mcp_resolve::bench::{self, FormAnswer, FrameOut, StateSealer};
 use mcp_resolve::prelude::*;
@@ -164,37 +165,13 @@ struct Sealed {
 
 /// base64url without padding: fuzz inputs reach the cipher only through this encoding.
 fn b64url(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for group in bytes.chunks(3) {
-        let n = group
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
-        for i in 0..=group.len() {
-            out.push(char::from(ALPHABET[(n >> (18 - 6 * i) & 0x3f) as usize]));
-        }
-    }
-    out
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
 }
 
 fn b64url_decode(text: &str) -> Vec<u8> {
-    let value = |c: u8| match c {
-        b'A'..=b'Z' => c - b'A',
-        b'a'..=b'z' => c - b'a' + 26,
-        b'0'..=b'9' => c - b'0' + 52,
-        b'-' => 62,
-        _ => 63,
-    };
-    let mut out = Vec::new();
-    for group in text.as_bytes().chunks(4) {
-        let n = group
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &c)| n | u32::from(value(c)) << (18 - 6 * i));
-        out.extend_from_slice(&n.to_be_bytes()[1..group.len()]);
-    }
-    out
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(text)
+        .unwrap_or_default()
 }
 
 fn sealed() -> &'static Sealed {
