@@ -955,3 +955,28 @@ async fn bodies_held_at_once_are_bounded_across_connections() {
     assert_eq!(r.status, 202, "{}", r.body);
     drop(declared);
 }
+
+/// The `Authorization` scheme is case-insensitive (RFC 7235): `BEARER` and `bearer` work as
+/// `Bearer` does; another scheme does not.
+#[tokio::test]
+async fn the_bearer_scheme_is_case_insensitive() {
+    let addr = start(HttpOptions::default().bearer(Tokens)).await;
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "nap", "arguments": {"ms": 1}, "_meta": envelope(json!({}))}}).to_string();
+    for (auth, status) in [
+        ("BEARER alice", 200),
+        ("bearer alice", 200),
+        ("bEaReR   alice", 200),
+        ("Basic alice", 401),
+        ("Bearer", 401),
+    ] {
+        let headers = [
+            JSON,
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "nap"),
+            ("authorization", auth),
+        ];
+        let r = send(addr, "POST", &headers, &body).await;
+        assert_eq!(r.status, status, "{auth}: {}", r.body);
+    }
+}

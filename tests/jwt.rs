@@ -83,9 +83,39 @@ async fn hs256_tokens_are_verified() {
         token(expired, SECRET),
         token(other_audience, SECRET),
         token(other_issuer, SECRET),
-        token(good, b"another secret, also thirty-two bytes long"),
+        token(good.clone(), b"another secret, also thirty-two bytes long"),
         "not.a.jwt".to_string(),
     ] {
         assert_eq!(call(addr, &bad).await.0, 401, "{bad}");
     }
+    // A configured audience or issuer is required, not only checked when present; `nbf` and a
+    // future `iat` are checked (beyond the 60 s leeway).
+    let without = |claim: &str| {
+        let mut c = good.clone();
+        c.as_object_mut().unwrap().remove(claim);
+        token(c, SECRET)
+    };
+    let with = |claim: &str, v: Value| {
+        let mut c = good.clone();
+        c[claim] = v;
+        token(c, SECRET)
+    };
+    for (what, bad) in [
+        ("no aud", without("aud")),
+        ("no iss", without("iss")),
+        ("nbf in an hour", with("nbf", json!(now() + 3600))),
+        ("iat in an hour", with("iat", json!(now() + 3600))),
+    ] {
+        assert_eq!(call(addr, &bad).await.0, 401, "{what}");
+    }
+    assert_eq!(call(addr, &with("nbf", json!(now() - 10))).await.0, 200);
+    assert_eq!(call(addr, &with("iat", json!(now() - 10))).await.0, 200);
+}
+
+#[test]
+fn short_secrets_are_refused() {
+    let e = Hs256Verifier::new(b"x").unwrap_err();
+    assert!(e.to_string().contains("at least 32 bytes"), "{e}");
+    assert!(Hs256Verifier::new(&[7; 31]).is_err());
+    assert!(Hs256Verifier::new(&[7; 32]).is_ok());
 }

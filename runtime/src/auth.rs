@@ -62,8 +62,10 @@ pub trait TokenVerifier: Send + Sync + 'static {
     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, AuthError>>;
 }
 
-/// Verifies HS256-signed JWTs: signature, `exp` (and `nbf`), and `iss` / `aud` when configured.
-/// `sub` becomes the principal's subject, `iss` its issuer.
+/// Verifies HS256-signed JWTs: the signature, `exp` and `nbf` (with a leeway, 60 s by
+/// default), an `iat` not in the future, and `iss` / `aud` when configured, which are then
+/// required: a token without them is refused. `sub` becomes the principal's subject, `iss` its
+/// issuer. The secret must have at least 32 bytes (RFC 7518 §3.2).
 ///
 /// ```
 /// use mcp_resolve_runtime::Hs256Verifier;
@@ -71,6 +73,7 @@ pub trait TokenVerifier: Send + Sync + 'static {
 ///     .unwrap()
 ///     .issuer("https://auth.example")
 ///     .audience("notes");
+/// assert!(Hs256Verifier::new(b"short").is_err());
 /// # let _ = verifier;
 /// ```
 #[cfg(feature = "jwt")]
@@ -89,23 +92,43 @@ impl fmt::Debug for Hs256Verifier {
 
 #[cfg(feature = "jwt")]
 impl Hs256Verifier {
-    /// A verifier for tokens signed with `secret` (an unusable secret, e.g. empty, is refused).
+    /// The shortest secret accepted, in bytes.
+    pub const MIN_SECRET_BYTES: usize = 32;
+
+    /// A verifier for tokens signed with `secret`, which must have at least
+    /// [`Hs256Verifier::MIN_SECRET_BYTES`] bytes.
     pub fn new(secret: &[u8]) -> Result<Self, AuthError> {
+        if secret.len() < Self::MIN_SECRET_BYTES {
+            return Err(AuthError::new(format!(
+                "an HS256 secret needs at least {} bytes (RFC 7518 §3.2); this one has {}",
+                Self::MIN_SECRET_BYTES,
+                secret.len()
+            )));
+        }
         let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::HS256);
         validation.validate_aud = false;
+        validation.validate_nbf = true;
+        validation.leeway = 60;
         validation.set_required_spec_claims(&["exp", "sub"]);
         let key = jsonwebtoken::DecodingKey::from_secret(secret).map_err(|e| AuthError::new(e.to_string()))?;
         Ok(Self { key, validation })
     }
-    /// Requires this issuer (`iss`).
+    /// Requires this issuer (`iss`): a token without one, or with another, is refused.
     pub fn issuer(mut self, issuer: &str) -> Self {
         self.validation.set_issuer(&[issuer]);
+        self.validation.required_spec_claims.insert("iss".into());
         self
     }
-    /// Requires this audience (`aud`).
+    /// Requires this audience (`aud`): a token without one, or for another, is refused.
     pub fn audience(mut self, audience: &str) -> Self {
         self.validation.set_audience(&[audience]);
         self.validation.validate_aud = true;
+        self.validation.required_spec_claims.insert("aud".into());
+        self
+    }
+    /// The clock leeway for `exp`, `nbf` and `iat` (default 60 s).
+    pub fn leeway(mut self, leeway: std::time::Duration) -> Self {
+        self.validation.leeway = leeway.as_secs();
         self
     }
 }
@@ -116,6 +139,8 @@ struct Claims {
     sub: String,
     #[serde(default)]
     iss: Option<String>,
+    #[serde(default)]
+    iat: Option<f64>,
 }
 
 #[cfg(feature = "jwt")]
@@ -124,6 +149,17 @@ impl TokenVerifier for Hs256Verifier {
         Box::pin(async move {
             let data = jsonwebtoken::decode::<Claims>(token, &self.key, &self.validation)
                 .map_err(|e| AuthError::new(e.to_string()))?;
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_err(|_| AuthError::new("the system clock is before 1970"))?
+                .as_secs_f64();
+            if data
+                .claims
+                .iat
+                .is_some_and(|iat| iat > now + self.validation.leeway as f64)
+            {
+                return Err(AuthError::new("token issued in the future (`iat`)"));
+            }
             Ok(Principal {
                 subject: data.claims.sub,
                 issuer: data.claims.iss,

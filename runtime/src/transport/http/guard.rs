@@ -78,10 +78,10 @@ pub(super) async fn principal(options: &HttpOptions, headers: &HeaderMap) -> Res
     let Some(verifier) = &options.verifier else {
         return Ok(None);
     };
+    // The scheme is case-insensitive (RFC 7235): `Bearer`, `bearer`, `BEARER`.
     let token = header_str(headers, "authorization").and_then(|a| {
-        a.strip_prefix("Bearer ")
-            .or_else(|| a.strip_prefix("bearer "))
-            .map(str::trim)
+        let (scheme, token) = a.split_once(' ')?;
+        scheme.eq_ignore_ascii_case("bearer").then(|| token.trim())
     });
     let verified = match token {
         Some(t) => verifier.verify(t).await,
