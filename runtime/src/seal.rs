@@ -316,6 +316,8 @@ pub(crate) enum SealError {
     Random(RandomUnavailable),
     Serialize(serde_json::Error),
     Cipher,
+    /// The state (answers included) is over [`MAX_STATE_BYTES`].
+    TooLarge(usize),
 }
 
 impl fmt::Display for SealError {
@@ -324,6 +326,10 @@ impl fmt::Display for SealError {
             Self::Random(e) => e.fmt(f),
             Self::Serialize(e) => write!(f, "the state could not be serialized: {e}"),
             Self::Cipher => f.write_str("the cipher refused to seal"),
+            Self::TooLarge(n) => write!(
+                f,
+                "the state to seal has {n} bytes, over the limit of {MAX_STATE_BYTES}: keep fewer or smaller answers"
+            ),
         }
     }
 }
@@ -383,6 +389,9 @@ impl Sealer {
         raw.extend_from_slice(&key.kid);
         raw.extend_from_slice(&nonce);
         serde_json::to_writer(&mut raw, &claims).map_err(SealError::Serialize)?;
+        if raw.len() - HEADER > MAX_STATE_BYTES {
+            return Err(SealError::TooLarge(raw.len() - HEADER));
+        }
         let tag = key
             .cipher
             .encrypt_inout_detached(&Nonce::from(nonce), &aad(&key.kid), (&mut raw[HEADER..]).into())
@@ -397,6 +406,10 @@ impl Sealer {
     /// The state sealed in `token`, read as `T`, when the token is ours, fresh and bound to `b`.
     pub(crate) fn unseal<T: DeserializeOwned>(&self, token: &str, b: &Binding<'_>) -> Result<T, Refusal> {
         let body = token.strip_prefix(PREFIX).ok_or(Refusal::Malformed)?;
+        // Nothing larger than a state we could have sealed is decoded or decrypted.
+        if body.len() > MAX_TOKEN_CHARS {
+            return Err(Refusal::Malformed);
+        }
         let mut raw = URL_SAFE_NO_PAD.decode(body).map_err(|_| Refusal::Malformed)?;
         if raw.len() < HEADER + TAG {
             return Err(Refusal::Malformed);
@@ -414,7 +427,9 @@ impl Sealer {
         // Authenticated: the plaintext is ours, so the state is read with the claims, in one pass.
         let claims: ClaimsIn<'_, T> = serde_json::from_slice(ct).map_err(|_| Refusal::Malformed)?;
         let now = now_secs();
-        if now >= claims.exp || claims.iat > now + MAX_SKEW_SECS {
+        // Expired by the token's own `exp` or by the TTL configured now, whichever comes first.
+        let expires = claims.exp.min(claims.iat + self.ttl.as_secs_f64());
+        if now >= expires || claims.iat > now + MAX_SKEW_SECS {
             return Err(Refusal::Expired);
         }
         if claims.m != b.method || claims.t != b.target || claims.a != args_digest(b.arguments) {
@@ -429,6 +444,11 @@ impl Sealer {
         Ok(claims.s)
     }
 }
+
+/// The largest sealed plaintext (claims and state, answers included), in bytes.
+pub(crate) const MAX_STATE_BYTES: usize = 256 * 1024;
+/// The longest token body (base64url of kid ‖ nonce ‖ ciphertext ‖ tag) a sealed state can have.
+const MAX_TOKEN_CHARS: usize = (HEADER + MAX_STATE_BYTES + TAG).div_ceil(3) * 4;
 
 /// The bytes before the ciphertext (kid, nonce) and after it (the tag).
 const HEADER: usize = 4 + 12;
@@ -642,6 +662,38 @@ pub(crate) mod tests {
             Err(Refusal::Principal)
         );
         assert_eq!(s.unseal::<Value>(&token, &binding(&a, None)), Err(Refusal::Principal));
+    }
+
+    #[test]
+    fn oversized_tokens_are_refused_before_decoding_and_oversized_states_are_not_sealed() {
+        let s = sealer(1, 600);
+        let args = serde_json::Map::new();
+        let b = binding(&args, None);
+        // A body of valid base64 with a real key id, longer than any state we seal.
+        let token = s.seal(&serde_json::json!({"x": 1}), &b).unwrap();
+        let big = format!("{token}{}", "A".repeat(MAX_TOKEN_CHARS));
+        assert!(matches!(
+            s.unseal::<serde_json::Value>(&big, &b),
+            Err(Refusal::Malformed)
+        ));
+        let huge = serde_json::json!({"x": "y".repeat(MAX_STATE_BYTES)});
+        let e = s.seal(&huge, &b).unwrap_err();
+        assert!(matches!(e, SealError::TooLarge(_)), "{e}");
+        assert!(e.to_string().contains("over the limit"), "{e}");
+    }
+
+    #[test]
+    fn a_shorter_ttl_now_expires_tokens_sealed_under_a_longer_one() {
+        let long = sealer(1, 600);
+        let args = serde_json::Map::new();
+        let b = binding(&args, None);
+        let token = long.seal(&serde_json::json!({"x": 1}), &b).unwrap();
+        assert!(long.unseal::<serde_json::Value>(&token, &b).is_ok());
+        let short = sealer(1, 0);
+        assert!(matches!(
+            short.unseal::<serde_json::Value>(&token, &b),
+            Err(Refusal::Expired)
+        ));
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use crate::context::Principal;
 use crate::protocol::ErrorObject;
-use crate::seal::{Binding, Sealer};
+use crate::seal::{Binding, SealError, Sealer};
 use crate::throttle::Throttle;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -78,8 +78,15 @@ impl CallBinding<'_> {
     /// `state`, sealed and bound to this call. A failure (no randomness) stops the call.
     pub(crate) fn seal<S: Serialize + ?Sized>(&self, sealer: &Sealer, state: &S) -> Result<String, ErrorObject> {
         sealer.seal(state, &self.binding()).map_err(|e| {
-            tracing::error!(tool = %self.tool, error = %e, "requestState could not be sealed");
-            ErrorObject::internal("Internal error: the request state could not be sealed")
+            static FAILED: Throttle = Throttle::new();
+            if let Some(left_out) = FAILED.admit() {
+                tracing::error!(tool = %self.tool, error = %e, left_out, "requestState could not be sealed");
+            }
+            match e {
+                // The client's answers made it too large: say so.
+                SealError::TooLarge(_) => ErrorObject::invalid_params(format!("Invalid params: {e}")),
+                _ => ErrorObject::internal("Internal error: the request state could not be sealed"),
+            }
         })
     }
 }
