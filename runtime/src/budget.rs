@@ -80,6 +80,19 @@ impl Hold {
     }
 }
 
+/// How many times its text a JSON tree of the client's may take in memory (estimated), above
+/// [`EXPANSION_FLOOR`]: so that what a request costs follows its size, not its shape.
+pub(crate) const EXPANSION: usize = 16;
+/// Trees of up to this many bytes are taken whatever their text's size.
+const EXPANSION_FLOOR: usize = 16 << 20;
+/// The most memory the tree of a client's result (an answer to our request) may take.
+pub(crate) const MAX_RESULT_MEMORY: usize = 16 << 20;
+
+/// The largest estimated tree allowed for a text of `text_len` bytes.
+pub(crate) fn max_tree_cost(text_len: usize) -> usize {
+    text_len.saturating_mul(EXPANSION).max(EXPANSION_FLOOR)
+}
+
 /// The estimated bytes a `serde_json::Value` tree parsed from `text` takes, rounded up: an object
 /// is a B-tree leaf (about 640 bytes) however few its members, every member or element a slot
 /// (64 bytes, with its key's header), every string its length plus its header. Linear in the

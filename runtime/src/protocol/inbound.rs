@@ -135,7 +135,7 @@ pub(crate) fn classify(bytes: &[u8]) -> Inbound<'_> {
     if let Some(result) = m.result {
         // An answer's tree is built only when its estimated memory is within reason (an
         // elicitation answer is a small flat object).
-        let outcome = if crate::budget::tree_cost(result.get()) > MAX_RESULT_MEMORY {
+        let outcome = if crate::budget::tree_cost(result.get()) > crate::budget::MAX_RESULT_MEMORY {
             Err(ErrorObject::internal("the client's result is too large"))
         } else {
             serde_json::from_str(result.get()).map_err(|_| ErrorObject::internal("malformed result"))
@@ -151,9 +151,6 @@ pub(crate) fn classify(bytes: &[u8]) -> Inbound<'_> {
     }
     invalid(Some(id), "Invalid Request: no `method`, `result` or `error`")
 }
-
-/// The most memory the tree of a client's result may take (16 MiB, estimated from its text).
-const MAX_RESULT_MEMORY: usize = 16 << 20;
 
 /// Frames that are not a JSON object: a parse error, a batch, or a scalar.
 fn classify_other(bytes: &[u8]) -> Inbound<'static> {

@@ -4,7 +4,7 @@
 
 use super::Server;
 use super::session::Route;
-use crate::budget::{Budget, Hold, Short, tree_cost};
+use crate::budget::{Budget, EXPANSION, Hold, Short, max_tree_cost, tree_cost};
 use crate::context::{Context, ContextParts, Principal};
 use crate::peer::{Outbound, Peer};
 use crate::protocol::envelope::Envelope;
@@ -36,16 +36,6 @@ pub(crate) struct PendingCall {
     request_state: Option<String>,
     /// The share of the server's JSON budget its trees take, held until the call ends.
     memory: Hold,
-}
-
-/// How many times its text a JSON tree of the client's may take in memory (estimated), above
-/// [`EXPANSION_FLOOR`]: so that what a request costs follows its size, not its shape.
-const EXPANSION: usize = 16;
-/// Trees of up to this many bytes are taken whatever their text's size.
-const EXPANSION_FLOOR: usize = 16 << 20;
-
-fn max_tree_cost(text_len: usize) -> usize {
-    text_len.saturating_mul(EXPANSION).max(EXPANSION_FLOOR)
 }
 
 /// An object member: absent or `null` is empty; anything else but an object is `what`'s error.

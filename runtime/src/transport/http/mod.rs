@@ -105,11 +105,18 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
 
 trait WithStatus {
     fn with_status(self, status: StatusCode) -> Self;
+    /// Asks hyper to close the connection after this response (the rest of a body is not read).
+    fn closing(self) -> Self;
 }
 
 impl WithStatus for Response<Body> {
     fn with_status(mut self, status: StatusCode) -> Self {
         *self.status_mut() = status;
+        self
+    }
+    fn closing(mut self) -> Self {
+        self.headers_mut()
+            .insert(header::CONNECTION, HeaderValue::from_static("close"));
         self
     }
 }
@@ -150,17 +157,15 @@ impl State {
 
     /// 413, and the connection closed: the rest of the body is never read.
     fn too_large(&self) -> Response<Body> {
-        let mut r = error_response(
+        error_response(
             None,
             ErrorObject::invalid_request(format!(
                 "Invalid Request: body exceeds the limit of {} bytes",
                 self.options.max_body_bytes
             )),
         )
-        .with_status(StatusCode::PAYLOAD_TOO_LARGE);
-        r.headers_mut()
-            .insert(header::CONNECTION, HeaderValue::from_static("close"));
-        r
+        .with_status(StatusCode::PAYLOAD_TOO_LARGE)
+        .closing()
     }
 
     /// Reads a body within the size limit, the body time limit and the listener's budget of
@@ -200,16 +205,15 @@ impl State {
             Ok(Ok(bytes)) => Ok((bytes, held)),
             Ok(Err(refused)) => Err(refused),
             Err(_) => {
-                let mut r = error_response(
+                let r = error_response(
                     None,
                     ErrorObject::invalid_request(format!(
                         "Request Timeout: the body did not arrive within {} ms",
                         self.options.body_timeout.as_millis()
                     )),
                 )
-                .with_status(StatusCode::REQUEST_TIMEOUT);
-                r.headers_mut()
-                    .insert(header::CONNECTION, HeaderValue::from_static("close"));
+                .with_status(StatusCode::REQUEST_TIMEOUT)
+                .closing();
                 Err(r)
             }
         }
@@ -229,9 +233,8 @@ impl State {
             None,
             ErrorObject::internal("Server busy: too many request bodies are being read; retry later"),
         )
-        .with_status(StatusCode::SERVICE_UNAVAILABLE);
-        r.headers_mut()
-            .insert(header::CONNECTION, HeaderValue::from_static("close"));
+        .with_status(StatusCode::SERVICE_UNAVAILABLE)
+        .closing();
         r.headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
         r
