@@ -490,6 +490,7 @@ impl mcp_resolve::TokenVerifier for Tokens {
                 "alice" | "bob" => Ok(mcp_resolve::Principal {
                     subject: token.into(),
                     issuer: Some("test".into()),
+                    scopes: vec![],
                 }),
                 _ => Err(mcp_resolve::AuthError::new("unknown token")),
             }

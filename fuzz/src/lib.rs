@@ -385,6 +385,7 @@ impl TokenVerifier for Users {
                 Some(name) if !name.is_empty() => Ok(Principal {
                     subject: name.to_owned(),
                     issuer: None,
+                    scopes: vec![],
                 }),
                 _ => Err(AuthError::new("unknown token")),
             }

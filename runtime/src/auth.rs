@@ -49,7 +49,7 @@ impl std::error::Error for AuthError {}
 ///     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, AuthError>> {
 ///         Box::pin(async move {
 ///             match token {
-///                 "alice-token" => Ok(Principal { subject: "alice".into(), issuer: None }),
+///                 "alice-token" => Ok(Principal { subject: "alice".into(), issuer: None, scopes: vec![] }),
 ///                 _ => Err(AuthError::new("unknown token")),
 ///             }
 ///         })
@@ -141,6 +141,27 @@ struct Claims {
     iss: Option<String>,
     #[serde(default)]
     iat: Option<f64>,
+    /// OAuth scopes, space-separated (RFC 8693 §4.2, RFC 9068 §2.2.3).
+    #[serde(default)]
+    scope: Option<String>,
+    /// Scopes as an array, as some authorization servers send them.
+    #[serde(default)]
+    scp: Option<Vec<String>>,
+}
+
+#[cfg(feature = "jwt")]
+impl Claims {
+    fn scopes(&self) -> Vec<String> {
+        let mut scopes: Vec<String> = self
+            .scope
+            .as_deref()
+            .unwrap_or("")
+            .split_ascii_whitespace()
+            .map(str::to_owned)
+            .collect();
+        scopes.extend(self.scp.iter().flatten().cloned());
+        scopes
+    }
 }
 
 #[cfg(feature = "jwt")]
@@ -160,9 +181,11 @@ impl TokenVerifier for Hs256Verifier {
             {
                 return Err(AuthError::new("token issued in the future (`iat`)"));
             }
+            let scopes = data.claims.scopes();
             Ok(Principal {
                 subject: data.claims.sub,
                 issuer: data.claims.iss,
+                scopes,
             })
         })
     }

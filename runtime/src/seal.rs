@@ -632,6 +632,7 @@ pub(crate) mod tests {
         let p = crate::Principal {
             subject: "alice".into(),
             issuer: None,
+            scopes: vec![],
         };
         assert_eq!(
             s.unseal::<Value>(&token, &binding(&a, Some(&p))),
@@ -650,10 +651,12 @@ pub(crate) mod tests {
         let alice = crate::Principal {
             subject: "alice".into(),
             issuer: Some("i".into()),
+            scopes: vec![],
         };
         let bob = crate::Principal {
             subject: "bob".into(),
             issuer: Some("i".into()),
+            scopes: vec![],
         };
         let token = s.seal(&json!(1), &binding(&a, Some(&alice))).unwrap();
         assert!(s.unseal::<Value>(&token, &binding(&a, Some(&alice))).is_ok());

@@ -66,20 +66,21 @@ pub(super) struct Sessions {
 
 struct Inner {
     map: HashMap<String, Arc<LegacySession>>,
-    /// Open sessions per authenticated principal.
-    owned: HashMap<Principal, usize>,
+    /// Open sessions per authenticated caller: (issuer, subject).
+    owned: HashMap<(Option<String>, String), usize>,
     last_sweep: Instant,
 }
 
 impl Inner {
     fn remove(&mut self, id: &str) -> Option<Arc<LegacySession>> {
         let gone = self.map.remove(id)?;
-        if let Some(p) = &gone.principal
-            && let Some(n) = self.owned.get_mut(p)
-        {
-            *n -= 1;
-            if *n == 0 {
-                self.owned.remove(p);
+        if let Some(p) = &gone.principal {
+            let key = caller(p);
+            if let Some(n) = self.owned.get_mut(&key) {
+                *n -= 1;
+                if *n == 0 {
+                    self.owned.remove(&key);
+                }
             }
         }
         gone.end();
@@ -129,13 +130,13 @@ impl Sessions {
             return Ok(None);
         }
         if let Some(p) = &session.principal
-            && inner.owned.get(p).copied().unwrap_or(0) >= self.max_per_principal
+            && inner.owned.get(&caller(p)).copied().unwrap_or(0) >= self.max_per_principal
         {
             return Ok(None);
         }
         let id = new_session_id()?;
         if let Some(p) = &session.principal {
-            *inner.owned.entry(p.clone()).or_default() += 1;
+            *inner.owned.entry(caller(p)).or_default() += 1;
         }
         inner.map.insert(id.clone(), Arc::new(session));
         Ok(Some(id))
@@ -153,7 +154,7 @@ impl Sessions {
         let found = inner
             .map
             .get(id)
-            .filter(|s| s.principal.as_ref() == principal)
+            .filter(|s| same_caller(s.principal.as_ref(), principal))
             .cloned()?;
         found.touch();
         Some(found)
@@ -165,10 +166,27 @@ impl Sessions {
         let Ok(mut inner) = self.inner.lock() else {
             return false;
         };
-        if !inner.map.get(id).is_some_and(|s| s.principal.as_ref() == principal) {
+        if !inner
+            .map
+            .get(id)
+            .is_some_and(|s| same_caller(s.principal.as_ref(), principal))
+        {
             return false;
         }
         inner.remove(id).is_some()
+    }
+}
+
+/// The key a caller's sessions are counted under: scopes are not part of who is calling.
+fn caller(p: &Principal) -> (Option<String>, String) {
+    (p.issuer.clone(), p.subject.clone())
+}
+
+fn same_caller(a: Option<&Principal>, b: Option<&Principal>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => a.same_caller(b),
+        _ => false,
     }
 }
 
