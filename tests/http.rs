@@ -61,6 +61,15 @@ async fn nap(ms: u64) -> String {
     "awake".into()
 }
 
+static PURGED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Empties the bin; only for callers whose token grants `notes:admin`.
+#[tool(scopes = ["notes:admin"])]
+async fn purge() -> String {
+    PURGED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    "purged".into()
+}
+
 async fn start(options: HttpOptions) -> SocketAddr {
     start_with(options, |s| s).await
 }
@@ -72,6 +81,7 @@ async fn start_with(options: HttpOptions, tune: impl FnOnce(Server) -> Server) -
         .tool(delete)
         .tool(nap)
         .tool(steps)
+        .tool(purge)
         .state_keys(StateKeys::new(&[7; 32]).unwrap());
     tokio::spawn(tune(server).serve_http_on(listener, options.max_body_bytes(64 * 1024)));
     addr
@@ -98,6 +108,10 @@ impl Reply {
 }
 
 async fn send(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &str) -> Reply {
+    send_to(addr, method, "/mcp", headers, body).await
+}
+
+async fn send_to(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Reply {
     let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
         .await
@@ -105,7 +119,7 @@ async fn send(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &s
     tokio::spawn(conn);
     let mut req = http::Request::builder()
         .method(method)
-        .uri("/mcp")
+        .uri(path)
         .header("host", format!("127.0.0.1:{}", addr.port()));
     for (k, v) in headers {
         req = req.header(*k, *v);
@@ -487,10 +501,13 @@ impl mcp_resolve::TokenVerifier for Tokens {
     ) -> mcp_resolve::auth::BoxFuture<'a, Result<mcp_resolve::Principal, mcp_resolve::AuthError>> {
         Box::pin(async move {
             match token {
-                "alice" | "bob" => Ok(mcp_resolve::Principal {
+                "alice" | "bob" | "carol" => Ok(mcp_resolve::Principal {
                     subject: token.into(),
                     issuer: Some("test".into()),
-                    scopes: vec![],
+                    scopes: match token {
+                        "carol" => vec!["notes:read".into(), "notes:admin".into()],
+                        _ => vec!["notes:read".into()],
+                    },
                 }),
                 _ => Err(mcp_resolve::AuthError::new("unknown token")),
             }
@@ -518,12 +535,19 @@ async fn bearer_tokens_name_the_principal_and_bind_the_state() {
     let addr = start(HttpOptions::default().bearer(Tokens)).await;
     let r = modern(addr, 1, "tools/list", json!({})).await;
     assert_eq!(r.status, 401);
-    assert_eq!(r.headers.get("www-authenticate").unwrap(), r#"Bearer realm="mcp""#);
+    let metadata = format!(
+        "http://127.0.0.1:{}/.well-known/oauth-protected-resource/mcp",
+        addr.port()
+    );
+    assert_eq!(
+        r.headers.get("www-authenticate").unwrap().to_str().unwrap(),
+        format!(r#"Bearer resource_metadata="{metadata}""#)
+    );
     let r = as_user(addr, "mallory", 2, json!({"name": "nap", "arguments": {"ms": 1}})).await;
     assert_eq!(r.status, 401);
     assert_eq!(
-        r.headers.get("www-authenticate").unwrap(),
-        r#"Bearer realm="mcp", error="invalid_token""#
+        r.headers.get("www-authenticate").unwrap().to_str().unwrap(),
+        format!(r#"Bearer error="invalid_token", resource_metadata="{metadata}""#)
     );
     let r = as_user(addr, "alice", 3, json!({"name": "delete", "arguments": {"path": "x"}})).await;
     let state = r.json()["result"]["requestState"].as_str().unwrap().to_string();
@@ -980,4 +1004,143 @@ async fn the_bearer_scheme_is_case_insensitive() {
         let r = send(addr, "POST", &headers, &body).await;
         assert_eq!(r.status, status, "{auth}: {}", r.body);
     }
+}
+
+#[tokio::test]
+async fn protected_resource_metadata_is_served_and_linked_from_every_challenge() {
+    let addr = start(
+        HttpOptions::default()
+            .bearer(Tokens)
+            .authorization_server("https://auth.test")
+            .scopes_supported(["notes:read"]),
+    )
+    .await;
+    let port = addr.port();
+    let expected = json!({
+        "resource": format!("http://127.0.0.1:{port}/mcp"),
+        "authorization_servers": ["https://auth.test"],
+        // The configured scopes, then every tool's.
+        "scopes_supported": ["notes:read", "notes:admin"],
+        "bearer_methods_supported": ["header"],
+        "resource_name": "http-test",
+    });
+    for path in [
+        "/.well-known/oauth-protected-resource/mcp",
+        "/.well-known/oauth-protected-resource",
+    ] {
+        let r = send_to(addr, "GET", path, &[], "").await;
+        assert_eq!(r.status, 200, "{path}: {}", r.body);
+        assert_eq!(r.headers["content-type"], "application/json");
+        assert_eq!(r.json(), expected, "{path}");
+    }
+    let r = send_to(addr, "POST", "/.well-known/oauth-protected-resource", &[JSON], "{}").await;
+    assert_eq!((r.status, r.headers["allow"].to_str().unwrap()), (405, "GET, HEAD"));
+    assert_eq!(
+        send_to(addr, "GET", "/.well-known/oauth-protected-resource/other", &[], "")
+            .await
+            .status,
+        404
+    );
+    // The DNS-rebinding defence covers the document too.
+    let r = send_to(
+        addr,
+        "GET",
+        "/.well-known/oauth-protected-resource",
+        &[("origin", "https://evil.example")],
+        "",
+    )
+    .await;
+    assert_eq!(r.status, 403);
+
+    // A configured resource URI is the document's `resource`, and the challenges link its document.
+    let addr = start(
+        HttpOptions::default()
+            .bearer(Tokens)
+            .resource("https://notes.example.com/tenant/mcp")
+            .authorization_server("https://auth.test"),
+    )
+    .await;
+    let r = send_to(addr, "GET", "/.well-known/oauth-protected-resource/tenant/mcp", &[], "").await;
+    assert_eq!(r.json()["resource"], "https://notes.example.com/tenant/mcp");
+    assert_eq!(r.json()["scopes_supported"], json!(["notes:admin"]));
+    let r = modern(addr, 1, "tools/list", json!({})).await;
+    assert_eq!(
+        r.headers["www-authenticate"],
+        r#"Bearer resource_metadata="https://notes.example.com/.well-known/oauth-protected-resource/tenant/mcp""#
+    );
+
+    // A server that takes no tokens protects nothing: no document.
+    let addr = start(HttpOptions::default()).await;
+    let r = send_to(addr, "GET", "/.well-known/oauth-protected-resource/mcp", &[], "").await;
+    assert_eq!(r.status, 404);
+}
+
+#[tokio::test]
+async fn a_scoped_tool_refuses_a_token_without_its_scope_before_anything_runs() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let addr = start(HttpOptions::default().bearer(Tokens)).await;
+    let metadata = format!(
+        "http://127.0.0.1:{}/.well-known/oauth-protected-resource/mcp",
+        addr.port()
+    );
+    let purge_call = json!({"name": "purge", "arguments": {}});
+    let before = PURGED.load(SeqCst);
+
+    // 2026-07-28.
+    let r = as_user(addr, "alice", 1, purge_call.clone()).await;
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert_eq!(
+        r.headers["www-authenticate"].to_str().unwrap(),
+        format!(r#"Bearer error="insufficient_scope", scope="notes:admin", resource_metadata="{metadata}""#)
+    );
+    let error = &r.json()["error"];
+    assert_eq!(error["code"], -32600);
+    assert_eq!(error["data"]["requiredScopes"], json!(["notes:admin"]));
+    assert!(error["message"].as_str().unwrap().contains("`notes:admin`"), "{error}");
+    assert_eq!(r.json()["id"], 1);
+    assert_eq!(PURGED.load(SeqCst), before, "the tool did not run");
+    let r = as_user(addr, "carol", 2, purge_call.clone()).await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "purged");
+    // Tools without scopes are anyone's.
+    let r = as_user(addr, "alice", 3, json!({"name": "nap", "arguments": {"ms": 1}})).await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "awake");
+
+    // 2025-06-18, in a session: the same 403 before the call would stream.
+    let sid = session_id(&init_as(addr, "alice").await);
+    let call = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": purge_call}).to_string();
+    let r = send(
+        addr,
+        "POST",
+        &[
+            JSON,
+            ("accept", "application/json, text/event-stream"),
+            ("mcp-session-id", &sid),
+            ("authorization", "Bearer alice"),
+        ],
+        &call,
+    )
+    .await;
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert!(
+        r.headers["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .contains(r#"error="insufficient_scope", scope="notes:admin""#)
+    );
+    assert_eq!(r.json()["id"], 4);
+    assert_eq!(PURGED.load(SeqCst), before + 1, "only carol's call ran");
+
+    // Without bearer authentication nobody holds a scope: 403, with no challenge to answer.
+    let addr = start(HttpOptions::default()).await;
+    let r = modern(addr, 5, "tools/call", purge_call).await;
+    assert_eq!(r.status, 403);
+    assert!(r.headers.get("www-authenticate").is_none());
+    assert!(
+        r.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("carries no token"),
+        "{}",
+        r.body
+    );
 }

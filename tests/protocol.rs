@@ -667,3 +667,35 @@ async fn arguments_that_would_grow_too_much_once_parsed_are_refused() {
     let r = c.call_tool("add", json!({"a": 1, "b": 2, "x": s})).await;
     assert_eq!(r["result"]["structuredContent"], json!({"result": 3}), "{r}");
 }
+
+static SCOPED_RAN: AtomicBool = AtomicBool::new(false);
+
+/// Needs a token granting `notes:admin`.
+#[tool(scopes = ["notes:admin"])]
+async fn scoped() -> String {
+    SCOPED_RAN.store(true, Ordering::SeqCst);
+    "ran".into()
+}
+
+#[tokio::test]
+async fn a_scoped_tool_is_refused_clearly_where_no_token_comes() {
+    for version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
+        let server = Server::new("t").tool(scoped);
+        let mut c = match version {
+            ProtocolVersion::V2026_07_28 => TestClient::stateless(server, json!({})),
+            v => TestClient::handshake(server, v, json!({})).await,
+        };
+        let r = c.call_tool("scoped", json!({})).await;
+        let e = &r["error"];
+        assert_eq!(e["code"], -32600, "{r}");
+        assert_eq!(
+            e["message"],
+            "Forbidden: tool `scoped` needs the scope(s) `notes:admin`, and this connection carries no token; serve it over HTTP with bearer authentication"
+        );
+        assert_eq!(
+            e["data"],
+            json!({"error": "insufficient_scope", "requiredScopes": ["notes:admin"]})
+        );
+    }
+    assert!(!SCOPED_RAN.load(Ordering::SeqCst), "the tool never ran");
+}

@@ -90,10 +90,12 @@ pub fn definition(
     description: &'static str,
     input_schema: ArgsSchema,
     annotations: ToolAnnotations,
+    scopes: &'static [&'static str],
 ) -> ToolDefinition {
     let mut d = ToolDefinition::new(name, input_schema.finish())
         .description(description)
-        .annotations(annotations);
+        .annotations(annotations)
+        .scopes(scopes.iter().copied());
     if let Some(t) = title {
         d = d.title(t);
     }

@@ -186,6 +186,11 @@ impl Admitted {
         self.call.wants_progress()
     }
 
+    /// Whether `principal` holds the scopes the call needs (checked again when it runs).
+    pub(crate) fn allowed(&self, principal: Option<&Principal>) -> Result<(), crate::access::Forbidden> {
+        self.call.allowed(principal)
+    }
+
     /// Runs the call with nowhere to send notifications (no progress token, no back-channel):
     /// progress sends fail at once instead of waiting. As the 2026-07-28 HTTP path without a
     /// progress token, and the benchmark door, run calls.

@@ -10,6 +10,7 @@
 //! assert_eq!(server.info().name, "notes");
 //! ```
 
+mod access;
 mod args;
 #[cfg(feature = "http")]
 pub mod auth;

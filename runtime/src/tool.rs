@@ -74,6 +74,9 @@ pub struct ToolDefinition {
     /// Behaviour hints.
     #[serde(skip_serializing_if = "ToolAnnotations::is_empty")]
     pub annotations: ToolAnnotations,
+    /// The OAuth scopes a caller's token must grant before the tool runs; not sent to clients.
+    #[serde(skip)]
+    pub scopes: Vec<String>,
 }
 
 impl ToolDefinition {
@@ -86,6 +89,7 @@ impl ToolDefinition {
             input_schema,
             output_schema: None,
             annotations: ToolAnnotations::default(),
+            scopes: Vec::new(),
         }
     }
     /// Sets the description.
@@ -107,6 +111,21 @@ impl ToolDefinition {
     /// Sets the annotations.
     pub fn annotations(mut self, a: ToolAnnotations) -> Self {
         self.annotations = a;
+        self
+    }
+    /// Requires these OAuth scopes: a caller whose token does not grant every one is refused
+    /// before anything runs (HTTP 403 `insufficient_scope`; a JSON-RPC error where there are no
+    /// tokens, as on stdio). `#[tool(scopes = [...])]` sets them.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::{ArgsSchema, ToolDefinition};
+    /// let def = ToolDefinition::new("purge", ArgsSchema::new().finish()).scopes(["notes:admin"]);
+    /// assert_eq!(def.scopes, ["notes:admin"]);
+    /// // Scopes are the server's business: `tools/list` does not show them.
+    /// assert!(serde_json::to_value(&def).unwrap().get("scopes").is_none());
+    /// ```
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
 }

@@ -1,7 +1,7 @@
 use mcp_resolve::prelude::*;
 
 /// List the folders.
-#[tool(name = "notes.list", title = "List folders", read_only = true)]
+#[tool(name = "notes.list", title = "List folders", read_only = true, scopes = ["notes:read"])]
 async fn list_folders() -> &'static str {
     "/tmp/notes"
 }
@@ -13,6 +13,7 @@ fn main() {
     assert_eq!(def.title.as_deref(), Some("List folders"));
     assert_eq!(def.annotations.read_only_hint, Some(true));
     assert_eq!(def.annotations.destructive_hint, None);
+    assert_eq!(def.scopes, ["notes:read"]);
     // No arguments: a closed, empty object.
     assert_eq!(
         serde_json::Value::Object(def.input_schema.clone()),

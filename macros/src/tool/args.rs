@@ -24,4 +24,18 @@ pub(crate) struct ToolArgs {
     pub(crate) idempotent: Option<bool>,
     /// `openWorldHint`.
     pub(crate) open_world: Option<bool>,
+    /// OAuth scopes a caller's token must grant: `scopes = ["notes:write"]`. Checked by
+    /// `validate::scopes`, which reports anything but a list of scope tokens at its token.
+    pub(crate) scopes: Option<AsWritten>,
+}
+
+/// An option's value exactly as written (darling would read a string literal's contents as an
+/// expression), so that validation can say what is wrong with it.
+#[derive(Debug)]
+pub(crate) struct AsWritten(pub(crate) syn::Expr);
+
+impl FromMeta for AsWritten {
+    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
+        Ok(Self(expr.clone()))
+    }
 }

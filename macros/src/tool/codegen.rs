@@ -19,6 +19,8 @@ pub(crate) struct ToolModel {
     pub(crate) title: Option<String>,
     pub(crate) description: TokenStream,
     pub(crate) annotations: [Option<bool>; 4],
+    /// The OAuth scopes a caller needs.
+    pub(crate) scopes: Vec<String>,
     pub(crate) doc_attrs: Vec<Attribute>,
     pub(crate) fn_attrs: Vec<Attribute>,
     pub(crate) params: Vec<Param>,
@@ -68,6 +70,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     let description = &m.description;
+    let scopes = &m.scopes;
     let ann = m.annotations.iter().map(|a| match a {
         Some(b) => quote!(::core::option::Option::Some(#b)),
         None => quote!(::core::option::Option::None),
@@ -276,6 +279,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
                         #description,
                         __schema,
                         #krate::__private::annotations(#(#ann),*),
+                        &[#(#scopes),*],
                     ) #output_check
                 }
 

@@ -29,6 +29,10 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let params = param::parse_params(sig.inputs.iter(), &mut errors);
     validate::unique_keys(&params, &mut errors);
     validate::confirm_messages(&params, &mut errors);
+    let scopes = args
+        .scopes
+        .as_ref()
+        .map_or_else(Vec::new, |e| validate::scopes(&e.0, &mut errors));
     let wire_name = match &args.name {
         Some(n) => {
             if let Err(msg) = validate::tool_name(n) {
@@ -62,6 +66,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         title: args.title,
         description,
         annotations: [args.read_only, args.destructive, args.idempotent, args.open_world],
+        scopes,
         doc_attrs,
         fn_attrs,
         params,

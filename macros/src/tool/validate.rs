@@ -104,6 +104,55 @@ pub(crate) fn tool_name(name: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// `scopes = ["a", "b"]`: a non-empty list of distinct OAuth scope tokens (RFC 6749 §3.3:
+/// printable ASCII but space, `"` and `\\`). Every problem is reported at its token.
+pub(crate) fn scopes(expr: &syn::Expr, errors: &mut Errors) -> Vec<String> {
+    const HINT: &str = "write `scopes = [\"notes:read\", \"notes:write\"]`";
+    let syn::Expr::Array(list) = expr else {
+        errors.spanned(expr, format!("`scopes` takes a list of scope names: {HINT}"));
+        return Vec::new();
+    };
+    if list.elems.is_empty() {
+        errors.spanned(
+            list,
+            "`scopes = []` requires nothing: remove `scopes`, or name the scopes a caller needs",
+        );
+    }
+    let mut seen = HashSet::new();
+    let mut out = Vec::new();
+    for elem in &list.elems {
+        let syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s), ..
+        }) = elem
+        else {
+            errors.spanned(elem, format!("a scope is a string literal: {HINT}"));
+            continue;
+        };
+        let scope = s.value();
+        if let Err(msg) = scope_token(&scope) {
+            errors.spanned(s, msg);
+        } else if !seen.insert(scope.clone()) {
+            errors.spanned(s, format!("scope `{scope}` is listed twice: remove one"));
+        } else {
+            out.push(scope);
+        }
+    }
+    out
+}
+
+/// One OAuth scope token (RFC 6749 §3.3).
+fn scope_token(scope: &str) -> Result<(), String> {
+    if scope.is_empty() {
+        return Err("a scope cannot be empty: name it, e.g. `\"notes:write\"`".into());
+    }
+    if let Some(c) = scope.chars().find(|c| !c.is_ascii_graphic() || matches!(c, '"' | '\\')) {
+        return Err(format!(
+            "scope `{scope}` has the character {c:?}, which a scope cannot hold (RFC 6749 §3.3); list two scopes as two strings"
+        ));
+    }
+    Ok(())
+}
+
 /// The `{name}` placeholders of a `#[confirm("…")]` message, or an error for a lone brace.
 /// `{{` and `}}` are literal braces.
 pub(crate) fn placeholders(template: &str) -> Result<Vec<String>, String> {
@@ -209,6 +258,28 @@ mod tests {
         assert!(placeholders("oops {path").is_err());
         assert!(placeholders("oops }").is_err());
         assert!(placeholders("{a b}").is_err());
+    }
+
+    #[test]
+    fn scope_lists() {
+        let mut e = Errors::default();
+        assert_eq!(
+            scopes(&syn::parse_quote!(["a:b", "c"]), &mut e),
+            vec!["a:b".to_string(), "c".to_string()]
+        );
+        assert!(e.is_empty());
+        for bad in [
+            syn::parse_quote!("a"),
+            syn::parse_quote!([]),
+            syn::parse_quote!(["a b"]),
+            syn::parse_quote!([""]),
+            syn::parse_quote!(["a", "a"]),
+            syn::parse_quote!([1]),
+        ] {
+            let mut e = Errors::default();
+            scopes(&bad, &mut e);
+            assert!(!e.is_empty(), "{}", quote::quote!(#bad));
+        }
     }
 
     #[test]

@@ -79,6 +79,8 @@ impl Default for Config {
 pub(crate) struct Entry {
     pub(crate) tool: Arc<dyn Tool>,
     pub(crate) keys: Arc<Keys>,
+    /// The scopes a caller needs (from the definition).
+    pub(crate) scopes: Arc<[String]>,
 }
 
 /// An MCP server: its identity, its tools, and its limits. Build it once, then serve it on a
@@ -171,6 +173,7 @@ impl Server {
         self.entries.push(Entry {
             tool: Arc::new(tool),
             keys,
+            scopes: def.scopes.clone().into(),
         });
         self.definitions.push(def);
         self

@@ -4,6 +4,7 @@
 
 use super::Server;
 use super::session::Route;
+use crate::access::Forbidden;
 use crate::budget::{Budget, EXPANSION, Hold, Short, max_tree_cost, tree_cost};
 use crate::context::{Context, ContextParts, Principal};
 use crate::peer::{Outbound, Peer};
@@ -28,6 +29,8 @@ use tokio_util::sync::CancellationToken;
 pub(crate) struct PendingCall {
     tool: Arc<dyn Tool>,
     keys: Arc<Keys>,
+    /// The scopes the caller needs.
+    scopes: Arc<[String]>,
     name: String,
     arguments: Map<String, Value>,
     envelope: Envelope,
@@ -110,6 +113,7 @@ impl PendingCall {
         Ok(Self {
             tool: entry.tool.clone(),
             keys: entry.keys.clone(),
+            scopes: entry.scopes.clone(),
             name: name.into_owned(),
             arguments,
             envelope,
@@ -117,6 +121,11 @@ impl PendingCall {
             request_state,
             memory,
         })
+    }
+
+    /// Whether `principal` may run this call: its token grants every scope the tool needs.
+    pub(crate) fn allowed(&self, principal: Option<&Principal>) -> Result<(), Forbidden> {
+        crate::access::check(&self.name, &self.scopes, principal)
     }
 
     /// Whether the client asked for progress notifications.
@@ -134,9 +143,14 @@ impl PendingCall {
         cancel: CancellationToken,
         principal: Option<Principal>,
     ) -> Result<Box<RawValue>, ErrorObject> {
+        // Before anything runs: transports that can answer otherwise (HTTP's 403) ask first.
+        if let Err(forbidden) = self.allowed(principal.as_ref()) {
+            return Err(forbidden.error());
+        }
         let Self {
             tool,
             keys,
+            scopes: _,
             name,
             arguments,
             envelope,

@@ -6,14 +6,14 @@ use super::{Body, WithStatus, error_response, header_str};
 use crate::auth::AuthError;
 use crate::context::Principal;
 use crate::protocol::ErrorObject;
-use http::{HeaderMap, HeaderValue, Response, StatusCode, header};
+use http::{HeaderMap, Response, StatusCode, header};
 
-fn is_loopback_name(host: &str) -> bool {
+pub(super) fn is_loopback_name(host: &str) -> bool {
     matches!(host, "localhost" | "127.0.0.1" | "[::1]" | "::1")
 }
 
 /// `host[:port]` → host.
-fn host_part(authority: &str) -> &str {
+pub(super) fn host_part(authority: &str) -> &str {
     if let Some(rest) = authority.strip_prefix('[') {
         // `[v6]:port` → `[v6]`. A `[` never closed is kept whole, and names no host of ours.
         return rest.find(']').map_or(authority, |end| &authority[..end + 2]);
@@ -99,13 +99,16 @@ pub(super) async fn principal(options: &HttpOptions, headers: &HeaderMap) -> Res
                 ErrorObject::invalid_request("Unauthorized: a valid bearer token is required"),
             )
             .with_status(StatusCode::UNAUTHORIZED);
-            let challenge = if token.is_some() {
-                r#"Bearer realm="mcp", error="invalid_token""#
+            // RFC 6750 §3: no error code when no token came; the metadata link either way.
+            let params: &[(&str, &str)] = if token.is_some() {
+                &[("error", "invalid_token")]
             } else {
-                r#"Bearer realm="mcp""#
+                &[]
             };
-            r.headers_mut()
-                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(challenge));
+            r.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                super::metadata::challenge(options, headers, params),
+            );
             Err(r)
         }
     }
@@ -114,6 +117,7 @@ pub(super) async fn principal(options: &HttpOptions, headers: &HeaderMap) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use http::HeaderValue;
 
     #[test]
     fn host_part_of_bracketed_and_unclosed_authorities() {

@@ -84,6 +84,11 @@ impl State {
                 ErrorObject::internal("session state unavailable"),
             )),
         };
+        if let Dispatch::Call(call) = &dispatched
+            && let Err(forbidden) = call.allowed(principal.as_ref())
+        {
+            return self.insufficient_scope(headers, call.id().clone(), &forbidden);
+        }
         match dispatched {
             Dispatch::Done => empty(StatusCode::ACCEPTED),
             // On this era an error is an ordinary response (200).

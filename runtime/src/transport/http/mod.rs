@@ -7,6 +7,7 @@
 
 mod guard;
 mod handshake;
+mod metadata;
 mod options;
 mod sessions;
 mod sse;
@@ -55,6 +56,8 @@ struct State {
     buffered: Budget,
     /// Where frames for no stream in particular go (a session's own peer outbound is never read).
     sink: Outbound,
+    /// The metadata's `scopes_supported`: the configured ones and every tool's, once each.
+    scopes_supported: Vec<String>,
 }
 
 fn full(bytes: impl Into<Bytes>) -> Body {
@@ -140,7 +143,14 @@ impl State {
         let (tx, mut rx) = mpsc::channel::<Outgoing>(16);
         // Messages for no stream in particular are dropped.
         tokio::spawn(async move { while rx.recv().await.is_some() {} });
+        let mut scopes_supported = options.scopes_supported.clone();
+        for scope in server.tools().iter().flat_map(|t| &t.scopes) {
+            if !scopes_supported.contains(scope) {
+                scopes_supported.push(scope.clone());
+            }
+        }
         Arc::new(State {
+            scopes_supported,
             check_hosts,
             stateless: Dispatcher::stateless(server.clone()),
             sessions: Sessions::new(
@@ -241,7 +251,8 @@ impl State {
     }
 
     async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
-        if req.uri().path() != self.options.path {
+        let document = metadata::is_document_path(&self.options, req.uri().path());
+        if req.uri().path() != self.options.path && !document {
             return empty(StatusCode::NOT_FOUND);
         }
         if guard::repeated(req.headers(), "host") || guard::repeated(req.headers(), "origin") {
@@ -253,6 +264,10 @@ impl State {
         }
         if !guard::hosts_allowed(&self.options, self.check_hosts, req.headers()) {
             return guard::forbidden(req.headers());
+        }
+        if document {
+            // Public: what a client reads to learn where to get a token.
+            return self.metadata(req.method(), req.headers());
         }
         let principal = match guard::principal(&self.options, req.headers()).await {
             Ok(p) => p,

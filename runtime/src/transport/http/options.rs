@@ -16,6 +16,9 @@ use std::time::Duration;
 #[derive(Clone)]
 pub struct HttpOptions {
     pub(super) verifier: Option<Arc<dyn TokenVerifier>>,
+    pub(super) resource: Option<String>,
+    pub(super) authorization_servers: Vec<String>,
+    pub(super) scopes_supported: Vec<String>,
     pub(super) path: String,
     pub(super) allowed_hosts: Vec<String>,
     pub(super) allowed_origins: Vec<String>,
@@ -34,6 +37,8 @@ impl std::fmt::Debug for HttpOptions {
         f.debug_struct("HttpOptions")
             .field("path", &self.path)
             .field("bearer", &self.verifier.is_some())
+            .field("resource", &self.resource)
+            .field("authorization_servers", &self.authorization_servers)
             .field("allowed_hosts", &self.allowed_hosts)
             .field("allowed_origins", &self.allowed_origins)
             .field("max_body_bytes", &self.max_body_bytes)
@@ -49,6 +54,9 @@ impl Default for HttpOptions {
     fn default() -> Self {
         Self {
             verifier: None,
+            resource: None,
+            authorization_servers: Vec::new(),
+            scopes_supported: Vec::new(),
             path: "/mcp".into(),
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
@@ -70,6 +78,41 @@ impl HttpOptions {
     /// by tools and resolvers and bound into `requestState`.
     pub fn bearer(mut self, verifier: impl TokenVerifier) -> Self {
         self.verifier = Some(Arc::new(verifier));
+        self
+    }
+    /// This server's canonical URI as clients reach it (e.g. `https://notes.example.com/mcp`):
+    /// the `resource` of its Protected Resource Metadata (RFC 9728), and what its tokens' audience
+    /// should be (RFC 8707). Without it, the URI is made from each request's `Host` and the path,
+    /// with `http` for a loopback host and `https` otherwise; set it behind a proxy that changes
+    /// the host, scheme or path.
+    ///
+    /// With [`HttpOptions::bearer`], the metadata is served at
+    /// `/.well-known/oauth-protected-resource` and at that path followed by the resource's path
+    /// (`/.well-known/oauth-protected-resource/mcp`), and every 401 and 403 challenge links it
+    /// (`resource_metadata="…"`), so an MCP client can find the authorization server.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::HttpOptions;
+    /// let options = HttpOptions::default()
+    ///     .resource("https://notes.example.com/mcp")
+    ///     .authorization_server("https://auth.example.com")
+    ///     .scopes_supported(["notes:read", "notes:write"]);
+    /// # let _ = options;
+    /// ```
+    pub fn resource(mut self, uri: impl Into<String>) -> Self {
+        self.resource = Some(uri.into());
+        self
+    }
+    /// Names an authorization server (its issuer URL) in the Protected Resource Metadata; call it
+    /// once per server.
+    pub fn authorization_server(mut self, issuer: impl Into<String>) -> Self {
+        self.authorization_servers.push(issuer.into());
+        self
+    }
+    /// Scopes listed in the Protected Resource Metadata (`scopes_supported`), besides the ones
+    /// the server's tools require (`#[tool(scopes = [...])]`), which are always listed.
+    pub fn scopes_supported<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes_supported.extend(scopes.into_iter().map(Into::into));
         self
     }
     /// The endpoint's path (default `/mcp`).

@@ -97,7 +97,13 @@ impl State {
             }
             Inbound::Invalid { .. } => return empty(StatusCode::BAD_REQUEST),
         }
-        match self.stateless.dispatch(&mut Session::new(), None, inbound) {
+        let dispatched = self.stateless.dispatch(&mut Session::new(), None, inbound);
+        if let Dispatch::Call(call) = &dispatched
+            && let Err(forbidden) = call.allowed(principal.as_ref())
+        {
+            return self.insufficient_scope(headers, call.id().clone(), &forbidden);
+        }
+        match dispatched {
             Dispatch::Done => empty(StatusCode::ACCEPTED),
             Dispatch::Reply(message) => message_response(message, true),
             Dispatch::Call(call) if call.wants_progress() => super::sse::stream(call, |_| None, principal),

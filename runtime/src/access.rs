@@ -1,0 +1,91 @@
+//! Scopes: what a caller's token must grant before a tool runs. One rule, used by every
+//! transport: HTTP answers a refusal with 403 `insufficient_scope` before anything runs; the call
+//! itself checks again, so a transport without tokens (stdio, the in-memory client) gets a clear
+//! JSON-RPC error.
+
+use crate::context::Principal;
+use crate::protocol::ErrorObject;
+use serde_json::json;
+use std::sync::Arc;
+
+/// A call refused for want of scopes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Forbidden {
+    /// The tool's name.
+    pub(crate) tool: String,
+    /// Every scope the tool needs (what a client should ask for, RFC 6750 §3.1).
+    pub(crate) required: Arc<[String]>,
+    /// Whether the caller was authenticated at all.
+    pub(crate) authenticated: bool,
+}
+
+/// `Err` when `principal` lacks one of `required`; no principal (no token) lacks them all.
+pub(crate) fn check(tool: &str, required: &Arc<[String]>, principal: Option<&Principal>) -> Result<(), Forbidden> {
+    let granted = |s: &String| principal.is_some_and(|p| p.has_scope(s));
+    if required.iter().all(granted) {
+        return Ok(());
+    }
+    Err(Forbidden {
+        tool: tool.to_owned(),
+        required: required.clone(),
+        authenticated: principal.is_some(),
+    })
+}
+
+impl Forbidden {
+    /// The scopes, space-separated, as the `scope` of a challenge.
+    pub(crate) fn scope(&self) -> String {
+        self.required.join(" ")
+    }
+
+    /// The JSON-RPC error: -32600 with the scopes in `data`.
+    pub(crate) fn error(&self) -> ErrorObject {
+        let list = self
+            .required
+            .iter()
+            .map(|s| format!("`{s}`"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let message = if self.authenticated {
+            format!(
+                "Forbidden: tool `{}` needs the scope(s) {list}, which the caller's token does not grant",
+                self.tool
+            )
+        } else {
+            format!(
+                "Forbidden: tool `{}` needs the scope(s) {list}, and this connection carries no token; serve it over HTTP with bearer authentication",
+                self.tool
+            )
+        };
+        ErrorObject::invalid_request(message)
+            .with_data(json!({ "error": "insufficient_scope", "requiredScopes": &*self.required }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn principal(scopes: &[&str]) -> Principal {
+        Principal {
+            subject: "alice".into(),
+            issuer: None,
+            scopes: scopes.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn every_required_scope_must_be_granted() {
+        let required: Arc<[String]> = vec!["a".to_string(), "b".to_string()].into();
+        assert!(check("t", &required, Some(&principal(&["b", "a", "c"]))).is_ok());
+        let denied = check("t", &required, Some(&principal(&["a"]))).unwrap_err();
+        assert_eq!(denied.scope(), "a b");
+        assert!(denied.authenticated);
+        let e = denied.error();
+        assert_eq!(e.code, -32600);
+        assert!(e.message.contains("`a`, `b`"), "{}", e.message);
+        let anonymous = check("t", &required, None).unwrap_err();
+        assert!(anonymous.error().message.contains("carries no token"));
+        assert!(check("t", &Arc::from(Vec::new()), None).is_ok(), "no scopes, no check");
+    }
+}
