@@ -5,6 +5,7 @@
         [--steps '[{"op":"list_tools"},{"op":"call","tool":"add","args":{"a":1,"b":2}}]'] \
         [--env KEY=VALUE ...] [--timeout SECONDS] \
         -- SERVER_CMD [ARGS...]
+    <venv>/bin/python py_client.py --url http://HOST:PORT/mcp [--bearer TOKEN] ...
 
 stdout carries exactly one JSON object per line (and nothing else):
   {"event":"connected","protocol_version":...,"server_info":...,"capabilities":...}
@@ -24,6 +25,8 @@ Steps: {"op":"list_tools"} and {"op":"call","tool":NAME,"args":{...}}.
 The server's stderr is inherited. Its environment is the SDK's small allowlist
 (HOME, LOGNAME, PATH, SHELL, TERM, USER) plus RUST_LOG, RUST_BACKTRACE,
 RUST_LIB_BACKTRACE and LLVM_PROFILE_FILE when set, plus every --env KEY=VALUE.
+With --url, --bearer sends `Authorization: Bearer TOKEN` on every HTTP request (through the
+SDK's own HTTP client factory, as an application holding a token would).
 """
 
 from __future__ import annotations
@@ -38,6 +41,8 @@ from typing import Any
 import anyio
 from mcp import Client, StdioServerParameters
 from mcp.client import ClientRequestContext
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import ElicitRequestParams, ElicitRequestURLParams, ElicitResult, ErrorData
 
@@ -69,6 +74,7 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     p.add_argument("--timeout", type=float, default=60.0, help="overall deadline in seconds")
     p.add_argument("--cwd", default=None, help="working directory of the server")
     p.add_argument("--url", default=None, help="Streamable HTTP endpoint instead of a stdio server")
+    p.add_argument("--bearer", default=None, help="a bearer token for every HTTP request (with --url)")
     args = p.parse_args(own)
     args.steps = json.loads(args.steps)
     if not isinstance(args.steps, list):
@@ -129,7 +135,10 @@ async def main(args: argparse.Namespace, server_cmd: list[str]) -> None:
             raise ValueError(f"--env expects KEY=VALUE, got {kv!r}")
         env[key] = value
     server: Any
-    if args.url:
+    if args.url and args.bearer:
+        http_client = create_mcp_http_client(headers={"Authorization": f"Bearer {args.bearer}"})
+        server = streamable_http_client(args.url, http_client=http_client)
+    elif args.url:
         server = args.url
     else:
         server = StdioServerParameters(command=server_cmd[0], args=server_cmd[1:], env=env, cwd=args.cwd)
