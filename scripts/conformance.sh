@@ -41,8 +41,9 @@
 #
 # Exit status: 0 when every scored scenario of every run passes or is in the
 # baseline; 1 when a scored scenario fails that is not in the baseline, when a
-# baseline entry's scenario now passes (stale: remove it), or when a runner did
-# not print its summary; 2 on a usage or setup error.
+# baseline entry's scenario now passes (stale: remove it) or is not in its run
+# (unknown), or when a runner did not print its summary; 2 on a usage or setup
+# error.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -176,15 +177,23 @@ for run in "${runs[@]}"; do
             failed+=("${name}")
         fi
     done
+    # A baseline entry naming this run but no scenario of it is a typo or a renamed scenario.
+    unknown=()
+    for key in "${!expected[@]}"; do
+        [[ "${key%% *}" == "${run}" ]] || continue
+        scn="${key#* }"
+        printf '%s\n' "${lines[@]}" | grep -qE "^(✓|✗) ${scn}: " || unknown+=("${scn}")
+    done
     total=$((${#passed[@]} + ${#failed[@]} + ${#known[@]}))
     summary+=("${run}: ${#passed[@]}/${total} scored scenarios passed, ${#failed[@]} failed, ${#known[@]} expected failures (baseline)")
     [[ ${#failed[@]} -gt 0 ]] && summary+=("  failed:   ${failed[*]}")
     [[ ${#known[@]} -gt 0 ]] && summary+=("  expected: ${known[*]}")
     [[ ${#stale[@]} -gt 0 ]] && summary+=("  STALE baseline entries (now passing, remove them): ${stale[*]}")
+    [[ ${#unknown[@]} -gt 0 ]] && summary+=("  UNKNOWN baseline entries (no such scenario in this run): ${unknown[*]}")
     [[ ${#passed[@]} -gt 0 ]] && summary+=("  passed:   ${passed[*]}")
     [[ ${#other[@]} -gt 0 ]] && summary+=("  not scored: ${other[*]}")
     summary+=("  $(grep -E '^Total:' "${log}" | tail -n 1) (checks); log: ${log}")
-    if [[ ${#failed[@]} -gt 0 || ${#stale[@]} -gt 0 ]]; then status=1; fi
+    if [[ ${#failed[@]} -gt 0 || ${#stale[@]} -gt 0 || ${#unknown[@]} -gt 0 ]]; then status=1; fi
 done
 
 printf '%s\n' "${summary[@]}" | tee "${RESULTS}/summary.txt"
