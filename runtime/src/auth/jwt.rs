@@ -55,6 +55,11 @@ impl ClaimChecks {
         }
     }
 
+    /// Whether tokens signed with `alg` are accepted at all.
+    pub(crate) fn accepts(&self, alg: Algorithm) -> bool {
+        self.validations.iter().any(|v| v.algorithms.first() == Some(&alg))
+    }
+
     /// Verifies `token`'s signature with `key` (for `alg`, which the token's header must name)
     /// and its claims, and names its holder.
     pub(crate) fn verify(&self, token: &str, key: &DecodingKey, alg: Algorithm) -> Result<Principal, AuthError> {

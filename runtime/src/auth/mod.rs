@@ -6,12 +6,18 @@ use crate::context::Principal;
 use std::fmt;
 
 #[cfg(feature = "jwt")]
+mod fetch;
+#[cfg(feature = "jwt")]
 mod hs256;
+#[cfg(feature = "jwt")]
+mod jwks;
 #[cfg(feature = "jwt")]
 mod jwt;
 
 #[cfg(feature = "jwt")]
 pub use hs256::Hs256Verifier;
+#[cfg(feature = "jwt")]
+pub use jwks::JwksVerifier;
 
 /// The future a [`TokenVerifier`] returns: boxed, so verifiers can be stored as trait objects.
 pub use futures_util::future::BoxFuture;
@@ -43,9 +49,9 @@ impl std::error::Error for AuthError {}
 /// Checks a bearer token and names its holder.
 ///
 /// Implement it for OAuth token introspection (a POST to the authorization server's introspection
-/// endpoint, mapping `sub`/`iss` of an active token) or for JWTs signed with keys from a JWKS
-/// document (fetch and cache the keys, pick one by `kid`, verify); [`Hs256Verifier`] (feature
-/// `jwt`) covers shared-secret JWTs.
+/// endpoint, mapping `sub`/`iss` of an active token) or any other scheme. With the feature `jwt`,
+/// [`JwksVerifier`] covers JWTs signed with the authorization server's published keys (RS256,
+/// ES256, EdDSA) and [`Hs256Verifier`] shared-secret JWTs.
 ///
 /// ```
 /// use mcp_resolve_runtime::auth::BoxFuture;
