@@ -11,15 +11,15 @@
 #   RATE=200 SOAK_CONNECTIONS=64 benches/replicas.sh --soak 1800
 #
 # Two release `bench_server` replicas (built with all features: bearer tokens) share one
-# MCP_RESOLVE_STATE_KEY and one MCP_RESOLVE_JWT_SECRET and sit behind one nginx (installed by
-# scripts/setup-nginx.sh, run with the private config benches/replicas/nginx.conf.template under
-# target/). `mcp-load replicas` (benches/load) mints one HS256 token per identity and makes
-# two-round `ask_name` calls: round 1 must ask, round 2 answers with the echoed requestState and
-# must come back as `hello <a name unique to the call>`; every 10th call's state is also
-# replayed under another identity, which must be refused. Every run starts fresh replicas and a
-# fresh nginx. Each run appends a JSON line to OUT/results.jsonl and Markdown tables to
-# OUT/report.md; the RSS samples go to OUT/rss-LABEL.csv. OUT is target/replicas,
-# target/replicas-soak or target/replicas-smoke.
+# MCP_RESOLVE_STATE_KEY and one MCP_RESOLVE_JWT_SECRET (with MCP_RESOLVE_JWT_AUDIENCE, the `aud`
+# its tokens must carry) and sit behind one nginx (installed by scripts/setup-nginx.sh, run with
+# the private config benches/replicas/nginx.conf.template under target/). `mcp-load replicas`
+# (benches/load) mints one HS256 token per identity and makes two-round `ask_name` calls: round 1
+# must ask, round 2 answers with the echoed requestState and must come back as `hello <a name
+# unique to the call>`; every 10th call's state is also replayed under another identity, which
+# must be refused. Every run starts fresh replicas and a fresh nginx. Each run appends a JSON line
+# to OUT/results.jsonl and Markdown tables to OUT/report.md; the RSS samples go to
+# OUT/rss-LABEL.csv. OUT is target/replicas, target/replicas-soak or target/replicas-smoke.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -83,6 +83,8 @@ LOAD="$LOAD_TARGET/$DRIVER_PROFILE/mcp-load"
 # Secrets of this run only: the replicas share them, the driver signs tokens with the second.
 STATE_KEY="replicas benchmark state key $(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 JWT_SECRET="replicas benchmark HS256 secret $(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+# The audience the replicas require in every token, and the driver puts in the tokens it signs.
+JWT_AUDIENCE="http://replicas.bench/mcp"
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
@@ -144,7 +146,8 @@ start_all() {
     for r in a b; do
         local port="$a"
         [[ "$r" == b ]] && port="$b"
-        MCP_RESOLVE_STATE_KEY="$STATE_KEY" MCP_RESOLVE_JWT_SECRET="$JWT_SECRET" RUST_LOG=warn \
+        MCP_RESOLVE_STATE_KEY="$STATE_KEY" MCP_RESOLVE_JWT_SECRET="$JWT_SECRET" \
+            MCP_RESOLVE_JWT_AUDIENCE="$JWT_AUDIENCE" RUST_LOG=warn \
             "$SERVER" --http "127.0.0.1:$port" </dev/null >/dev/null 2>"$OUT/$label-replica-$r.log" &
         PIDS+=("$!")
         if [[ "$r" == a ]]; then PID_A=$!; else PID_B=$!; fi
@@ -168,7 +171,8 @@ drive() { # drive LABEL ARGS...
     start_all "$label"
     echo "== $label: replicas $PID_A, $PID_B behind nginx $PID_N on :$LISTEN" >&2
     # The secret through the environment, not on the command line.
-    if ! MCP_RESOLVE_JWT_SECRET="$JWT_SECRET" "$LOAD" replicas --label "$label" --addr "127.0.0.1:$LISTEN" \
+    if ! MCP_RESOLVE_JWT_SECRET="$JWT_SECRET" MCP_RESOLVE_JWT_AUDIENCE="$JWT_AUDIENCE" \
+        "$LOAD" replicas --label "$label" --addr "127.0.0.1:$LISTEN" \
         --identities "$IDENTITIES" --warmup "$WARMUP" \
         --pid "replica-a=$PID_A" --pid "replica-b=$PID_B" --pid "nginx=$PID_N" \
         --rss-csv "$OUT/rss-$label.csv" --out "$OUT/results.jsonl" --md "$OUT/report.md" "$@" >/dev/null; then

@@ -20,7 +20,8 @@
 //!
 //! Replicas behind a load balancer (`benches/replicas.sh`) share `MCP_RESOLVE_STATE_KEY` (a
 //! secret of 32+ bytes). Built with `--features jwt`, `MCP_RESOLVE_JWT_SECRET` requires HS256
-//! bearer tokens on HTTP. Without either variable nothing changes.
+//! bearer tokens on HTTP, issued for the audience `MCP_RESOLVE_JWT_AUDIENCE` (required with the
+//! secret). Without these variables nothing changes.
 //!
 //! Logs go to stderr at `warn` unless `RUST_LOG` says otherwise.
 
@@ -111,7 +112,15 @@ async fn serve(args: Vec<String>) -> std::io::Result<()> {
             // With the `jwt` feature, MCP_RESOLVE_JWT_SECRET turns on HS256 bearer tokens.
             #[cfg(feature = "jwt")]
             if let Ok(secret) = std::env::var("MCP_RESOLVE_JWT_SECRET") {
-                let verifier = mcp_resolve::Hs256Verifier::new(secret.as_bytes())
+                // Tokens are accepted only for this server: the audience is required.
+                let audience = std::env::var("MCP_RESOLVE_JWT_AUDIENCE").map_err(|_| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        "MCP_RESOLVE_JWT_SECRET is set but MCP_RESOLVE_JWT_AUDIENCE is not: set it to \
+                         this server's canonical URI, the audience its tokens are issued for",
+                    )
+                })?;
+                let verifier = mcp_resolve::Hs256Verifier::new(secret.as_bytes(), &audience)
                     .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
                 options = options.bearer(verifier);
             }

@@ -22,12 +22,12 @@ pub use mcp_resolve_runtime::{
 #[doc(inline)]
 pub use mcp_resolve_runtime::{KeyTooShort, RandomUnavailable, StateKeys};
 // Streamable HTTP and its identity layer.
-#[cfg(feature = "jwt")]
-#[doc(inline)]
-pub use mcp_resolve_runtime::Hs256Verifier;
 #[cfg(feature = "http")]
 #[doc(inline)]
 pub use mcp_resolve_runtime::{AuthError, HttpOptions, TokenVerifier, auth};
+#[cfg(feature = "jwt")]
+#[doc(inline)]
+pub use mcp_resolve_runtime::{Hs256Verifier, JwksVerifier};
 // Forms (the traits `#[derive(FormSchema)]` implements) and the in-memory test client.
 #[doc(inline)]
 pub use mcp_resolve_runtime::{form, testing};

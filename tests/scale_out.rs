@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 
 const STATE_KEY: &str = "scale-out test: one state key shared by all replicas";
 const JWT_SECRET: &str = "scale-out test: the HS256 secret of the identity provider";
+/// The audience the replicas require in every token.
+const JWT_AUDIENCE: &str = "http://scale-out.test/mcp";
 
 fn root() -> PathBuf {
     PathBuf::from(support::MANIFEST_DIR)
@@ -49,6 +51,7 @@ fn replica(port: u16) -> Proc {
         .args(["--http", &format!("127.0.0.1:{port}")])
         .env("MCP_RESOLVE_STATE_KEY", STATE_KEY)
         .env("MCP_RESOLVE_JWT_SECRET", JWT_SECRET)
+        .env("MCP_RESOLVE_JWT_AUDIENCE", JWT_AUDIENCE)
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -80,7 +83,7 @@ fn token(sub: &str) -> String {
         + 300;
     jsonwebtoken::encode(
         &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
-        &json!({"sub": sub, "iss": "test", "exp": exp}),
+        &json!({"sub": sub, "iss": "test", "aud": JWT_AUDIENCE, "exp": exp}),
         &jsonwebtoken::EncodingKey::from_secret(JWT_SECRET.as_bytes()).unwrap(),
     )
     .unwrap()

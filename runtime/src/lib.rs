@@ -38,10 +38,10 @@ pub mod __private;
 pub mod bench;
 
 pub use args::ArgumentError;
-#[cfg(feature = "jwt")]
-pub use auth::Hs256Verifier;
 #[cfg(feature = "http")]
 pub use auth::{AuthError, TokenVerifier};
+#[cfg(feature = "jwt")]
+pub use auth::{Hs256Verifier, JwksVerifier};
 pub use context::{Context, Principal};
 pub use elicit::{Action, Confirm, Elicit, ElicitationResult, IntoResolution, Resolution};
 pub use protocol::{ClientCapabilities, Era, ErrorObject, Implementation, NumberId, ProtocolVersion, RequestId, codes};

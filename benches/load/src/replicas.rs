@@ -46,6 +46,7 @@ struct Options {
     label: String,
     addr: String,
     secret: String,
+    audience: String,
     identities: usize,
     calls: usize,
     warmup: usize,
@@ -66,12 +67,13 @@ struct Options {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: mcp-load replicas --addr HOST:PORT [--secret JWT_SECRET] [--label L] [--identities N]\n\
-         \x20      [--calls N] [--warmup N] [--connections C] [--route rr|alternate] [--cross-every K]\n\
+        "usage: mcp-load replicas --addr HOST:PORT [--secret JWT_SECRET] [--audience AUD] [--label L]\n\
+         \x20      [--identities N] [--calls N] [--warmup N] [--connections C] [--route rr|alternate] [--cross-every K]\n\
          \x20      [--rate CALLS_PER_S --duration SECS] [--max-in-flight N] [--pid LABEL=PID]...\n\
          \x20      [--rss-csv FILE] [--rss-every SECS] [--request-timeout SECS] [--timeout SECS]\n\
          \x20      [--out FILE.jsonl] [--md FILE.md]\n\
-         --secret defaults to $MCP_RESOLVE_JWT_SECRET."
+         --secret defaults to $MCP_RESOLVE_JWT_SECRET, --audience (the tokens' `aud`, which the\n\
+         servers require) to $MCP_RESOLVE_JWT_AUDIENCE."
     );
     std::process::exit(2)
 }
@@ -81,6 +83,7 @@ fn parse(args: &[String]) -> Options {
         label: "replicas".into(),
         addr: String::new(),
         secret: std::env::var("MCP_RESOLVE_JWT_SECRET").unwrap_or_default(),
+        audience: std::env::var("MCP_RESOLVE_JWT_AUDIENCE").unwrap_or_default(),
         identities: 100,
         calls: 10_000,
         warmup: 200,
@@ -106,6 +109,7 @@ fn parse(args: &[String]) -> Options {
             "--label" => o.label = val(),
             "--addr" => o.addr = val(),
             "--secret" => o.secret = val(),
+            "--audience" => o.audience = val(),
             "--identities" => o.identities = val().parse().unwrap_or_else(|_| usage()),
             "--calls" | "-n" => o.calls = val().parse().unwrap_or_else(|_| usage()),
             "--warmup" => o.warmup = val().parse().unwrap_or_else(|_| usage()),
@@ -136,7 +140,7 @@ fn parse(args: &[String]) -> Options {
             _ => usage(),
         }
     }
-    if o.addr.is_empty() || o.secret.is_empty() || o.identities < 2 || o.connections == 0 {
+    if o.addr.is_empty() || o.secret.is_empty() || o.audience.is_empty() || o.identities < 2 || o.connections == 0 {
         usage()
     }
     if o.rate.is_some() != o.duration.is_some() {
@@ -677,7 +681,7 @@ async fn run(o: Options) -> Result<bool, String> {
         + 3600;
     let tokens = (0..o.identities)
         .map(|i| {
-            let claims = json!({"sub": format!("user-{i}"), "iss": "mcp-load", "exp": exp});
+            let claims = json!({"sub": format!("user-{i}"), "iss": "mcp-load", "aud": o.audience, "exp": exp});
             format!("Bearer {}", jwt::hs256(o.secret.as_bytes(), &claims))
         })
         .collect();

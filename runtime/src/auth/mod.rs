@@ -1,0 +1,77 @@
+//! Bearer-token identity for the HTTP transport: a pluggable verifier yields the caller's
+//! [`Principal`], which tools and resolvers see through the context and which is bound into every
+//! sealed `requestState`.
+
+use crate::context::Principal;
+use std::fmt;
+
+#[cfg(feature = "jwt")]
+mod fetch;
+#[cfg(feature = "jwt")]
+mod hs256;
+#[cfg(feature = "jwt")]
+mod jwks;
+#[cfg(feature = "jwt")]
+mod jwt;
+
+#[cfg(feature = "jwt")]
+pub use hs256::Hs256Verifier;
+#[cfg(feature = "jwt")]
+pub use jwks::JwksVerifier;
+
+/// The future a [`TokenVerifier`] returns: boxed, so verifiers can be stored as trait objects.
+pub use futures_util::future::BoxFuture;
+
+/// Why a bearer token was refused. The reason goes to the log; the client gets 401.
+///
+/// ```
+/// use mcp_resolve_runtime::AuthError;
+/// assert_eq!(AuthError::new("expired").to_string(), "expired");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuthError(String);
+
+impl AuthError {
+    /// An error with this reason.
+    pub fn new(reason: impl Into<String>) -> Self {
+        Self(reason.into())
+    }
+}
+
+impl fmt::Display for AuthError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for AuthError {}
+
+/// Checks a bearer token and names its holder.
+///
+/// Implement it for OAuth token introspection (a POST to the authorization server's introspection
+/// endpoint, mapping `sub`/`iss` of an active token) or any other scheme. With the feature `jwt`,
+/// [`JwksVerifier`] covers JWTs signed with the authorization server's published keys (RS256,
+/// ES256, EdDSA) and [`Hs256Verifier`] shared-secret JWTs.
+///
+/// ```
+/// use mcp_resolve_runtime::auth::BoxFuture;
+/// use mcp_resolve_runtime::{AuthError, Principal, TokenVerifier};
+///
+/// /// A fixed token table, e.g. for tests.
+/// struct Static;
+/// impl TokenVerifier for Static {
+///     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, AuthError>> {
+///         Box::pin(async move {
+///             match token {
+///                 "alice-token" => Ok(Principal { subject: "alice".into(), issuer: None, scopes: vec![] }),
+///                 _ => Err(AuthError::new("unknown token")),
+///             }
+///         })
+///     }
+/// }
+/// # let _ = Static;
+/// ```
+pub trait TokenVerifier: Send + Sync + 'static {
+    /// Verifies `token` (without the `Bearer ` prefix).
+    fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, AuthError>>;
+}

@@ -1,0 +1,530 @@
+//! The JWKS verifier, end to end: keys generated here (RSA 2048, P-256, Ed25519), published by a
+//! local HTTP server whose key set can be swapped and which counts its fetches, tokens checked by
+//! a server over real HTTP.
+#![cfg(feature = "jwt")]
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use base64::Engine as _;
+use bytes::Bytes;
+use http_body_util::{BodyExt, Full};
+use hyper_util::rt::TokioIo;
+use jsonwebtoken::jwk::Jwk;
+use jsonwebtoken::{Algorithm, EncodingKey, Header};
+use mcp_resolve::prelude::*;
+use mcp_resolve::{HttpOptions, JwksVerifier, TokenVerifier};
+use serde_json::{Value, json};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::Duration;
+
+/// The server's canonical resource URI: the audience its tokens must name.
+const AUDIENCE: &str = "https://notes.test/mcp";
+const ISSUER: &str = "https://auth.test";
+
+/// Who is calling: `subject|issuer|scopes`.
+#[tool]
+async fn whoami(cx: Context) -> String {
+    cx.principal()
+        .map(|p| {
+            format!(
+                "{}|{}|{}",
+                p.subject,
+                p.issuer.as_deref().unwrap_or("?"),
+                p.scopes.join(" ")
+            )
+        })
+        .unwrap_or_default()
+}
+
+// ---- keys ------------------------------------------------------------------------------------
+
+/// A private key and the public JWK the authorization server publishes for it.
+struct Signer {
+    alg: Algorithm,
+    kid: String,
+    key: EncodingKey,
+    jwk: Value,
+}
+
+impl Signer {
+    fn rsa(kid: &str) -> Self {
+        use rsa::pkcs1::EncodeRsaPrivateKey;
+        let private = rsa::PrivateKey::new(&mut getrandom::SysRng, 2048).unwrap();
+        let key = EncodingKey::from_rsa_der(private.to_pkcs1_der().unwrap().as_bytes());
+        Self::with_public_jwk(Algorithm::RS256, kid, key)
+    }
+
+    fn p256(kid: &str) -> Self {
+        use p256::pkcs8::EncodePrivateKey;
+        let mut scalar = [0u8; 32];
+        getrandom::fill(&mut scalar).unwrap();
+        let private = p256::SecretKey::from_slice(&scalar).unwrap();
+        let key = EncodingKey::from_ec_der(private.to_pkcs8_der().unwrap().as_bytes());
+        Self::with_public_jwk(Algorithm::ES256, kid, key)
+    }
+
+    fn ed25519(kid: &str) -> Self {
+        use ed25519_dalek::pkcs8::EncodePrivateKey;
+        let mut seed = [0u8; 32];
+        getrandom::fill(&mut seed).unwrap();
+        let private = ed25519_dalek::SigningKey::from_bytes(&seed);
+        let key = EncodingKey::from_ed_der(private.to_pkcs8_der().unwrap().as_bytes());
+        let x = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(private.verifying_key().to_bytes());
+        let jwk = json!({"kty": "OKP", "crv": "Ed25519", "x": x, "alg": "EdDSA", "use": "sig", "kid": kid});
+        Self {
+            alg: Algorithm::EdDSA,
+            kid: kid.into(),
+            key,
+            jwk,
+        }
+    }
+
+    /// The public JWK jsonwebtoken derives from the private key, with our `kid`.
+    fn with_public_jwk(alg: Algorithm, kid: &str, key: EncodingKey) -> Self {
+        let mut jwk = serde_json::to_value(Jwk::from_encoding_key(&key, alg).unwrap()).unwrap();
+        jwk["kid"] = json!(kid);
+        Self {
+            alg,
+            kid: kid.into(),
+            key,
+            jwk,
+        }
+    }
+
+    fn sign(&self, claims: &Value) -> String {
+        self.sign_as(Some(&self.kid), claims)
+    }
+
+    fn sign_as(&self, kid: Option<&str>, claims: &Value) -> String {
+        let mut header = Header::new(self.alg);
+        header.kid = kid.map(str::to_owned);
+        jsonwebtoken::encode(&header, claims, &self.key).unwrap()
+    }
+}
+
+/// Keys are generated once for the whole file (an RSA key takes a while in a debug build).
+struct Keys {
+    rsa: Signer,
+    rsa_next: Signer,
+    p256: Signer,
+    ed25519: Signer,
+    ed25519_other: Signer,
+}
+
+static KEYS: LazyLock<Keys> = LazyLock::new(|| Keys {
+    rsa: Signer::rsa("rsa-1"),
+    rsa_next: Signer::rsa("rsa-2"),
+    p256: Signer::p256("ec-1"),
+    ed25519: Signer::ed25519("ed-1"),
+    ed25519_other: Signer::ed25519("ed-2"),
+});
+
+fn set_of(signers: &[&Signer]) -> String {
+    json!({"keys": signers.iter().map(|s| s.jwk.clone()).collect::<Vec<_>>()}).to_string()
+}
+
+fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
+}
+
+fn claims() -> Value {
+    json!({"sub": "alice", "iss": ISSUER, "aud": AUDIENCE, "exp": now() + 300, "scope": "notes:read notes:write"})
+}
+
+fn with(claim: &str, value: Value) -> Value {
+    let mut c = claims();
+    c[claim] = value;
+    c
+}
+
+fn without(claim: &str) -> Value {
+    let mut c = claims();
+    c.as_object_mut().unwrap().remove(claim);
+    c
+}
+
+/// A signed token whose signature is replaced by garbage.
+fn garbage_signed(kid: &str) -> String {
+    let token = KEYS.ed25519.sign_as(Some(kid), &claims());
+    let (signed, _) = token.rsplit_once('.').unwrap();
+    format!("{signed}.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+}
+
+// ---- the authorization server's JWKS endpoint --------------------------------------------------
+
+/// What the JWKS endpoint answers; swappable while it runs.
+struct Published {
+    status: u16,
+    body: String,
+    delay: Duration,
+}
+
+struct JwksServer {
+    url: String,
+    published: Arc<Mutex<Published>>,
+    fetches: Arc<AtomicUsize>,
+}
+
+impl JwksServer {
+    async fn start(body: String) -> Self {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let published = Arc::new(Mutex::new(Published {
+            status: 200,
+            body,
+            delay: Duration::ZERO,
+        }));
+        let fetches = Arc::new(AtomicUsize::new(0));
+        let (p, f) = (published.clone(), fetches.clone());
+        tokio::spawn(async move {
+            loop {
+                let Ok((tcp, _)) = listener.accept().await else { return };
+                let (p, f) = (p.clone(), f.clone());
+                let service = hyper::service::service_fn(move |_req: http::Request<hyper::body::Incoming>| {
+                    let (p, f) = (p.clone(), f.clone());
+                    async move {
+                        f.fetch_add(1, Ordering::SeqCst);
+                        let (status, body, delay) = {
+                            let p = p.lock().unwrap();
+                            (p.status, p.body.clone(), p.delay)
+                        };
+                        tokio::time::sleep(delay).await;
+                        let response = http::Response::builder()
+                            .status(status)
+                            .header("content-type", "application/json")
+                            .body(Full::new(Bytes::from(body)))
+                            .unwrap();
+                        Ok::<_, std::convert::Infallible>(response)
+                    }
+                });
+                tokio::spawn(hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(tcp), service));
+            }
+        });
+        Self {
+            url: format!("http://{addr}/.well-known/jwks.json"),
+            published,
+            fetches,
+        }
+    }
+
+    fn publish(&self, body: String) {
+        self.published.lock().unwrap().body = body;
+    }
+
+    fn fetches(&self) -> usize {
+        self.fetches.load(Ordering::SeqCst)
+    }
+
+    fn verifier(&self) -> JwksVerifier {
+        JwksVerifier::new(&self.url, AUDIENCE).unwrap().issuer(ISSUER)
+    }
+}
+
+// ---- the MCP server ----------------------------------------------------------------------------
+
+async fn serve(verifier: JwksVerifier) -> SocketAddr {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(
+        Server::new("jwks")
+            .tool(whoami)
+            .serve_http_on(listener, HttpOptions::default().bearer(verifier)),
+    );
+    addr
+}
+
+/// One `tools/call whoami` with this bearer token: (status, the tool's text).
+async fn call(addr: SocketAddr, token: &str) -> (u16, String) {
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp)).await.unwrap();
+    tokio::spawn(conn);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let req = http::Request::post("/mcp")
+        .header("host", "127.0.0.1")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "whoami")
+        .header("authorization", format!("Bearer {token}"))
+        .body(Full::new(Bytes::from(body.to_string())))
+        .unwrap();
+    let resp = sender.send_request(req).await.unwrap();
+    let status = resp.status().as_u16();
+    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    let text = body["result"]["content"][0]["text"].as_str().unwrap_or("").to_owned();
+    (status, text)
+}
+
+// ---- tests -------------------------------------------------------------------------------------
+
+#[tokio::test]
+async fn rs256_es256_and_eddsa_tokens_are_verified() {
+    let k = &*KEYS;
+    let jwks = JwksServer::start(set_of(&[&k.rsa, &k.p256, &k.ed25519])).await;
+    let addr = serve(jwks.verifier()).await;
+    for signer in [&k.rsa, &k.p256, &k.ed25519] {
+        let (status, text) = call(addr, &signer.sign(&claims())).await;
+        assert_eq!(status, 200, "{:?}", signer.alg);
+        assert_eq!(
+            text,
+            format!("alice|{ISSUER}|notes:read notes:write"),
+            "{:?}",
+            signer.alg
+        );
+    }
+    // Scopes as an array (`scp`), as some authorization servers send them.
+    let mut scp = without("scope");
+    scp["scp"] = json!(["a", "b"]);
+    assert_eq!(
+        call(addr, &k.p256.sign(&scp)).await,
+        (200, format!("alice|{ISSUER}|a b"))
+    );
+    // One fetch served them all.
+    assert_eq!(jwks.fetches(), 1);
+}
+
+#[tokio::test]
+async fn claims_are_checked() {
+    let k = &*KEYS;
+    let jwks = JwksServer::start(set_of(&[&k.ed25519])).await;
+    let addr = serve(jwks.verifier()).await;
+    let ed = &k.ed25519;
+    assert_eq!(call(addr, &ed.sign(&claims())).await.0, 200);
+    for (what, bad) in [
+        ("another audience", with("aud", json!("https://other.test/mcp"))),
+        (
+            "other audiences only",
+            with("aud", json!(["https://other.test/mcp", "notes"])),
+        ),
+        ("no aud", without("aud")),
+        ("nbf in an hour", with("nbf", json!(now() + 3600))),
+        ("iat in an hour", with("iat", json!(now() + 3600))),
+        ("expired an hour ago", with("exp", json!(now() - 3600))),
+        ("no exp", without("exp")),
+        ("another issuer", with("iss", json!("https://evil.test"))),
+        ("no iss", without("iss")),
+        ("no sub", without("sub")),
+    ] {
+        assert_eq!(call(addr, &ed.sign(&bad)).await.0, 401, "{what}");
+    }
+    // Within the leeway, and an array `aud` holding ours, are fine.
+    assert_eq!(call(addr, &ed.sign(&with("nbf", json!(now() + 10)))).await.0, 200);
+    assert_eq!(
+        call(
+            addr,
+            &ed.sign(&with("aud", json!(["https://other.test/mcp", AUDIENCE])))
+        )
+        .await
+        .0,
+        200
+    );
+    // Not a JWT at all; a valid token of another key that claims this kid.
+    assert_eq!(call(addr, "not.a.jwt").await.0, 401);
+    assert_eq!(
+        call(addr, &k.ed25519_other.sign_as(Some("ed-1"), &claims())).await.0,
+        401
+    );
+}
+
+#[tokio::test]
+async fn algorithm_confusion_is_refused() {
+    let k = &*KEYS;
+    let jwks = JwksServer::start(set_of(&[&k.rsa, &k.ed25519])).await;
+    let addr = serve(jwks.verifier()).await;
+    assert_eq!(call(addr, &k.rsa.sign(&claims())).await.0, 200);
+    // HS256 keyed with the public key's bytes (what a verifier that took the JWK for an HMAC
+    // secret would accept), under the RSA key's kid.
+    for secret in [
+        k.rsa.jwk["n"].as_str().unwrap().as_bytes(),
+        k.rsa.jwk.to_string().as_bytes(),
+    ] {
+        let mut header = Header::new(Algorithm::HS256);
+        header.kid = Some("rsa-1".into());
+        let hs = jsonwebtoken::encode(&header, &claims(), &EncodingKey::from_secret(secret).unwrap()).unwrap();
+        assert_eq!(call(addr, &hs).await.0, 401);
+    }
+    // `alg: none`, unsigned.
+    let b64 = |v: Value| base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(v.to_string());
+    let none = format!("{}.{}.", b64(json!({"alg": "none", "kid": "rsa-1"})), b64(claims()));
+    assert_eq!(call(addr, &none).await.0, 401);
+    // A valid EdDSA signature under the RSA key's kid, and RS256 under the Ed25519 key's kid:
+    // the algorithm must be the key's.
+    assert_eq!(call(addr, &k.ed25519.sign_as(Some("rsa-1"), &claims())).await.0, 401);
+    assert_eq!(call(addr, &k.rsa.sign_as(Some("ed-1"), &claims())).await.0, 401);
+    // None of it fetched the set again (within the refresh interval).
+    assert_eq!(jwks.fetches(), 1);
+}
+
+#[tokio::test]
+async fn unknown_kids_refetch_at_most_once_per_interval() {
+    let k = &*KEYS;
+    let jwks = JwksServer::start(set_of(&[&k.ed25519])).await;
+    let interval = Duration::from_millis(400);
+    let addr = serve(jwks.verifier().min_refresh_interval(interval)).await;
+    assert_eq!(call(addr, &k.ed25519.sign(&claims())).await.0, 200);
+    assert_eq!(jwks.fetches(), 1);
+    // Within the interval of that fetch: no fetch at all.
+    assert_eq!(call(addr, &garbage_signed("made-up-0")).await.0, 401);
+    assert_eq!(jwks.fetches(), 1);
+    tokio::time::sleep(interval + Duration::from_millis(100)).await;
+    // Past it: many tokens with made-up kids, at once and one after the other, cause one fetch.
+    let at_once: Vec<_> = (0..16)
+        .map(|i| tokio::spawn(async move { call(addr, &garbage_signed(&format!("made-up-{i}"))).await.0 }))
+        .collect();
+    for t in at_once {
+        assert_eq!(t.await.unwrap(), 401);
+    }
+    for i in 16..32 {
+        assert_eq!(call(addr, &garbage_signed(&format!("made-up-{i}"))).await.0, 401);
+    }
+    assert_eq!(jwks.fetches(), 2);
+    // The known key still works without a fetch.
+    assert_eq!(call(addr, &k.ed25519.sign(&claims())).await.0, 200);
+    assert_eq!(jwks.fetches(), 2);
+}
+
+#[tokio::test]
+async fn a_rotated_key_is_picked_up() {
+    let k = &*KEYS;
+    let jwks = JwksServer::start(set_of(&[&k.rsa])).await;
+    let interval = Duration::from_millis(300);
+    let addr = serve(jwks.verifier().min_refresh_interval(interval)).await;
+    assert_eq!(call(addr, &k.rsa.sign(&claims())).await.0, 200);
+    assert_eq!(jwks.fetches(), 1);
+    // The authorization server rotates: the new key replaces the old one.
+    jwks.publish(set_of(&[&k.rsa_next]));
+    tokio::time::sleep(interval + Duration::from_millis(100)).await;
+    let (status, text) = call(addr, &k.rsa_next.sign(&claims())).await;
+    assert_eq!(
+        (status, text.as_str()),
+        (200, "alice|https://auth.test|notes:read notes:write")
+    );
+    assert_eq!(jwks.fetches(), 2, "exactly one refresh");
+    assert_eq!(call(addr, &k.rsa_next.sign(&claims())).await.0, 200);
+    // The old key is gone: its tokens are refused, and asking again is not allowed yet.
+    assert_eq!(call(addr, &k.rsa.sign(&claims())).await.0, 401);
+    assert_eq!(jwks.fetches(), 2);
+}
+
+#[tokio::test]
+async fn a_failed_fetch_keeps_the_keys_held() {
+    let k = &*KEYS;
+    let jwks = JwksServer::start(set_of(&[&k.ed25519])).await;
+    let verifier = jwks.verifier().min_refresh_interval(Duration::from_millis(200));
+    assert_eq!(verifier.fetch().await.unwrap(), 1);
+    jwks.published.lock().unwrap().status = 503;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let e = verifier.verify(&k.ed25519_other.sign(&claims())).await.unwrap_err();
+    assert!(e.to_string().contains("ed-2"), "{e}");
+    assert_eq!(jwks.fetches(), 2);
+    // The key held still verifies.
+    assert_eq!(
+        verifier.verify(&k.ed25519.sign(&claims())).await.unwrap().subject,
+        "alice"
+    );
+    // An explicit fetch reports the failure.
+    let e = verifier.fetch().await.unwrap_err();
+    assert!(e.to_string().contains("503"), "{e}");
+    // Not a JWKS document: refused too, keys kept.
+    jwks.published.lock().unwrap().status = 200;
+    jwks.publish("<html>".into());
+    assert!(verifier.fetch().await.is_err());
+    assert!(verifier.verify(&k.ed25519.sign(&claims())).await.is_ok());
+}
+
+#[tokio::test]
+async fn keys_older_than_the_maximum_age_are_fetched_again() {
+    let k = &*KEYS;
+    let jwks = JwksServer::start(set_of(&[&k.ed25519])).await;
+    let verifier = jwks
+        .verifier()
+        .max_key_age(Duration::from_millis(300))
+        .min_refresh_interval(Duration::from_millis(100));
+    let old = k.ed25519.sign(&claims());
+    assert!(verifier.verify(&old).await.is_ok());
+    // The authorization server withdraws the key; until the set is too old, it is still used.
+    jwks.publish(set_of(&[&k.ed25519_other]));
+    assert!(verifier.verify(&old).await.is_ok());
+    assert_eq!(jwks.fetches(), 1);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    // Too old: fetched again before use, and the withdrawn key is gone.
+    assert!(verifier.verify(&old).await.is_err());
+    assert_eq!(jwks.fetches(), 2);
+    let new = k.ed25519_other.sign(&claims());
+    assert!(verifier.verify(&new).await.is_ok());
+    // When that fetch fails, the keys held are kept.
+    jwks.published.lock().unwrap().status = 503;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert!(verifier.verify(&new).await.is_ok());
+    assert_eq!(jwks.fetches(), 3);
+}
+
+#[tokio::test]
+async fn a_first_fetch_that_fails_is_retried_after_the_interval() {
+    let k = &*KEYS;
+    let jwks = JwksServer::start(set_of(&[&k.ed25519])).await;
+    jwks.published.lock().unwrap().status = 500;
+    let verifier = jwks.verifier().min_refresh_interval(Duration::from_millis(200));
+    let token = k.ed25519.sign(&claims());
+    assert!(verifier.verify(&token).await.is_err());
+    assert!(verifier.verify(&token).await.is_err());
+    assert_eq!(jwks.fetches(), 1);
+    jwks.published.lock().unwrap().status = 200;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(verifier.verify(&token).await.is_ok());
+    assert_eq!(jwks.fetches(), 2);
+}
+
+#[tokio::test]
+async fn documents_over_the_size_bound_are_refused() {
+    let k = &*KEYS;
+    let padding = "x".repeat(JwksVerifier::MAX_JWKS_BYTES);
+    let big = json!({"keys": [k.ed25519.jwk.clone()], "padding": padding}).to_string();
+    let jwks = JwksServer::start(big).await;
+    let e = jwks.verifier().fetch().await.unwrap_err();
+    assert!(e.to_string().contains(&JwksVerifier::MAX_JWKS_BYTES.to_string()), "{e}");
+    // Just under it is fine.
+    let room = JwksVerifier::MAX_JWKS_BYTES - set_of(&[&k.ed25519]).len() - 100;
+    jwks.publish(json!({"keys": [k.ed25519.jwk.clone()], "padding": "x".repeat(room)}).to_string());
+    assert_eq!(jwks.verifier().fetch().await.unwrap(), 1);
+}
+
+#[tokio::test]
+async fn a_slow_jwks_endpoint_times_out() {
+    let k = &*KEYS;
+    let jwks = JwksServer::start(set_of(&[&k.ed25519])).await;
+    jwks.published.lock().unwrap().delay = Duration::from_secs(30);
+    let verifier = jwks.verifier().fetch_timeout(Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    let e = verifier.fetch().await.unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(e.to_string().contains("within"), "{e}");
+}
+
+#[tokio::test]
+async fn a_token_without_kid_needs_a_single_key_for_its_algorithm() {
+    let k = &*KEYS;
+    let jwks = JwksServer::start(set_of(&[&k.ed25519, &k.rsa])).await;
+    let verifier = jwks.verifier();
+    assert!(verifier.verify(&k.ed25519.sign_as(None, &claims())).await.is_ok());
+    jwks.publish(set_of(&[&k.ed25519, &k.ed25519_other]));
+    let verifier = jwks.verifier();
+    let e = verifier.verify(&k.ed25519.sign_as(None, &claims())).await.unwrap_err();
+    assert!(e.to_string().contains("exactly one"), "{e}");
+}
+
+#[test]
+fn urls_and_audiences_are_checked_when_built() {
+    let e = JwksVerifier::new("http://auth.example/jwks.json", AUDIENCE).unwrap_err();
+    assert!(e.to_string().contains("loopback"), "{e}");
+    assert!(JwksVerifier::new("https://auth.example/jwks.json", AUDIENCE).is_ok());
+    assert!(JwksVerifier::new("http://127.0.0.1:1/jwks.json", AUDIENCE).is_ok());
+    let e = JwksVerifier::new("https://auth.example/jwks.json", "").unwrap_err();
+    assert!(e.to_string().contains("audience"), "{e}");
+}
