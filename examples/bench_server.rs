@@ -19,9 +19,9 @@
 //! are better off on the multi-thread runtime.
 //!
 //! Replicas behind a load balancer (`benches/replicas.sh`) share `MCP_RESOLVE_STATE_KEY` (a
-//! secret of 32+ bytes). Built with `--features jwt`, `MCP_RESOLVE_JWT_SECRET` requires HS256
-//! bearer tokens on HTTP, issued for the audience `MCP_RESOLVE_JWT_AUDIENCE` (required with the
-//! secret). Without these variables nothing changes.
+//! secret of 32+ bytes). Built with `--features jwt`, bearer tokens are required as
+//! `HttpOptions::bearer_from_env` reads the environment (`MCP_RESOLVE_JWT_SECRET` for HS256, with
+//! the audience `MCP_RESOLVE_JWT_AUDIENCE`). Without these variables nothing changes.
 //!
 //! Logs go to stderr at `warn` unless `RUST_LOG` says otherwise.
 
@@ -107,23 +107,11 @@ async fn serve(args: Vec<String>) -> std::io::Result<()> {
                 .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("--http {addr}: {e}")))?;
             let listener = tokio::net::TcpListener::bind(addr).await?;
             eprintln!("listening on {}", listener.local_addr()?);
-            #[allow(unused_mut)]
-            let mut options = mcp_resolve::HttpOptions::default();
-            // With the `jwt` feature, MCP_RESOLVE_JWT_SECRET turns on HS256 bearer tokens.
-            #[cfg(feature = "jwt")]
-            if let Ok(secret) = std::env::var("MCP_RESOLVE_JWT_SECRET") {
-                // Tokens are accepted only for this server: the audience is required.
-                let audience = std::env::var("MCP_RESOLVE_JWT_AUDIENCE").map_err(|_| {
-                    std::io::Error::new(
-                        std::io::ErrorKind::InvalidInput,
-                        "MCP_RESOLVE_JWT_SECRET is set but MCP_RESOLVE_JWT_AUDIENCE is not: set it to \
-                         this server's canonical URI, the audience its tokens are issued for",
-                    )
-                })?;
-                let verifier = mcp_resolve::Hs256Verifier::new(secret.as_bytes(), &audience)
-                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
-                options = options.bearer(verifier);
-            }
+            // MCP_RESOLVE_JWT_SECRET or MCP_RESOLVE_JWKS_URL (with MCP_RESOLVE_JWT_AUDIENCE)
+            // require bearer tokens (the `jwt` feature).
+            let options = mcp_resolve::HttpOptions::default()
+                .bearer_from_env()
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
             server.serve_http_on(listener, options).await
         }
         _ => Err(std::io::Error::new(

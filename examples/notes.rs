@@ -9,9 +9,11 @@
 //! It serves MCP on whichever protocol era the client speaks: on 2026-07-28 the question travels
 //! as an `InputRequiredResult` and a retry, on 2025-06-18 / 2025-11-25 as an `elicitation/create`
 //! request. Replicas behind a load balancer share `MCP_RESOLVE_STATE_KEY` (a secret of 32+
-//! bytes). Built with `--features jwt`, `MCP_RESOLVE_JWT_SECRET` requires HS256 bearer tokens on
-//! HTTP, issued for the audience `MCP_RESOLVE_JWT_AUDIENCE` (required with the secret). Logs go
-//! to stderr (`RUST_LOG=debug` for more).
+//! bytes). Built with `--features jwt`, HTTP requires bearer tokens when the environment says so
+//! (`HttpOptions::bearer_from_env`): `MCP_RESOLVE_JWT_SECRET` (HS256) or `MCP_RESOLVE_JWKS_URL`
+//! (the authorization server's keys), for the audience `MCP_RESOLVE_JWT_AUDIENCE`, optionally
+//! from `MCP_RESOLVE_JWT_ISSUER`, with `MCP_RESOLVE_AUTH_SERVER` published for clients at
+//! `/.well-known/oauth-protected-resource`. Logs go to stderr (`RUST_LOG=debug` for more).
 
 use mcp_resolve::prelude::*;
 use std::collections::BTreeMap;
@@ -118,23 +120,17 @@ async fn main() -> std::io::Result<()> {
     }
     match http {
         Some(addr) => {
-            #[allow(unused_mut)]
-            let mut options = mcp_resolve::HttpOptions::default();
-            // With the `jwt` feature, MCP_RESOLVE_JWT_SECRET turns on HS256 bearer tokens.
-            #[cfg(feature = "jwt")]
-            if let Ok(secret) = std::env::var("MCP_RESOLVE_JWT_SECRET") {
-                // Tokens are accepted only for this server: the audience is required.
-                let audience = std::env::var("MCP_RESOLVE_JWT_AUDIENCE").map_err(|_| {
-                    std::io::Error::new(
-                        std::io::ErrorKind::InvalidInput,
-                        "MCP_RESOLVE_JWT_SECRET is set but MCP_RESOLVE_JWT_AUDIENCE is not: set it to \
-                         this server's canonical URI, the audience its tokens are issued for",
-                    )
-                })?;
-                let verifier = mcp_resolve::Hs256Verifier::new(secret.as_bytes(), &audience)
-                    .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
-                options = options.bearer(verifier);
-                tracing::info!("bearer tokens required (HS256)");
+            // Bearer tokens, as the environment says (built with `--features jwt`):
+            // MCP_RESOLVE_JWT_SECRET (HS256) or MCP_RESOLVE_JWKS_URL (the authorization server's
+            // keys), for the audience MCP_RESOLVE_JWT_AUDIENCE, optionally from the issuer
+            // MCP_RESOLVE_JWT_ISSUER; MCP_RESOLVE_AUTH_SERVER is the authorization server that
+            // clients discover through /.well-known/oauth-protected-resource. A mistake stops the
+            // server here, with a message naming the variable.
+            let options = mcp_resolve::HttpOptions::default()
+                .bearer_from_env()
+                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+            if options.bearer_required() {
+                tracing::info!("bearer tokens required");
             }
             tracing::info!(%addr, "serving Streamable HTTP on /mcp");
             server.serve_http(addr, options).await

@@ -5,6 +5,8 @@
 use crate::context::Principal;
 use std::fmt;
 
+#[cfg(feature = "http")]
+pub mod env;
 #[cfg(feature = "jwt")]
 mod fetch;
 #[cfg(feature = "jwt")]

@@ -115,6 +115,16 @@ impl HttpOptions {
         self.scopes_supported.extend(scopes.into_iter().map(Into::into));
         self
     }
+    /// Whether requests need a bearer token ([`HttpOptions::bearer`] or
+    /// [`HttpOptions::bearer_from_env`] configured a verifier).
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::HttpOptions;
+    /// assert!(!HttpOptions::default().bearer_required());
+    /// ```
+    pub fn bearer_required(&self) -> bool {
+        self.verifier.is_some()
+    }
     /// The endpoint's path (default `/mcp`).
     pub fn path(mut self, path: impl Into<String>) -> Self {
         self.path = path.into();

@@ -1,0 +1,242 @@
+//! Bearer authentication from the environment, so a deployed server is configured without code:
+//! the variables, their rules, and a start-up error that names the variable at fault.
+
+use super::AuthError;
+use crate::transport::http::HttpOptions;
+use std::ffi::OsString;
+
+/// An HS256 shared secret (at least 32 bytes).
+pub const JWT_SECRET: &str = "MCP_RESOLVE_JWT_SECRET";
+/// The authorization server's JWKS URL (RS256, ES256, EdDSA tokens).
+pub const JWKS_URL: &str = "MCP_RESOLVE_JWKS_URL";
+/// The audience tokens must be issued for: this server's canonical URI. Required with either of
+/// the two above.
+pub const JWT_AUDIENCE: &str = "MCP_RESOLVE_JWT_AUDIENCE";
+/// The issuer tokens must come from (optional).
+pub const JWT_ISSUER: &str = "MCP_RESOLVE_JWT_ISSUER";
+/// The authorization server named in the Protected Resource Metadata (default: the issuer).
+pub const AUTH_SERVER: &str = "MCP_RESOLVE_AUTH_SERVER";
+
+impl HttpOptions {
+    /// Turns on bearer tokens as the environment says; without [`JWT_SECRET`] and [`JWKS_URL`]
+    /// the options are returned as they are (no tokens).
+    ///
+    /// | variable | meaning |
+    /// |---|---|
+    /// | `MCP_RESOLVE_JWT_SECRET` | HS256 tokens signed with this shared secret (32+ bytes) |
+    /// | `MCP_RESOLVE_JWKS_URL` | RS256 / ES256 / EdDSA tokens signed with keys from this JWKS (`https`, or `http` on loopback) |
+    /// | `MCP_RESOLVE_JWT_AUDIENCE` | required with either: the audience tokens must name, this server's canonical URI; when it is an `http(s)` URL it is also the metadata's `resource` |
+    /// | `MCP_RESOLVE_JWT_ISSUER` | optional: the issuer tokens must name |
+    /// | `MCP_RESOLVE_AUTH_SERVER` | the authorization server listed in the Protected Resource Metadata (default: the issuer) |
+    ///
+    /// A secret and a JWKS URL together, an audience without either, a short secret, a JWKS URL
+    /// that is not `https` (or `http` on loopback), a value that is not UTF-8, or any of these
+    /// set on a build without the `jwt` feature: an error that names the variable, for the
+    /// server to refuse to start with.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::HttpOptions;
+    /// // Nothing set: no bearer tokens.
+    /// let options = HttpOptions::default().bearer_from_env()?;
+    /// # let _ = options;
+    /// # Ok::<(), mcp_resolve_runtime::AuthError>(())
+    /// ```
+    pub fn bearer_from_env(self) -> Result<Self, AuthError> {
+        self.bearer_from(|name| std::env::var_os(name))
+    }
+
+    /// [`HttpOptions::bearer_from_env`] with the variables looked up by `lookup`.
+    pub(crate) fn bearer_from(self, lookup: impl Fn(&str) -> Option<OsString>) -> Result<Self, AuthError> {
+        let var = |name: &str| -> Result<Option<String>, AuthError> {
+            match lookup(name) {
+                None => Ok(None),
+                Some(v) => v
+                    .into_string()
+                    .map(Some)
+                    .map_err(|_| AuthError::new(format!("{name} is not valid UTF-8"))),
+            }
+        };
+        let secret = var(JWT_SECRET)?;
+        let jwks = var(JWKS_URL)?;
+        let audience = var(JWT_AUDIENCE)?;
+        let issuer = var(JWT_ISSUER)?.filter(|i| !i.is_empty());
+        let auth_server = var(AUTH_SERVER)?.filter(|a| !a.is_empty());
+        if secret.is_some() && jwks.is_some() {
+            return Err(AuthError::new(format!(
+                "{JWT_SECRET} and {JWKS_URL} are both set: set one (a shared secret, or the authorization server's keys)"
+            )));
+        }
+        let Some((var_name, _)) = [(JWT_SECRET, &secret), (JWKS_URL, &jwks)]
+            .into_iter()
+            .find(|(_, v)| v.is_some())
+        else {
+            if let Some(name) = [
+                (JWT_AUDIENCE, audience.is_some()),
+                (JWT_ISSUER, issuer.is_some()),
+                (AUTH_SERVER, auth_server.is_some()),
+            ]
+            .into_iter()
+            .find_map(|(n, set)| set.then_some(n))
+            {
+                return Err(AuthError::new(format!(
+                    "{name} is set but neither {JWT_SECRET} nor {JWKS_URL} is: set one of them to require bearer tokens, or unset {name}"
+                )));
+            }
+            return Ok(self);
+        };
+        let Some(audience) = audience.filter(|a| !a.is_empty()) else {
+            return Err(AuthError::new(format!(
+                "{var_name} is set but {JWT_AUDIENCE} is not: set it to this server's canonical URI (e.g. https://notes.example.com/mcp), the audience its tokens are issued for"
+            )));
+        };
+        let mut options = self.with_verifier(secret, jwks, &audience, issuer.as_deref())?;
+        if audience.starts_with("https://") || audience.starts_with("http://") {
+            options = options.resource(audience);
+        }
+        if let Some(server) = auth_server.or(issuer) {
+            options = options.authorization_server(server);
+        }
+        Ok(options)
+    }
+
+    #[cfg(feature = "jwt")]
+    fn with_verifier(
+        self,
+        secret: Option<String>,
+        jwks: Option<String>,
+        audience: &str,
+        issuer: Option<&str>,
+    ) -> Result<Self, AuthError> {
+        let named = |name: &'static str| move |e: AuthError| AuthError::new(format!("{name}: {e}"));
+        Ok(match (secret, jwks) {
+            (Some(secret), _) => {
+                let mut v = super::Hs256Verifier::new(secret.as_bytes(), audience).map_err(named(JWT_SECRET))?;
+                if let Some(i) = issuer {
+                    v = v.issuer(i);
+                }
+                self.bearer(v)
+            }
+            (None, Some(url)) => {
+                let mut v = super::JwksVerifier::new(&url, audience).map_err(named(JWKS_URL))?;
+                if let Some(i) = issuer {
+                    v = v.issuer(i);
+                }
+                self.bearer(v)
+            }
+            (None, None) => self,
+        })
+    }
+
+    #[cfg(not(feature = "jwt"))]
+    fn with_verifier(
+        self,
+        secret: Option<String>,
+        _jwks: Option<String>,
+        _audience: &str,
+        _issuer: Option<&str>,
+    ) -> Result<Self, AuthError> {
+        let name = if secret.is_some() { JWT_SECRET } else { JWKS_URL };
+        Err(AuthError::new(format!(
+            "{name} is set, but this server was built without the `jwt` feature of mcp-resolve, so it cannot check tokens"
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn from(vars: &[(&str, &str)]) -> Result<HttpOptions, AuthError> {
+        let map: HashMap<String, OsString> = vars.iter().map(|(k, v)| (k.to_string(), OsString::from(v))).collect();
+        HttpOptions::default().bearer_from(|name| map.get(name).cloned())
+    }
+
+    fn error(vars: &[(&str, &str)]) -> String {
+        from(vars).map(|_| ()).unwrap_err().to_string()
+    }
+
+    const SECRET: &str = "a shared secret of at least thirty-two bytes";
+
+    #[test]
+    fn nothing_set_is_no_tokens() {
+        assert!(!from(&[]).unwrap().bearer_required());
+    }
+
+    #[test]
+    fn every_mistake_names_its_variable() {
+        let e = error(&[(JWT_SECRET, SECRET)]);
+        assert!(
+            e.starts_with("MCP_RESOLVE_JWT_SECRET is set but MCP_RESOLVE_JWT_AUDIENCE is not"),
+            "{e}"
+        );
+        let e = error(&[
+            (JWT_SECRET, SECRET),
+            (JWKS_URL, "https://a.example/jwks"),
+            (JWT_AUDIENCE, "x"),
+        ]);
+        assert!(e.contains("are both set"), "{e}");
+        let e = error(&[(JWT_AUDIENCE, "https://n.example/mcp")]);
+        assert!(e.starts_with("MCP_RESOLVE_JWT_AUDIENCE is set but neither"), "{e}");
+        let e = error(&[(AUTH_SERVER, "https://auth.example")]);
+        assert!(e.starts_with("MCP_RESOLVE_AUTH_SERVER is set"), "{e}");
+        #[cfg(feature = "jwt")]
+        {
+            let e = error(&[(JWT_SECRET, "short"), (JWT_AUDIENCE, "notes")]);
+            assert!(e.starts_with("MCP_RESOLVE_JWT_SECRET: "), "{e}");
+            assert!(e.contains("32 bytes"), "{e}");
+            let e = error(&[(JWKS_URL, "http://auth.example/jwks"), (JWT_AUDIENCE, "notes")]);
+            assert!(e.starts_with("MCP_RESOLVE_JWKS_URL: "), "{e}");
+        }
+        #[cfg(not(feature = "jwt"))]
+        {
+            let e = error(&[(JWT_SECRET, SECRET), (JWT_AUDIENCE, "notes")]);
+            assert!(e.contains("without the `jwt` feature"), "{e}");
+        }
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_value_that_is_not_utf8_is_named() {
+        use std::os::unix::ffi::OsStringExt;
+        let bad = OsString::from_vec(vec![0xff, 0xfe]);
+        let e = HttpOptions::default()
+            .bearer_from(|name| (name == JWT_SECRET).then(|| bad.clone()))
+            .map(|_| ())
+            .unwrap_err();
+        assert_eq!(e.to_string(), "MCP_RESOLVE_JWT_SECRET is not valid UTF-8");
+    }
+
+    #[cfg(feature = "jwt")]
+    #[test]
+    fn a_url_audience_is_the_resource_and_the_issuer_the_authorization_server() {
+        let options = from(&[
+            (JWKS_URL, "https://auth.example/jwks.json"),
+            (JWT_AUDIENCE, "https://notes.example/mcp"),
+            (JWT_ISSUER, "https://auth.example"),
+        ])
+        .unwrap();
+        assert!(options.bearer_required());
+        let debug = format!("{options:?}");
+        assert!(
+            debug.contains(r#"resource: Some("https://notes.example/mcp")"#),
+            "{debug}"
+        );
+        assert!(
+            debug.contains(r#"authorization_servers: ["https://auth.example"]"#),
+            "{debug}"
+        );
+        let options = from(&[
+            (JWT_SECRET, SECRET),
+            (JWT_AUDIENCE, "notes"),
+            (AUTH_SERVER, "https://login.example"),
+        ])
+        .unwrap();
+        let debug = format!("{options:?}");
+        assert!(debug.contains("resource: None"), "{debug}");
+        assert!(
+            debug.contains(r#"authorization_servers: ["https://login.example"]"#),
+            "{debug}"
+        );
+    }
+}
