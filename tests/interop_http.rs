@@ -91,6 +91,11 @@ impl Server {
     /// 127.0.0.1:0, then released) and waits until it accepts TCP connections. If the server
     /// exits first (someone else took the port in between), it retries on a new port.
     fn start(label: &str) -> Server {
+        Self::start_with(label, &|_| Vec::new())
+    }
+
+    /// [`Server::start`] with environment variables made for the address it gets.
+    fn start_with(label: &str, env: &dyn Fn(SocketAddr) -> Vec<(String, String)>) -> Server {
         let mut failures = String::new();
         for attempt in 1..=PORT_ATTEMPTS {
             let port = TcpListener::bind("127.0.0.1:0")
@@ -101,6 +106,7 @@ impl Server {
             let mut child = Command::new(notes_bin())
                 .arg("--http")
                 .arg(addr.to_string())
+                .envs(env(addr))
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
                 .stderr(Stdio::piped())
@@ -165,6 +171,89 @@ impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Identity: an authorization server's keys (generated here) published as a JWKS by a local
+// endpoint, and `notes` configured from the environment to take only tokens signed with them,
+// issued for its own URL.
+// ---------------------------------------------------------------------------------------------
+
+#[path = "support/keys.rs"]
+mod keys;
+
+const ISSUER: &str = "https://auth.test";
+
+struct Identity {
+    /// Runs the JWKS endpoint for the whole test binary.
+    _runtime: tokio::runtime::Runtime,
+    jwks: keys::JwksServer,
+    signer: keys::Signer,
+}
+
+fn identity() -> &'static Identity {
+    static IDENTITY: std::sync::OnceLock<Identity> = std::sync::OnceLock::new();
+    IDENTITY.get_or_init(|| {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let signer = keys::Signer::p256("interop-es256");
+        let jwks = runtime.block_on(keys::JwksServer::start(keys::set_of(&[&signer])));
+        Identity {
+            _runtime: runtime,
+            jwks,
+            signer,
+        }
+    })
+}
+
+impl Identity {
+    /// The environment `notes` reads its identity settings from (`HttpOptions::bearer_from_env`).
+    fn env(&self, addr: SocketAddr) -> Vec<(String, String)> {
+        [
+            ("MCP_RESOLVE_JWKS_URL", self.jwks.url.clone()),
+            ("MCP_RESOLVE_JWT_AUDIENCE", format!("http://{addr}/mcp")),
+            ("MCP_RESOLVE_JWT_ISSUER", ISSUER.to_string()),
+            ("MCP_RESOLVE_AUTH_SERVER", ISSUER.to_string()),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+    }
+
+    fn token(&self, audience: &str) -> String {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs();
+        self.signer.sign(&json!({
+            "sub": "alice", "iss": ISSUER, "aud": audience, "iat": now, "exp": now + 600,
+            "scope": "notes:read notes:write",
+        }))
+    }
+}
+
+/// Whether the server takes tokens, and which token the client sends.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bearer {
+    /// No identity settings, no token.
+    Off,
+    /// A token signed by the published key, for this server.
+    Valid,
+    /// A token signed by the published key, for another server.
+    OtherAudience,
+    /// The server takes tokens; the client sends none.
+    Missing,
+}
+
+fn identity_token(bearer: Bearer, url: &str) -> Option<String> {
+    match bearer {
+        Bearer::Off | Bearer::Missing => None,
+        Bearer::Valid => Some(identity().token(url)),
+        Bearer::OtherAudience => Some(identity().token("https://elsewhere.test/mcp")),
     }
 }
 
@@ -499,6 +588,10 @@ impl Run {
 }
 
 fn drive(test: &str, client: Client, era: Era, answer: &str, steps: &Value) -> Run {
+    drive_as(test, client, era, answer, steps, Bearer::Off)
+}
+
+fn drive_as(test: &str, client: Client, era: Era, answer: &str, steps: &Value, bearer: Bearer) -> Run {
     let label = format!(
         "{test}: {} mode={} answer={answer}",
         match client {
@@ -507,7 +600,10 @@ fn drive(test: &str, client: Client, era: Era, answer: &str, steps: &Value) -> R
         },
         era.mode
     );
-    let mut server = Server::start(&label);
+    let mut server = match bearer {
+        Bearer::Off => Server::start(&label),
+        _ => Server::start_with(&label, &|addr| identity().env(addr)),
+    };
     let started = Instant::now();
     let driver_dir = Path::new(MANIFEST_DIR).join("tests").join("interop");
     let mut wire_file = None;
@@ -529,6 +625,9 @@ fn drive(test: &str, client: Client, era: Era, answer: &str, steps: &Value) -> R
             cmd
         }
     };
+    if let Some(token) = identity_token(bearer, &server.url()) {
+        cmd.arg("--bearer").arg(token);
+    }
     cmd.arg("--url")
         .arg(server.url())
         .args(["--mode", era.mode, "--answer", answer, "--timeout", DRIVER_TIMEOUT_SECS])
@@ -618,8 +717,12 @@ fn add_1_2() -> Value {
 /// Yes: one question, the drafts are deleted; deleting them again asks nothing (gone), and so
 /// does the empty folder.
 fn answer_yes(test: &str, client: Client, era: Era) {
+    answer_yes_as(test, client, era, Bearer::Off);
+}
+
+fn answer_yes_as(test: &str, client: Client, era: Era, bearer: Bearer) {
     let steps = json!([list_tools(), delete(DRAFTS), delete(DRAFTS), delete(EMPTY)]);
-    let run = drive(test, client, era, r#"{"ok": true}"#, &steps);
+    let run = drive_as(test, client, era, r#"{"ok": true}"#, &steps, bearer);
     run.assert_clean();
     run.assert_connected();
     let out = run.step_outcomes(4);
@@ -729,4 +832,142 @@ fn typescript_legacy_decline() {
 #[test]
 fn typescript_legacy_none_gets_32021() {
     answer_none("typescript_legacy_none_gets_32021", Client::TypeScript, LEGACY);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bearer tokens signed with the authorization server's published keys (issue 11).
+// ---------------------------------------------------------------------------------------------
+
+/// The Python client sends a JWKS-signed token for this server on every request: the whole
+/// seed-001 flow, question round included, on 2026-07-28.
+#[test]
+fn python_auto_with_a_jwks_token() {
+    answer_yes_as("python_auto_with_a_jwks_token", Client::Python, AUTO, Bearer::Valid);
+}
+
+/// The same on 2025-11-25: `initialize`, a session owned by the token's subject, and the
+/// question on the call's SSE stream.
+#[test]
+fn python_legacy_with_a_jwks_token() {
+    answer_yes_as("python_legacy_with_a_jwks_token", Client::Python, LEGACY, Bearer::Valid);
+}
+
+/// No token, or a token for another server (validly signed): the Python client is refused (the
+/// 401 and its body) on both eras, and the server keeps serving.
+#[test]
+fn python_without_a_token_or_with_one_for_another_server_is_refused() {
+    for (era, bearer) in [
+        (AUTO, Bearer::Missing),
+        (AUTO, Bearer::OtherAudience),
+        (LEGACY, Bearer::Missing),
+        (LEGACY, Bearer::OtherAudience),
+    ] {
+        let run = drive_as(
+            "python_refused",
+            Client::Python,
+            era,
+            "none",
+            &json!([list_tools()]),
+            bearer,
+        );
+        let exception = run.events.iter().find(|e| e["event"] == "exception");
+        let Some(exception) = exception else {
+            run.fail("the client was not refused")
+        };
+        // The SDK reports the 401's JSON-RPC body.
+        run.check(
+            exception["message"] == "Unauthorized: a valid bearer token is required",
+            format_args!("expected the 401 refusal, got {exception}"),
+        );
+        run.check(run.server_exit.is_none(), "the server exited");
+    }
+}
+
+/// A raw HTTP/1.1 exchange (`Connection: close`): the status line, the headers, the body.
+fn raw_http(addr: SocketAddr, request: &str) -> (String, String, String) {
+    use std::io::Write;
+    let mut tcp = TcpStream::connect(addr).unwrap();
+    tcp.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    tcp.write_all(request.as_bytes()).unwrap();
+    let mut response = String::new();
+    tcp.read_to_string(&mut response).unwrap();
+    let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+    let (status, headers) = head.split_once("\r\n").unwrap_or((head, ""));
+    (status.to_string(), headers.to_ascii_lowercase(), body.to_string())
+}
+
+/// What an MCP client discovers: the 401 challenge names the Protected Resource Metadata, and the
+/// document names this server and its authorization server (`MCP_RESOLVE_AUTH_SERVER`).
+#[test]
+fn notes_publishes_its_protected_resource_metadata() {
+    let server = Server::start_with("metadata", &|addr| identity().env(addr));
+    let addr = server.addr;
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#;
+    let (status, headers, _) = raw_http(
+        addr,
+        &format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    );
+    assert!(status.contains(" 401 "), "{status}");
+    let document = format!("http://{addr}/.well-known/oauth-protected-resource/mcp");
+    assert!(
+        headers.contains(&format!("www-authenticate: bearer resource_metadata=\"{document}\"")),
+        "{headers}"
+    );
+    let (status, _, body) = raw_http(
+        addr,
+        &format!("GET /.well-known/oauth-protected-resource/mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"),
+    );
+    assert!(status.contains(" 200 "), "{status}");
+    let metadata: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(metadata["resource"], format!("http://{addr}/mcp"));
+    assert_eq!(metadata["authorization_servers"], json!([ISSUER]));
+    assert_eq!(metadata["bearer_methods_supported"], json!(["header"]));
+}
+
+/// Identity settings that cannot be right stop `notes` at start-up, with a message naming the
+/// variable.
+#[test]
+fn notes_refuses_to_start_on_bad_identity_settings() {
+    let cases: [(&[(&str, &str)], &str); 4] = [
+        (
+            &[
+                ("MCP_RESOLVE_JWT_SECRET", "too short"),
+                ("MCP_RESOLVE_JWT_AUDIENCE", "http://127.0.0.1/mcp"),
+            ],
+            "MCP_RESOLVE_JWT_SECRET: ",
+        ),
+        (
+            &[("MCP_RESOLVE_JWT_SECRET", "a shared secret of at least thirty-two bytes")],
+            "MCP_RESOLVE_JWT_SECRET is set but MCP_RESOLVE_JWT_AUDIENCE is not",
+        ),
+        (
+            &[
+                ("MCP_RESOLVE_JWKS_URL", "http://auth.example/jwks.json"),
+                ("MCP_RESOLVE_JWT_AUDIENCE", "x"),
+            ],
+            "MCP_RESOLVE_JWKS_URL: ",
+        ),
+        (
+            &[("MCP_RESOLVE_JWT_AUDIENCE", "http://127.0.0.1/mcp")],
+            "MCP_RESOLVE_JWT_AUDIENCE is set but neither",
+        ),
+    ];
+    for (env, expected) in cases {
+        let output = Command::new(notes_bin())
+            .args(["--http", "127.0.0.1:0"])
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{env:?}: started anyway");
+        assert!(
+            stderr.contains(expected),
+            "{env:?}: expected {expected:?} in:\n{stderr}"
+        );
+    }
 }

@@ -8,15 +8,18 @@ use base64::Engine as _;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
-use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_resolve::prelude::*;
 use mcp_resolve::{HttpOptions, JwksVerifier, TokenVerifier};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::LazyLock;
 use std::time::Duration;
+
+#[path = "support/keys.rs"]
+mod keys;
+
+use keys::{JwksServer, Signer, set_of};
 
 /// The server's canonical resource URI: the audience its tokens must name.
 const AUDIENCE: &str = "https://notes.test/mcp";
@@ -37,72 +40,6 @@ async fn whoami(cx: Context) -> String {
         .unwrap_or_default()
 }
 
-// ---- keys ------------------------------------------------------------------------------------
-
-/// A private key and the public JWK the authorization server publishes for it.
-struct Signer {
-    alg: Algorithm,
-    kid: String,
-    key: EncodingKey,
-    jwk: Value,
-}
-
-impl Signer {
-    fn rsa(kid: &str) -> Self {
-        use rsa::pkcs1::EncodeRsaPrivateKey;
-        let private = rsa::PrivateKey::new(&mut getrandom::SysRng, 2048).unwrap();
-        let key = EncodingKey::from_rsa_der(private.to_pkcs1_der().unwrap().as_bytes());
-        Self::with_public_jwk(Algorithm::RS256, kid, key)
-    }
-
-    fn p256(kid: &str) -> Self {
-        use p256::pkcs8::EncodePrivateKey;
-        let mut scalar = [0u8; 32];
-        getrandom::fill(&mut scalar).unwrap();
-        let private = p256::SecretKey::from_slice(&scalar).unwrap();
-        let key = EncodingKey::from_ec_der(private.to_pkcs8_der().unwrap().as_bytes());
-        Self::with_public_jwk(Algorithm::ES256, kid, key)
-    }
-
-    fn ed25519(kid: &str) -> Self {
-        use ed25519_dalek::pkcs8::EncodePrivateKey;
-        let mut seed = [0u8; 32];
-        getrandom::fill(&mut seed).unwrap();
-        let private = ed25519_dalek::SigningKey::from_bytes(&seed);
-        let key = EncodingKey::from_ed_der(private.to_pkcs8_der().unwrap().as_bytes());
-        let x = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(private.verifying_key().to_bytes());
-        let jwk = json!({"kty": "OKP", "crv": "Ed25519", "x": x, "alg": "EdDSA", "use": "sig", "kid": kid});
-        Self {
-            alg: Algorithm::EdDSA,
-            kid: kid.into(),
-            key,
-            jwk,
-        }
-    }
-
-    /// The public JWK jsonwebtoken derives from the private key, with our `kid`.
-    fn with_public_jwk(alg: Algorithm, kid: &str, key: EncodingKey) -> Self {
-        let mut jwk = serde_json::to_value(Jwk::from_encoding_key(&key, alg).unwrap()).unwrap();
-        jwk["kid"] = json!(kid);
-        Self {
-            alg,
-            kid: kid.into(),
-            key,
-            jwk,
-        }
-    }
-
-    fn sign(&self, claims: &Value) -> String {
-        self.sign_as(Some(&self.kid), claims)
-    }
-
-    fn sign_as(&self, kid: Option<&str>, claims: &Value) -> String {
-        let mut header = Header::new(self.alg);
-        header.kid = kid.map(str::to_owned);
-        jsonwebtoken::encode(&header, claims, &self.key).unwrap()
-    }
-}
-
 /// Keys are generated once for the whole file (an RSA key takes a while in a debug build).
 struct Keys {
     rsa: Signer,
@@ -119,10 +56,6 @@ static KEYS: LazyLock<Keys> = LazyLock::new(|| Keys {
     ed25519: Signer::ed25519("ed-1"),
     ed25519_other: Signer::ed25519("ed-2"),
 });
-
-fn set_of(signers: &[&Signer]) -> String {
-    json!({"keys": signers.iter().map(|s| s.jwk.clone()).collect::<Vec<_>>()}).to_string()
-}
 
 fn now() -> u64 {
     std::time::SystemTime::now()
@@ -154,71 +87,14 @@ fn garbage_signed(kid: &str) -> String {
     format!("{signed}.AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
 }
 
-// ---- the authorization server's JWKS endpoint --------------------------------------------------
+// ---- the authorization server's JWKS endpoint (tests/support/keys.rs) --------------------------
 
-/// What the JWKS endpoint answers; swappable while it runs.
-struct Published {
-    status: u16,
-    body: String,
-    delay: Duration,
+/// The verifier this file tests, for the keys `jwks` publishes.
+trait Verifier {
+    fn verifier(&self) -> JwksVerifier;
 }
 
-struct JwksServer {
-    url: String,
-    published: Arc<Mutex<Published>>,
-    fetches: Arc<AtomicUsize>,
-}
-
-impl JwksServer {
-    async fn start(body: String) -> Self {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let published = Arc::new(Mutex::new(Published {
-            status: 200,
-            body,
-            delay: Duration::ZERO,
-        }));
-        let fetches = Arc::new(AtomicUsize::new(0));
-        let (p, f) = (published.clone(), fetches.clone());
-        tokio::spawn(async move {
-            loop {
-                let Ok((tcp, _)) = listener.accept().await else { return };
-                let (p, f) = (p.clone(), f.clone());
-                let service = hyper::service::service_fn(move |_req: http::Request<hyper::body::Incoming>| {
-                    let (p, f) = (p.clone(), f.clone());
-                    async move {
-                        f.fetch_add(1, Ordering::SeqCst);
-                        let (status, body, delay) = {
-                            let p = p.lock().unwrap();
-                            (p.status, p.body.clone(), p.delay)
-                        };
-                        tokio::time::sleep(delay).await;
-                        let response = http::Response::builder()
-                            .status(status)
-                            .header("content-type", "application/json")
-                            .body(Full::new(Bytes::from(body)))
-                            .unwrap();
-                        Ok::<_, std::convert::Infallible>(response)
-                    }
-                });
-                tokio::spawn(hyper::server::conn::http1::Builder::new().serve_connection(TokioIo::new(tcp), service));
-            }
-        });
-        Self {
-            url: format!("http://{addr}/.well-known/jwks.json"),
-            published,
-            fetches,
-        }
-    }
-
-    fn publish(&self, body: String) {
-        self.published.lock().unwrap().body = body;
-    }
-
-    fn fetches(&self) -> usize {
-        self.fetches.load(Ordering::SeqCst)
-    }
-
+impl Verifier for JwksServer {
     fn verifier(&self) -> JwksVerifier {
         JwksVerifier::new(&self.url, AUDIENCE).unwrap().issuer(ISSUER)
     }
