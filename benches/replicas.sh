@@ -11,9 +11,9 @@
 #   RATE=200 SOAK_CONNECTIONS=64 benches/replicas.sh --soak 1800
 #
 # Two release `bench_server` replicas (built with all features: bearer tokens) share one
-# MCP_RESOLVE_STATE_KEY and one MCP_RESOLVE_JWT_SECRET and sit behind one nginx (installed by
-# scripts/setup-nginx.sh, run with the private config benches/replicas/nginx.conf.template under
-# target/). `mcp-load replicas` (benches/load) mints one HS256 token per identity and makes
+# MCP_RESOLVE_STATE_KEY (32 random bytes, hex) and one MCP_RESOLVE_JWT_SECRET and sit behind
+# one nginx (installed by scripts/setup-nginx.sh, run with the private config
+# benches/replicas/nginx.conf.template under target/). `mcp-load replicas` (benches/load) mints one HS256 token per identity and makes
 # two-round `ask_name` calls: round 1 must ask, round 2 answers with the echoed requestState and
 # must come back as `hello <a name unique to the call>`; every 10th call's state is also
 # replayed under another identity, which must be refused. Every run starts fresh replicas and a
@@ -81,7 +81,8 @@ SERVER="$WORKSPACE_TARGET/release/examples/bench_server"
 LOAD="$LOAD_TARGET/$DRIVER_PROFILE/mcp-load"
 
 # Secrets of this run only: the replicas share them, the driver signs tokens with the second.
-STATE_KEY="replicas benchmark state key $(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+# The state key is 32 random bytes in hex (a passphrase is refused); the HS256 secret is text.
+STATE_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
 JWT_SECRET="replicas benchmark HS256 secret $(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 
 rm -rf "$OUT"

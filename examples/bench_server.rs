@@ -18,8 +18,8 @@
 //! third less latency per call (see `docs/PERFORMANCE.md`). Tools that block or crunch for long
 //! are better off on the multi-thread runtime.
 //!
-//! Replicas behind a load balancer (`benches/replicas.sh`) share `MCP_RESOLVE_STATE_KEY` (a
-//! secret of 32+ bytes). Built with `--features jwt`, `MCP_RESOLVE_JWT_SECRET` requires HS256
+//! Replicas behind a load balancer (`benches/replicas.sh`) share `MCP_RESOLVE_STATE_KEY` (32+
+//! random bytes in hex or base64, e.g. from `openssl rand -base64 32`; a passphrase is refused). Built with `--features jwt`, `MCP_RESOLVE_JWT_SECRET` requires HS256
 //! bearer tokens on HTTP. Without either variable nothing changes.
 //!
 //! Logs go to stderr at `warn` unless `RUST_LOG` says otherwise.

@@ -8,8 +8,8 @@
 //!
 //! It serves MCP on whichever protocol era the client speaks: on 2026-07-28 the question travels
 //! as an `InputRequiredResult` and a retry, on 2025-06-18 / 2025-11-25 as an `elicitation/create`
-//! request. Replicas behind a load balancer share `MCP_RESOLVE_STATE_KEY` (a secret of 32+
-//! bytes). Built with `--features jwt`, `MCP_RESOLVE_JWT_SECRET` requires HS256 bearer tokens on
+//! request. Replicas behind a load balancer share `MCP_RESOLVE_STATE_KEY` (32+ random
+//! bytes in hex or base64, e.g. from `openssl rand -base64 32`; a passphrase is refused). Built with `--features jwt`, `MCP_RESOLVE_JWT_SECRET` requires HS256 bearer tokens on
 //! HTTP. Logs go to stderr (`RUST_LOG=debug` for more).
 
 use mcp_resolve::prelude::*;

@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const STATE_KEY: &str = "scale-out test: one state key shared by all replicas";
+/// One state key shared by all replicas: 32 random bytes in base64, as `openssl rand -base64 32`
+/// makes them (fixed here so a failure reproduces; never deployed).
+const STATE_KEY: &str = "3q8xLh0nY6Gd0Z1f1p5u3c8yX7m2bQ9vT4kJ6wR0eHs=";
 const JWT_SECRET: &str = "scale-out test: the HS256 secret of the identity provider";
 
 fn root() -> PathBuf {
