@@ -92,10 +92,9 @@ async fn serve(args: Vec<String>) -> std::io::Result<()> {
         Ok(Some(keys)) => server = server.state_keys(keys),
         Ok(None) => {}
         Err(e) => {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!("MCP_RESOLVE_STATE_KEY: {e}"),
-            ));
+            // A plain line, not `main`'s debug print of an error: it says how to make a key.
+            eprintln!("MCP_RESOLVE_STATE_KEY: {e}");
+            std::process::exit(2);
         }
     }
     match args.as_slice() {

@@ -109,10 +109,9 @@ async fn main() -> std::io::Result<()> {
             tracing::info!("MCP_RESOLVE_STATE_KEY is not set: requestState is sealed with a key made for this process")
         }
         Err(e) => {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!("MCP_RESOLVE_STATE_KEY: {e}"),
-            ));
+            // A plain line, not `main`'s debug print of an error: it says how to make a key.
+            eprintln!("MCP_RESOLVE_STATE_KEY: {e}");
+            std::process::exit(2);
         }
     }
     match http {
