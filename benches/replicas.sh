@@ -11,15 +11,16 @@
 #   RATE=200 SOAK_CONNECTIONS=64 benches/replicas.sh --soak 1800
 #
 # Two release `bench_server` replicas (built with all features: bearer tokens) share one
-# MCP_RESOLVE_STATE_KEY and one MCP_RESOLVE_JWT_SECRET (with MCP_RESOLVE_JWT_AUDIENCE, the `aud`
-# its tokens must carry) and sit behind one nginx (installed by scripts/setup-nginx.sh, run with
-# the private config benches/replicas/nginx.conf.template under target/). `mcp-load replicas`
-# (benches/load) mints one HS256 token per identity and makes two-round `ask_name` calls: round 1
-# must ask, round 2 answers with the echoed requestState and must come back as `hello <a name
-# unique to the call>`; every 10th call's state is also replayed under another identity, which
-# must be refused. Every run starts fresh replicas and a fresh nginx. Each run appends a JSON line
-# to OUT/results.jsonl and Markdown tables to OUT/report.md; the RSS samples go to
-# OUT/rss-LABEL.csv. OUT is target/replicas, target/replicas-soak or target/replicas-smoke.
+# MCP_RESOLVE_STATE_KEY (32 random bytes, hex) and one MCP_RESOLVE_JWT_SECRET (with
+# MCP_RESOLVE_JWT_AUDIENCE, the `aud` its tokens must carry) and sit behind one nginx (installed
+# by scripts/setup-nginx.sh, run with the private config benches/replicas/nginx.conf.template
+# under target/). `mcp-load replicas` (benches/load) mints one HS256 token per identity and makes
+# two-round `ask_name` calls: round 1 must ask, round 2 answers with the echoed requestState and
+# must come back as `hello <a name unique to the call>`; every 10th call's state is also replayed
+# under another identity, which must be refused. Every run starts fresh replicas and a fresh
+# nginx. Each run appends a JSON line to OUT/results.jsonl and Markdown tables to OUT/report.md;
+# the RSS samples go to OUT/rss-LABEL.csv. OUT is target/replicas, target/replicas-soak or
+# target/replicas-smoke.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -81,7 +82,8 @@ SERVER="$WORKSPACE_TARGET/release/examples/bench_server"
 LOAD="$LOAD_TARGET/$DRIVER_PROFILE/mcp-load"
 
 # Secrets of this run only: the replicas share them, the driver signs tokens with the second.
-STATE_KEY="replicas benchmark state key $(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+# The state key is 32 random bytes in hex (a passphrase is refused); the HS256 secret is text.
+STATE_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
 JWT_SECRET="replicas benchmark HS256 secret $(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
 # The audience the replicas require in every token, and the driver puts in the tokens it signs.
 JWT_AUDIENCE="http://replicas.bench/mcp"

@@ -18,10 +18,11 @@
 //! third less latency per call (see `docs/PERFORMANCE.md`). Tools that block or crunch for long
 //! are better off on the multi-thread runtime.
 //!
-//! Replicas behind a load balancer (`benches/replicas.sh`) share `MCP_RESOLVE_STATE_KEY` (a
-//! secret of 32+ bytes). Built with `--features jwt`, bearer tokens are required as
-//! `HttpOptions::bearer_from_env` reads the environment (`MCP_RESOLVE_JWT_SECRET` for HS256, with
-//! the audience `MCP_RESOLVE_JWT_AUDIENCE`). Without these variables nothing changes.
+//! Replicas behind a load balancer (`benches/replicas.sh`) share `MCP_RESOLVE_STATE_KEY` (32+
+//! random bytes in hex or base64, e.g. from `openssl rand -base64 32`; a passphrase is refused).
+//! Built with `--features jwt`, bearer tokens are required as `HttpOptions::bearer_from_env`
+//! reads the environment (`MCP_RESOLVE_JWT_SECRET` for HS256, with the audience
+//! `MCP_RESOLVE_JWT_AUDIENCE`). Without these variables nothing changes.
 //!
 //! Logs go to stderr at `warn` unless `RUST_LOG` says otherwise.
 
@@ -93,10 +94,9 @@ async fn serve(args: Vec<String>) -> std::io::Result<()> {
         Ok(Some(keys)) => server = server.state_keys(keys),
         Ok(None) => {}
         Err(e) => {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!("MCP_RESOLVE_STATE_KEY: {e}"),
-            ));
+            // A plain line, not `main`'s debug print of an error: it says how to make a key.
+            eprintln!("MCP_RESOLVE_STATE_KEY: {e}");
+            std::process::exit(2);
         }
     }
     match args.as_slice() {
@@ -111,7 +111,11 @@ async fn serve(args: Vec<String>) -> std::io::Result<()> {
             // require bearer tokens (the `jwt` feature).
             let options = mcp_resolve::HttpOptions::default()
                 .bearer_from_env()
-                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+                .unwrap_or_else(|e| {
+                    // A plain line naming the variable, not `main`'s debug print of an error.
+                    eprintln!("{e}");
+                    std::process::exit(2)
+                });
             server.serve_http_on(listener, options).await
         }
         _ => Err(std::io::Error::new(

@@ -8,8 +8,9 @@
 //!
 //! It serves MCP on whichever protocol era the client speaks: on 2026-07-28 the question travels
 //! as an `InputRequiredResult` and a retry, on 2025-06-18 / 2025-11-25 as an `elicitation/create`
-//! request. Replicas behind a load balancer share `MCP_RESOLVE_STATE_KEY` (a secret of 32+
-//! bytes). Built with `--features jwt`, HTTP requires bearer tokens when the environment says so
+//! request. Replicas behind a load balancer share `MCP_RESOLVE_STATE_KEY` (32+ random bytes in
+//! hex or base64, e.g. from `openssl rand -base64 32`; a passphrase is refused). Built with
+//! `--features jwt`, HTTP requires bearer tokens when the environment says so
 //! (`HttpOptions::bearer_from_env`): `MCP_RESOLVE_JWT_SECRET` (HS256) or `MCP_RESOLVE_JWKS_URL`
 //! (the authorization server's keys), for the audience `MCP_RESOLVE_JWT_AUDIENCE`, optionally
 //! from `MCP_RESOLVE_JWT_ISSUER`, with `MCP_RESOLVE_AUTH_SERVER` published for clients at
@@ -112,10 +113,9 @@ async fn main() -> std::io::Result<()> {
             tracing::info!("MCP_RESOLVE_STATE_KEY is not set: requestState is sealed with a key made for this process")
         }
         Err(e) => {
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!("MCP_RESOLVE_STATE_KEY: {e}"),
-            ));
+            // A plain line, not `main`'s debug print of an error: it says how to make a key.
+            eprintln!("MCP_RESOLVE_STATE_KEY: {e}");
+            std::process::exit(2);
         }
     }
     match http {
@@ -128,7 +128,11 @@ async fn main() -> std::io::Result<()> {
             // server here, with a message naming the variable.
             let options = mcp_resolve::HttpOptions::default()
                 .bearer_from_env()
-                .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string()))?;
+                .unwrap_or_else(|e| {
+                    // A plain line naming the variable, not `main`'s debug print of an error.
+                    eprintln!("{e}");
+                    std::process::exit(2)
+                });
             if options.bearer_required() {
                 tracing::info!("bearer tokens required");
             }

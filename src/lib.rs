@@ -20,7 +20,7 @@ pub use mcp_resolve_runtime::{
 };
 // Sealing of `requestState`.
 #[doc(inline)]
-pub use mcp_resolve_runtime::{KeyTooShort, RandomUnavailable, StateKeys};
+pub use mcp_resolve_runtime::{KeyTooShort, RandomUnavailable, StateKeyError, StateKeys};
 // Streamable HTTP and its identity layer.
 #[cfg(feature = "http")]
 #[doc(inline)]

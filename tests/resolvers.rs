@@ -485,7 +485,9 @@ async fn state_rebound_to_other_arguments_or_tools_is_refused() {
 #[tokio::test]
 async fn expired_state_is_refused() {
     let mut c = TestClient::stateless(
-        server().state_ttl(Duration::from_millis(50)),
+        server()
+            .state_ttl(Duration::from_millis(50))
+            .state_leeway(Duration::ZERO),
         json!({"elicitation": {}}),
     );
     let (_, state) = input_required(&c.call_tool("owner", json!({"path": "x"})).await).clone();

@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const STATE_KEY: &str = "scale-out test: one state key shared by all replicas";
+/// One state key shared by all replicas: 32 random bytes in base64, as `openssl rand -base64 32`
+/// makes them (fixed here so a failure reproduces; never deployed).
+const STATE_KEY: &str = "3q8xLh0nY6Gd0Z1f1p5u3c8yX7m2bQ9vT4kJ6wR0eHs=";
 const JWT_SECRET: &str = "scale-out test: the HS256 secret of the identity provider";
 /// The audience the replicas require in every token.
 const JWT_AUDIENCE: &str = "http://scale-out.test/mcp";
@@ -174,4 +176,32 @@ fn tempdir(name: &str) -> PathBuf {
     let dir = target.join(format!("{name}-{}-{}", std::process::id(), free_port()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
+}
+
+/// A replica given a passphrase (or a short key) as its state key does not start: the key goes to
+/// HKDF, not a password hash, so a weak one could be guessed from one captured state. The message
+/// says how to make a key.
+#[test]
+fn a_passphrase_or_short_state_key_stops_start_up_with_how_to_make_a_key() {
+    let short = "c2hvcnQgYnV0IHZhbGlkIGJhc2U2NA=="; // base64 of 22 bytes
+    for (key, why) in [
+        (
+            "scale-out test: one state key shared by all replicas",
+            "neither hex nor base64",
+        ),
+        (short, "decodes to 22 bytes"),
+    ] {
+        let out = Command::new(support::notes_bin())
+            .args(["--http", &format!("127.0.0.1:{}", free_port())])
+            .env("MCP_RESOLVE_STATE_KEY", key)
+            .env("RUST_LOG", "warn")
+            .stdin(Stdio::null())
+            .output()
+            .expect("notes runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains("MCP_RESOLVE_STATE_KEY: "), "{stderr}");
+        assert!(stderr.contains(why), "{stderr}");
+        assert!(stderr.contains("openssl rand -base64 32"), "{stderr}");
+    }
 }

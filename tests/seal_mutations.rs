@@ -8,7 +8,7 @@
 //! real token) must be refused.
 //!
 //! That is the rule, even for a mutant that decodes to the very bytes of its original: the token
-//! is `v1.` + base64url without padding, decoded strictly (no `=`, trailing bits zero, URL-safe
+//! is `v2.` + base64url without padding, decoded strictly (no `=`, trailing bits zero, URL-safe
 //! alphabet only), so each byte string has exactly one accepted spelling and any textual change
 //! is refused. (Were another spelling accepted, it would only open the same sealed state; the test
 //! would still fail, so a laxer decoder cannot slip in unnoticed.)
@@ -50,14 +50,17 @@ impl Rng {
     }
 }
 
-/// The bytes a token carries (kid ‖ nonce ‖ ciphertext ‖ tag).
+/// The bytes a token carries (kid ‖ salt ‖ ciphertext ‖ tag).
 fn body(token: &str) -> Vec<u8> {
-    URL_SAFE_NO_PAD.decode(token.strip_prefix("v1.").unwrap()).unwrap()
+    URL_SAFE_NO_PAD.decode(token.strip_prefix("v2.").unwrap()).unwrap()
 }
 
 fn token_of(bytes: &[u8]) -> String {
-    format!("v1.{}", URL_SAFE_NO_PAD.encode(bytes))
+    format!("v2.{}", URL_SAFE_NO_PAD.encode(bytes))
 }
+
+/// The key id and salt before the ciphertext.
+const HEADER: usize = 4 + 32;
 
 /// One mutation of `tokens[i]`, named for the failure message.
 fn mutate(rng: &mut Rng, tokens: &[String], i: usize) -> (&'static str, String) {
@@ -88,9 +91,9 @@ fn mutate(rng: &mut Rng, tokens: &[String], i: usize) -> (&'static str, String) 
         }
         5 => {
             let (a, b) = (body(original), body(other));
-            // Header of one, ciphertext and tag of the other; or the other way round at any cut.
+            // Header (key id and salt) of one, ciphertext and tag of the other; or at any cut.
             let cut = if rng.below(2) == 0 {
-                16
+                HEADER
             } else {
                 rng.below(a.len().min(b.len()))
             };
@@ -99,9 +102,9 @@ fn mutate(rng: &mut Rng, tokens: &[String], i: usize) -> (&'static str, String) 
         6 => {
             let b = body(original);
             let variant = match rng.below(3) {
-                0 => format!("v1.{}", b64::STANDARD_NO_PAD.encode(&b)),
-                1 => format!("v1.{}", b64::URL_SAFE.encode(&b)),
-                _ => format!("v1.{}", b64::STANDARD.encode(&b)),
+                0 => format!("v2.{}", b64::STANDARD_NO_PAD.encode(&b)),
+                1 => format!("v2.{}", b64::URL_SAFE.encode(&b)),
+                _ => format!("v2.{}", b64::STANDARD.encode(&b)),
             };
             ("another base64 spelling", variant)
         }
@@ -165,7 +168,7 @@ fn mutate(rng: &mut Rng, tokens: &[String], i: usize) -> (&'static str, String) 
             let mut t = text.to_vec();
             let (a, b) = (rng.below(t.len()), rng.below(t.len()));
             t.swap(a, b);
-            let prefix = ["V1.", "v2.", "v1:", "", " v1."][rng.below(5)];
+            let prefix = ["V2.", "v1.", "v3.", "v2:", "", " v2."][rng.below(6)];
             let swapped = String::from_utf8(t).unwrap();
             if rng.below(2) == 0 {
                 ("two characters swapped", swapped)

@@ -159,7 +159,7 @@ struct Sealed {
     sealer: StateSealer,
     arguments: Map<String, Value>,
     token: String,
-    /// The token's first four decoded bytes: the key id.
+    /// The token's first four decoded bytes: the key id (a 32-byte salt follows it).
     kid: Vec<u8>,
 }
 
@@ -194,7 +194,7 @@ fn sealed() -> &'static Sealed {
         let token = sealer
             .seal(&state, TOOL, &arguments, AUDIENCE)
             .unwrap_or_else(|| panic!("sealing failed"));
-        let kid = b64url_decode(&token["v1.".len()..])[..4].to_vec();
+        let kid = b64url_decode(&token["v2.".len()..])[..4].to_vec();
         Sealed {
             sealer,
             arguments,
@@ -236,9 +236,10 @@ fn edit(token: &str, script: &[u8]) -> String {
     String::from_utf8_lossy(&t).into_owned()
 }
 
-/// `requestState` opening. Byte 0 picks the shape of the candidate: the rest as text; `v1.` and
-/// the rest; `v1.` and the base64url of the key id and the rest (so the cipher itself is
-/// reached); or the real token under the rest as an edit script. Only the real token opens.
+/// `requestState` opening. Byte 0 picks the shape of the candidate: the rest as text (old `v1.`
+/// tokens included); `v2.` and the rest; `v2.` and the base64url of the key id and the rest (salt,
+/// ciphertext, tag: so a token key is derived and the cipher itself is reached); or the real token
+/// under the rest as an edit script. Only the real token opens.
 pub fn unseal(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else {
         return;
@@ -246,8 +247,8 @@ pub fn unseal(data: &[u8]) {
     let s = sealed();
     let candidate = match mode % 4 {
         0 => String::from_utf8_lossy(rest).into_owned(),
-        1 => format!("v1.{}", String::from_utf8_lossy(rest)),
-        2 => format!("v1.{}", b64url(&[&s.kid[..], rest].concat())),
+        1 => format!("v2.{}", String::from_utf8_lossy(rest)),
+        2 => format!("v2.{}", b64url(&[&s.kid[..], rest].concat())),
         _ => edit(&s.token, rest),
     };
     let as_round_state = s.sealer.opens_round_state(&candidate, TOOL, &s.arguments, AUDIENCE);

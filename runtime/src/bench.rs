@@ -41,7 +41,7 @@ impl StateSealer {
         Self(Sealer::new(Some(keys), ttl))
     }
 
-    /// The sealed token (`v1.…`) of a state given as JSON text, as the engine holds its kept
+    /// The sealed token (`v2.…`) of a state given as JSON text, as the engine holds its kept
     /// answers; `None` when sealing failed.
     pub fn seal(&self, state: &RawValue, tool: &str, arguments: &Map<String, Value>, audience: &str) -> Option<String> {
         binding(tool, arguments, audience).seal(&self.0, state).ok()

@@ -1,11 +1,28 @@
-//! Sealing of `requestState`: AES-256-GCM with an HKDF-derived key, bound to the request it
-//! belongs to, with an expiry and a key ring for rotation.
+//! Sealing of `requestState`: AES-256-GCM under a key derived for each token, bound to the
+//! request it belongs to, with an expiry and a key ring for rotation.
 //!
-//! A token is `v1.` + base64url(kid ‖ nonce ‖ ciphertext). The plaintext holds the claims: issue
-//! and expiry times, the method, the tool, a digest of the arguments, the audience, a tag of the
-//! principal when there is one, and the engine's own state. Any failure — a bad seal, another
-//! request, an expired token, another audience or principal — is one error on the wire; the reason
-//! goes to the log only.
+//! A token is `v2.` + base64url(kid ‖ salt ‖ ciphertext ‖ tag): a 4-byte key id, a 32-byte random
+//! salt, the sealed claims and the 16-byte GCM tag. The plaintext holds the claims: issue and
+//! expiry times, the method, the tool, a SHA-256 digest of the arguments, the audience, a tag of
+//! the principal when there is one, and the engine's own state. Any failure — a bad seal, another
+//! request, an expired token, another audience or principal, a token of another format version
+//! (`v1.`) — is one error on the wire; the reason goes to the log only.
+//!
+//! # The nonce scheme
+//!
+//! AES-GCM's 96-bit nonce must never repeat under one key, and random nonces cap a key at about
+//! 2^32 seals. Instead, every token gets its own AES key: each secret's HKDF-SHA256 PRK is
+//! extracted once, when the key ring is built, and a token's key is
+//! `HKDF-Expand(PRK, "mcp-resolve/state/v2" ‖ salt, 32)` for a fresh 32-byte random salt carried
+//! in the token. Each such key seals exactly one plaintext, so the nonce is fixed (all zero): a
+//! nonce could only repeat under one key if two salts were equal, a chance of about n²/2^257 after
+//! n tokens (below 2^-128 after 2^64 tokens), so one secret may seal without a practical limit.
+//! HKDF-Expand is a PRF keyed by the PRK, so keys for distinct salts are independent; taking the
+//! salt into Expand's info (rather than into Extract's salt) keeps the per-token cost at one
+//! HMAC-SHA256 from precomputed states, plus an AES key schedule. AES-GCM-SIV would also bear
+//! nonce reuse, but needs a second AEAD and still leaks equal plaintexts under a repeated nonce;
+//! this scheme keeps the AES-GCM already used and its speed. The salt is also in the associated
+//! data, with the format version and the key id.
 //!
 //! (Over 500 lines with its tests, on purpose: the keys, the token format, expiry and the
 //! canonical digests a token binds are one piece of security code, read and reviewed together.)
@@ -13,7 +30,7 @@
 use aes_gcm::aead::{AeadInOut, KeyInit};
 use aes_gcm::{Aes256Gcm, Key, Nonce};
 use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::engine::general_purpose::{STANDARD_PAD_INDIFFERENT, URL_SAFE_NO_PAD, URL_SAFE_PAD_INDIFFERENT};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -23,10 +40,18 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-const PREFIX: &str = "v1.";
-const HKDF_INFO: &[u8] = b"mcp-resolve/request-state/v1/aes-256-gcm";
-const KID_LABEL: &[u8] = b"mcp-resolve/request-state/v1/kid:";
-const MAX_SKEW_SECS: f64 = 60.0;
+/// The format version, first in every token (and in the associated data).
+const PREFIX: &str = "v2.";
+/// HKDF-Extract's salt for every secret: PRKs of this format are of this format only.
+const EXTRACT_SALT: &[u8] = b"mcp-resolve/state/v2";
+/// HKDF-Expand's info for a token's key, before the token's salt. Short enough that info, salt and
+/// HKDF's counter byte fit one SHA-256 block.
+const TOKEN_INFO: &[u8] = b"mcp-resolve/state/v2";
+/// HKDF-Expand's info for a key's id (a length no token info has).
+const KID_INFO: &[u8] = b"mcp-resolve/state/v2/kid";
+/// The default clock leeway, at both ends of a token's life: an `iat` up to this far in the future
+/// is taken, and a token stays valid this long past its expiry, for clock skew between replicas.
+pub(crate) const DEFAULT_LEEWAY: Duration = Duration::from_secs(60);
 
 /// A secret shorter than 32 bytes was given.
 ///
@@ -80,10 +105,15 @@ pub(crate) fn random(buf: &mut [u8]) -> Result<(), RandomUnavailable> {
     getrandom::fill(buf).map_err(|e| RandomUnavailable(e.to_string()))
 }
 
+/// The length of a token's salt.
+const SALT: usize = 32;
+
+/// One secret of the ring: its key id and its HKDF PRK, extracted once (the HMAC states are kept,
+/// so a token's key costs one HMAC-SHA256 evaluation).
 #[derive(Clone)]
 struct SealingKey {
     kid: [u8; 4],
-    cipher: Aes256Gcm,
+    prk: hkdf::Hkdf<Sha256>,
 }
 
 impl SealingKey {
@@ -91,24 +121,109 @@ impl SealingKey {
         if secret.len() < 32 {
             return Err(KeyTooShort(secret.len()));
         }
-        let hk = hkdf::Hkdf::<Sha256>::new(None, secret);
-        let mut okm = [0u8; 32];
-        // 32 bytes is far below HKDF-SHA256's limit, so expand cannot fail.
-        if hk.expand(HKDF_INFO, &mut okm).is_err() {
+        let prk = hkdf::Hkdf::<Sha256>::new(Some(EXTRACT_SALT), secret);
+        let mut kid = [0u8; 4];
+        // 4 bytes is far below HKDF-SHA256's limit, so expand cannot fail.
+        if prk.expand(KID_INFO, &mut kid).is_err() {
             return Err(KeyTooShort(secret.len()));
         }
-        let mut h = Sha256::new();
-        h.update(KID_LABEL);
-        h.update(okm);
-        let digest = h.finalize();
-        let kid = [digest[0], digest[1], digest[2], digest[3]];
-        let cipher = Aes256Gcm::new(&Key::<Aes256Gcm>::from(okm));
-        Ok(Self { kid, cipher })
+        Ok(Self { kid, prk })
     }
+
+    /// The cipher for the token with this salt: a key of its own, used for that token only.
+    fn cipher(&self, salt: &[u8; SALT]) -> Option<Aes256Gcm> {
+        let mut key = [0u8; 32];
+        self.prk.expand_multi_info(&[TOKEN_INFO, salt], &mut key).ok()?;
+        Some(Aes256Gcm::new(&Key::<Aes256Gcm>::from(key)))
+    }
+}
+
+/// A state key that is not 32 or more random bytes written in hex or base64. Its message says how
+/// to make one, so it reads well as a start-up error.
+///
+/// ```
+/// use mcp_resolve_runtime::{StateKeyError, StateKeys};
+/// let e = StateKeys::from_encoded("correct horse battery staple").unwrap_err();
+/// assert_eq!(e, StateKeyError::NotEncoded);
+/// assert!(e.to_string().contains("openssl rand -base64 32"));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StateKeyError {
+    /// No key was given (an empty value, or only commas).
+    Empty,
+    /// The text is neither hex nor base64: a passphrase, say. Passphrases are refused because a
+    /// weak one could be guessed offline from a single sealed state.
+    NotEncoded,
+    /// The key decodes to this many bytes, fewer than 32.
+    TooShort(usize),
+}
+
+impl fmt::Display for StateKeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Empty => f.write_str("no requestState key given"),
+            Self::NotEncoded => {
+                f.write_str("the requestState key is neither hex nor base64 (passphrases are not taken)")
+            }
+            Self::TooShort(n) => write!(f, "the requestState key decodes to {n} bytes, fewer than 32"),
+        }?;
+        f.write_str(
+            "; a key is 32 or more random bytes in hex or base64: make one with \
+             `openssl rand -base64 32` (or `head -c32 /dev/urandom | base64`)",
+        )
+    }
+}
+
+impl std::error::Error for StateKeyError {}
+
+impl From<KeyTooShort> for StateKeyError {
+    fn from(e: KeyTooShort) -> Self {
+        Self::TooShort(e.0)
+    }
+}
+
+/// The bytes (32 or more) of one key written in hex or base64 (standard or URL-safe
+/// alphabet, padded or not).
+fn decode_key(text: &str) -> Result<Vec<u8>, StateKeyError> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err(StateKeyError::Empty);
+    }
+    // Hex first: an even number of hex digits is hex (so a short hex key is refused as short, not
+    // read as base64). Base64 of 32 bytes is never taken for hex (43 characters, or 44 with `=`),
+    // and base64 of more random bytes is only hex digits by a chance below 2^-90.
+    let bytes = if text.len().is_multiple_of(2) && text.bytes().all(|b| b.is_ascii_hexdigit()) {
+        let nibble = |b: u8| match b {
+            b'0'..=b'9' => b - b'0',
+            b'a'..=b'f' => b - b'a' + 10,
+            _ => b - b'A' + 10,
+        };
+        text.as_bytes()
+            .chunks_exact(2)
+            .map(|p| (nibble(p[0]) << 4) | nibble(p[1]))
+            .collect()
+    } else if text.contains(['-', '_']) {
+        URL_SAFE_PAD_INDIFFERENT
+            .decode(text)
+            .map_err(|_| StateKeyError::NotEncoded)?
+    } else {
+        STANDARD_PAD_INDIFFERENT
+            .decode(text)
+            .map_err(|_| StateKeyError::NotEncoded)?
+    };
+    if bytes.len() < 32 {
+        return Err(StateKeyError::TooShort(bytes.len()));
+    }
+    Ok(bytes)
 }
 
 /// The keys that seal `requestState`: the first seals, every one unseals (for rotation). Share the
 /// same secrets between replicas so a retry may land on any of them.
+///
+/// Secrets are random bytes (32 or more), not passphrases: HKDF is not a password hash, so a weak
+/// secret could be guessed offline from one sealed state. Configuration gives them in hex or base64
+/// ([`StateKeys::from_encoded`], [`StateKeys::from_env`]).
 ///
 /// ```
 /// use mcp_resolve_runtime::StateKeys;
@@ -131,13 +246,26 @@ impl fmt::Debug for StateKeys {
 }
 
 impl StateKeys {
-    /// Keys from a secret of at least 32 bytes (e.g. 32 random bytes, or a long passphrase).
+    /// Keys from a secret of at least 32 random bytes (raw bytes, e.g. from a secret store; text
+    /// from configuration goes through [`StateKeys::from_encoded`]).
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::StateKeys;
+    /// assert!(StateKeys::new(&[1u8; 32]).is_ok());
+    /// assert!(StateKeys::new(&[1u8; 31]).is_err());
+    /// ```
     pub fn new(secret: &[u8]) -> Result<Self, KeyTooShort> {
         Ok(Self {
             keys: Arc::new(vec![SealingKey::derive(secret)?]),
         })
     }
     /// Adds an older secret that still unseals (but never seals).
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::StateKeys;
+    /// let keys = StateKeys::new(&[2u8; 32]).unwrap().with_previous(&[1u8; 32]).unwrap();
+    /// assert_eq!(keys.len(), 2);
+    /// ```
     pub fn with_previous(self, secret: &[u8]) -> Result<Self, KeyTooShort> {
         let mut keys = (*self.keys).clone();
         keys.push(SealingKey::derive(secret)?);
@@ -147,6 +275,11 @@ impl StateKeys {
     ///
     /// Fails when the operating system's random source does: a key guessed from anything else
     /// would not be secret.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::StateKeys;
+    /// assert_eq!(StateKeys::generate().unwrap().len(), 1);
+    /// ```
     pub fn generate() -> Result<Self, RandomUnavailable> {
         let mut secret = [0u8; 32];
         random(&mut secret)?;
@@ -155,25 +288,46 @@ impl StateKeys {
             keys: Arc::new(vec![key]),
         })
     }
-    /// Keys from the environment variable `var`: its value is the secret (at least 32 bytes; a
-    /// previous secret may follow after a comma, for rotation). `Ok(None)` when the variable is
-    /// not set.
+    /// Keys from text: one key, or several separated by commas (the first seals, the others only
+    /// unseal, for rotation). Each is 32 or more random bytes written in hex (64+ hex digits: an even
+    /// number of hex digits is always read as hex) or
+    /// base64 (standard or URL-safe alphabet, padded or not), as `openssl rand -base64 32` or
+    /// `head -c32 /dev/urandom | base64` make them. Anything else — a passphrase, a shorter key —
+    /// is a [`StateKeyError`] whose message says how to make a key.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::{StateKeyError, StateKeys};
+    /// let b64 = "q83vASNFZ4mrze8BI0VniavN7wEjRWeJq83vASNFZ4k=";
+    /// let hex = "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789";
+    /// assert_eq!(StateKeys::from_encoded(b64).unwrap().len(), 1);
+    /// assert_eq!(StateKeys::from_encoded(&format!("{hex}, {b64}")).unwrap().len(), 2);
+    /// assert_eq!(StateKeys::from_encoded("c2hvcnQ=").unwrap_err(), StateKeyError::TooShort(5));
+    /// assert_eq!(StateKeys::from_encoded("my long passphrase!").unwrap_err(), StateKeyError::NotEncoded);
+    /// ```
+    pub fn from_encoded(text: &str) -> Result<Self, StateKeyError> {
+        let mut secrets = text.split(',').map(str::trim).filter(|s| !s.is_empty());
+        let first = secrets.next().ok_or(StateKeyError::Empty)?;
+        let mut keys = Self::new(&decode_key(first)?)?;
+        for older in secrets {
+            keys = keys.with_previous(&decode_key(older)?)?;
+        }
+        Ok(keys)
+    }
+    /// Keys from the environment variable `var`, written as [`StateKeys::from_encoded`] reads them
+    /// (a key in hex or base64; previous keys may follow after commas). `Ok(None)` when the
+    /// variable is not set; an error (meant for a start-up message) when it is set to anything
+    /// else than keys.
     ///
     /// ```
     /// use mcp_resolve_runtime::StateKeys;
     /// assert!(StateKeys::from_env("MCP_RESOLVE_DOCTEST_UNSET_VARIABLE").unwrap().is_none());
     /// ```
-    pub fn from_env(var: &str) -> Result<Option<Self>, KeyTooShort> {
-        let Ok(value) = std::env::var(var) else { return Ok(None) };
-        let mut secrets = value.split(',').map(str::trim).filter(|s| !s.is_empty());
-        let Some(first) = secrets.next() else {
-            return Err(KeyTooShort(0));
-        };
-        let mut keys = Self::new(first.as_bytes())?;
-        for older in secrets {
-            keys = keys.with_previous(older.as_bytes())?;
+    pub fn from_env(var: &str) -> Result<Option<Self>, StateKeyError> {
+        match std::env::var(var) {
+            Ok(value) => Self::from_encoded(&value).map(Some),
+            Err(std::env::VarError::NotPresent) => Ok(None),
+            Err(std::env::VarError::NotUnicode(_)) => Err(StateKeyError::NotEncoded),
         }
-        Ok(Some(keys))
     }
     /// How many keys the ring holds.
     pub fn len(&self) -> usize {
@@ -265,11 +419,12 @@ fn canonical_map(m: &Map<String, Value>, out: &mut Vec<u8>) {
     out.push(b'}');
 }
 
-fn sha_tag(canonical_json: &[u8]) -> String {
-    URL_SAFE_NO_PAD.encode(&Sha256::digest(canonical_json)[..16])
+/// base64url of the full SHA-256 (256 bits) of `bytes`.
+fn sha_tag(bytes: &[u8]) -> String {
+    URL_SAFE_NO_PAD.encode(Sha256::digest(bytes))
 }
 
-/// base64url of the first 16 bytes of SHA-256 over canonical JSON: pins a question's content.
+/// base64url of SHA-256 over canonical JSON (all 256 bits): pins a question's content.
 #[cfg(test)]
 pub(crate) fn digest(v: &Value) -> String {
     let mut s = Vec::new();
@@ -288,19 +443,32 @@ pub(crate) fn question_digest(message: &str, schema: &Map<String, Value>) -> Str
     sha_tag(&s)
 }
 
+/// The full SHA-256 of the arguments' canonical JSON.
 fn args_digest(arguments: &Map<String, Value>) -> String {
     let mut s = Vec::with_capacity(64);
     canonical_map(arguments, &mut s);
     sha_tag(&s)
 }
 
+/// The full SHA-256 of the principal's fields, each length-prefixed (u64 big-endian) and the
+/// issuer behind a presence byte, so no two principals share an encoding: issuer `a\0b` and
+/// subject `c` differ from issuer `a` and subject `b\0c`, and no issuer from an empty one.
 fn principal_tag(p: &crate::Principal) -> String {
+    let field = |h: &mut Sha256, v: &str| {
+        h.update((v.len() as u64).to_be_bytes());
+        h.update(v.as_bytes());
+    };
     let mut h = Sha256::new();
-    h.update(b"mcp-resolve/principal/v1:");
-    h.update(p.issuer.as_deref().unwrap_or("").as_bytes());
-    h.update([0u8]);
-    h.update(p.subject.as_bytes());
-    URL_SAFE_NO_PAD.encode(&h.finalize()[..16])
+    h.update(b"mcp-resolve/principal/v2");
+    match p.issuer.as_deref() {
+        None => h.update([0u8]),
+        Some(issuer) => {
+            h.update([1u8]);
+            field(&mut h, issuer);
+        }
+    }
+    field(&mut h, &p.subject);
+    URL_SAFE_NO_PAD.encode(h.finalize())
 }
 
 fn now_secs() -> f64 {
@@ -340,6 +508,8 @@ pub(crate) struct Sealer {
     /// The keys given, or a random key made at the first use (so building a server cannot fail).
     keys: Arc<OnceLock<StateKeys>>,
     pub(crate) ttl: Duration,
+    /// Clock leeway at both ends of a token's life (see [`DEFAULT_LEEWAY`]).
+    pub(crate) leeway: Duration,
 }
 
 impl Sealer {
@@ -351,6 +521,7 @@ impl Sealer {
         Self {
             keys: Arc::new(cell),
             ttl,
+            leeway: DEFAULT_LEEWAY,
         }
     }
 
@@ -363,9 +534,13 @@ impl Sealer {
     }
 
     pub(crate) fn seal<S: Serialize + ?Sized>(&self, state: &S, b: &Binding<'_>) -> Result<String, SealError> {
-        let iat = now_secs();
+        self.seal_at(state, b, now_secs())
+    }
+
+    /// [`Sealer::seal`] as if the clock read `iat`.
+    fn seal_at<S: Serialize + ?Sized>(&self, state: &S, b: &Binding<'_>, iat: f64) -> Result<String, SealError> {
         let claims = ClaimsOut {
-            v: 1,
+            v: 2,
             iat,
             exp: iat + self.ttl.as_secs_f64(),
             m: b.method,
@@ -381,20 +556,21 @@ impl Sealer {
             .keys
             .first()
             .ok_or(SealError::Cipher)?;
-        // A repeated nonce under one key would break GCM: without randomness, nothing is sealed.
-        let mut nonce = [0u8; 12];
-        random(&mut nonce).map_err(SealError::Random)?;
-        // kid ‖ nonce ‖ plaintext, encrypted in place, then the tag: one buffer, no copies.
+        // The salt makes this token's key: without randomness, nothing is sealed (a repeated
+        // salt would repeat a key and its fixed nonce).
+        let mut salt = [0u8; SALT];
+        random(&mut salt).map_err(SealError::Random)?;
+        let cipher = key.cipher(&salt).ok_or(SealError::Cipher)?;
+        // kid ‖ salt ‖ plaintext, encrypted in place, then the tag: one buffer, no copies.
         let mut raw = Vec::with_capacity(512);
         raw.extend_from_slice(&key.kid);
-        raw.extend_from_slice(&nonce);
+        raw.extend_from_slice(&salt);
         serde_json::to_writer(&mut raw, &claims).map_err(SealError::Serialize)?;
         if raw.len() - HEADER > MAX_STATE_BYTES {
             return Err(SealError::TooLarge(raw.len() - HEADER));
         }
-        let tag = key
-            .cipher
-            .encrypt_inout_detached(&Nonce::from(nonce), &aad(&key.kid), (&mut raw[HEADER..]).into())
+        let tag = cipher
+            .encrypt_inout_detached(&Nonce::from(NONCE), &aad(&key.kid, &salt), (&mut raw[HEADER..]).into())
             .map_err(|_| SealError::Cipher)?;
         raw.extend_from_slice(&tag);
         let mut token = String::with_capacity(PREFIX.len() + raw.len().div_ceil(3) * 4);
@@ -405,6 +581,12 @@ impl Sealer {
 
     /// The state sealed in `token`, read as `T`, when the token is ours, fresh and bound to `b`.
     pub(crate) fn unseal<T: DeserializeOwned>(&self, token: &str, b: &Binding<'_>) -> Result<T, Refusal> {
+        self.unseal_at(token, b, now_secs())
+    }
+
+    /// [`Sealer::unseal`] as if the clock read `now`.
+    fn unseal_at<T: DeserializeOwned>(&self, token: &str, b: &Binding<'_>, now: f64) -> Result<T, Refusal> {
+        // Another version (`v1.` included) is refused like any bad token.
         let body = token.strip_prefix(PREFIX).ok_or(Refusal::Malformed)?;
         // Nothing larger than a state we could have sealed is decoded or decrypted.
         if body.len() > MAX_TOKEN_CHARS {
@@ -416,20 +598,27 @@ impl Sealer {
         }
         let (header, rest) = raw.split_at_mut(HEADER);
         let (ct, tag) = rest.split_at_mut(rest.len() - TAG);
-        let (kid, nonce) = header.split_at(4);
+        let (kid, salt) = header.split_at(4);
         let keys = self.keys().map_err(|_| Refusal::Seal)?;
         let key = keys.keys.iter().find(|k| k.kid == kid).ok_or(Refusal::Seal)?;
-        let nonce: [u8; 12] = nonce.try_into().map_err(|_| Refusal::Malformed)?;
+        let salt: [u8; SALT] = salt.try_into().map_err(|_| Refusal::Malformed)?;
         let tag: [u8; TAG] = (&*tag).try_into().map_err(|_| Refusal::Malformed)?;
-        key.cipher
-            .decrypt_inout_detached(&Nonce::from(nonce), &aad(&key.kid), (&mut *ct).into(), &tag.into())
+        let cipher = key.cipher(&salt).ok_or(Refusal::Seal)?;
+        cipher
+            .decrypt_inout_detached(
+                &Nonce::from(NONCE),
+                &aad(&key.kid, &salt),
+                (&mut *ct).into(),
+                &tag.into(),
+            )
             .map_err(|_| Refusal::Seal)?;
         // Authenticated: the plaintext is ours, so the state is read with the claims, in one pass.
         let claims: ClaimsIn<'_, T> = serde_json::from_slice(ct).map_err(|_| Refusal::Malformed)?;
-        let now = now_secs();
-        // Expired by the token's own `exp` or by the TTL configured now, whichever comes first.
+        // Expired by the token's own `exp` or by the TTL configured now, whichever comes first,
+        // give or take the clock leeway at both ends (replicas' clocks differ a little).
+        let leeway = self.leeway.as_secs_f64();
         let expires = claims.exp.min(claims.iat + self.ttl.as_secs_f64());
-        if now >= expires || claims.iat > now + MAX_SKEW_SECS {
+        if now >= expires + leeway || claims.iat > now + leeway {
             return Err(Refusal::Expired);
         }
         if claims.m != b.method || claims.t != b.target || claims.a != args_digest(b.arguments) {
@@ -447,18 +636,21 @@ impl Sealer {
 
 /// The largest sealed plaintext (claims and state, answers included), in bytes.
 pub(crate) const MAX_STATE_BYTES: usize = 256 * 1024;
-/// The longest token body (base64url of kid ‖ nonce ‖ ciphertext ‖ tag) a sealed state can have.
+/// The longest token body (base64url of kid ‖ salt ‖ ciphertext ‖ tag) a sealed state can have.
 const MAX_TOKEN_CHARS: usize = (HEADER + MAX_STATE_BYTES + TAG).div_ceil(3) * 4;
 
-/// The bytes before the ciphertext (kid, nonce) and after it (the tag).
-const HEADER: usize = 4 + 12;
+/// The bytes before the ciphertext (kid, salt) and after it (the tag).
+const HEADER: usize = 4 + SALT;
 const TAG: usize = 16;
+/// GCM's nonce: fixed, as every token's key seals that token only (see the module's notes).
+const NONCE: [u8; 12] = [0; 12];
 
-/// The associated data: the format version and the key id.
-fn aad(kid: &[u8; 4]) -> [u8; PREFIX.len() + 4] {
-    let mut aad = [0u8; PREFIX.len() + 4];
+/// The associated data: the format version, the key id and the salt.
+fn aad(kid: &[u8; 4], salt: &[u8; SALT]) -> [u8; PREFIX.len() + 4 + SALT] {
+    let mut aad = [0u8; PREFIX.len() + 4 + SALT];
     aad[..PREFIX.len()].copy_from_slice(PREFIX.as_bytes());
-    aad[PREFIX.len()..].copy_from_slice(kid);
+    aad[PREFIX.len()..PREFIX.len() + 4].copy_from_slice(kid);
+    aad[PREFIX.len() + 4..].copy_from_slice(salt);
     aad
 }
 
@@ -581,7 +773,7 @@ pub(crate) mod tests {
         let s = sealer(1, 600);
         let a = args(json!({"path": "/x", "n": [1, {"b": 2, "a": 1}]}));
         let token = s.seal(&json!({"k": 1}), &binding(&a, None)).unwrap();
-        assert!(token.starts_with("v1."));
+        assert!(token.starts_with("v2."));
         assert_eq!(s.unseal(&token, &binding(&a, None)), Ok(json!({"k": 1})));
         // Key order does not matter to the digest.
         let reordered = args(json!({"n": [1, {"a": 1, "b": 2}], "path": "/x"}));
@@ -690,21 +882,44 @@ pub(crate) mod tests {
         let long = sealer(1, 600);
         let args = serde_json::Map::new();
         let b = binding(&args, None);
-        let token = long.seal(&serde_json::json!({"x": 1}), &b).unwrap();
-        assert!(long.unseal::<serde_json::Value>(&token, &b).is_ok());
-        let short = sealer(1, 0);
+        let t0 = 1_000_000.0;
+        let token = long.seal_at(&serde_json::json!({"x": 1}), &b, t0).unwrap();
+        assert!(long.unseal_at::<serde_json::Value>(&token, &b, t0 + 100.0).is_ok());
+        let short = sealer(1, 30);
+        let past = t0 + 30.0 + DEFAULT_LEEWAY.as_secs_f64();
         assert!(matches!(
-            short.unseal::<serde_json::Value>(&token, &b),
+            short.unseal_at::<serde_json::Value>(&token, &b, past),
             Err(Refusal::Expired)
         ));
     }
 
     #[test]
-    fn expired_tokens_are_refused() {
-        let s = sealer(1, 0);
+    fn expired_tokens_are_refused_past_the_leeway_and_taken_within_it() {
+        let s = sealer(1, 600);
         let a = args(json!({}));
-        let token = s.seal(&json!(1), &binding(&a, None)).unwrap();
-        assert_eq!(s.unseal::<Value>(&token, &binding(&a, None)), Err(Refusal::Expired));
+        let t0 = 1_000_000.0;
+        let leeway = DEFAULT_LEEWAY.as_secs_f64();
+        assert!(leeway > 0.0 && leeway <= 60.0, "the leeway stays small");
+        let token = s.seal_at(&json!(1), &binding(&a, None), t0).unwrap();
+        let at = |now: f64| s.unseal_at::<Value>(&token, &binding(&a, None), now);
+        assert_eq!(at(t0 + 599.0), Ok(json!(1)));
+        // Past `exp`, within the leeway (another replica's clock a little behind): taken.
+        assert_eq!(at(t0 + 600.0), Ok(json!(1)));
+        assert_eq!(at(t0 + 600.0 + leeway - 1.0), Ok(json!(1)));
+        // Past `exp` + leeway: refused.
+        assert_eq!(at(t0 + 600.0 + leeway), Err(Refusal::Expired));
+        assert_eq!(at(t0 + 600.0 + leeway + 1.0), Err(Refusal::Expired));
+        // The other end: issued in the future, within the leeway taken, past it refused.
+        assert_eq!(at(t0 - leeway), Ok(json!(1)));
+        assert_eq!(at(t0 - leeway - 1.0), Err(Refusal::Expired));
+        // A zero TTL with no leeway expires at once.
+        let mut strict = sealer(1, 0);
+        strict.leeway = Duration::ZERO;
+        let token = strict.seal(&json!(1), &binding(&a, None)).unwrap();
+        assert_eq!(
+            strict.unseal::<Value>(&token, &binding(&a, None)),
+            Err(Refusal::Expired)
+        );
     }
 
     #[test]
@@ -727,6 +942,195 @@ pub(crate) mod tests {
         assert_eq!(
             question_digest("Delete /x?", &schema),
             digest(&json!({"message": "Delete /x?", "requestedSchema": schema}))
+        );
+    }
+
+    /// A token in the first format (`v1.` + base64url(kid ‖ 12-byte nonce ‖ ciphertext ‖ tag),
+    /// one AES key per secret, 128-bit digests), sealed as that version did.
+    fn seal_v1(secret: &[u8], claims: &Value) -> String {
+        let hk = hkdf::Hkdf::<Sha256>::new(None, secret);
+        let mut okm = [0u8; 32];
+        hk.expand(b"mcp-resolve/request-state/v1/aes-256-gcm", &mut okm)
+            .unwrap();
+        let mut h = Sha256::new();
+        h.update(b"mcp-resolve/request-state/v1/kid:");
+        h.update(okm);
+        let kid: [u8; 4] = h.finalize()[..4].try_into().unwrap();
+        let nonce = [3u8; 12];
+        let mut raw = kid.to_vec();
+        raw.extend_from_slice(&nonce);
+        raw.extend_from_slice(&serde_json::to_vec(claims).unwrap());
+        let aad = [b"v1.".as_slice(), &kid].concat();
+        let tag = Aes256Gcm::new(&Key::<Aes256Gcm>::from(okm))
+            .encrypt_inout_detached(&Nonce::from(nonce), &aad, (&mut raw[16..]).into())
+            .unwrap();
+        raw.extend_from_slice(&tag);
+        format!("v1.{}", URL_SAFE_NO_PAD.encode(raw))
+    }
+
+    #[test]
+    fn old_format_tokens_are_refused() {
+        let s = sealer(1, 600);
+        let a = args(json!({}));
+        let now = now_secs();
+        let digest128 = |b: &[u8]| URL_SAFE_NO_PAD.encode(&Sha256::digest(b)[..16]);
+        let claims = json!({
+            "v": 1, "iat": now, "exp": now + 600.0, "m": "tools/call", "t": "delete_folder",
+            "a": digest128(b"{}"), "aud": "notes", "s": 1
+        });
+        let v1 = seal_v1(&[1; 32], &claims);
+        assert_eq!(s.unseal::<Value>(&v1, &binding(&a, None)), Err(Refusal::Malformed));
+        // Its bytes under the new prefix do not open either (another layout, another key).
+        let relabelled = format!("v2.{}", &v1[3..]);
+        assert!(s.unseal::<Value>(&relabelled, &binding(&a, None)).is_err());
+        // On the wire every refusal is the same -32602 "invalid state" (`resolve::state`).
+        let fresh = s.seal(&json!(1), &binding(&a, None)).unwrap();
+        assert!(fresh.starts_with("v2."));
+        assert_eq!(s.unseal::<Value>(&fresh, &binding(&a, None)), Ok(json!(1)));
+    }
+
+    #[test]
+    fn principal_fields_are_length_prefixed() {
+        let p = |issuer: Option<&str>, subject: &str| crate::Principal {
+            subject: subject.into(),
+            issuer: issuer.map(Into::into),
+            scopes: vec![],
+        };
+        // Joined with a NUL byte, these two would be the same bytes.
+        let one = p(Some("a\0b"), "c");
+        let two = p(Some("a"), "b\0c");
+        assert_ne!(principal_tag(&one), principal_tag(&two));
+        // No issuer is not an empty issuer.
+        assert_ne!(principal_tag(&p(None, "x")), principal_tag(&p(Some(""), "x")));
+        assert_ne!(principal_tag(&p(Some(""), "")), principal_tag(&p(None, "")));
+        let s = sealer(1, 600);
+        let a = args(json!({}));
+        let token = s.seal(&json!(1), &binding(&a, Some(&one))).unwrap();
+        assert_eq!(s.unseal::<Value>(&token, &binding(&a, Some(&one))), Ok(json!(1)));
+        assert_eq!(
+            s.unseal::<Value>(&token, &binding(&a, Some(&two))),
+            Err(Refusal::Principal)
+        );
+    }
+
+    #[test]
+    fn digests_are_full_sha256() {
+        let full = |tag: &str| URL_SAFE_NO_PAD.decode(tag).unwrap().len();
+        assert_eq!(full(&args_digest(&args(json!({"path": "/x"})))), 32);
+        let p = crate::Principal {
+            subject: "alice".into(),
+            issuer: None,
+            scopes: vec![],
+        };
+        assert_eq!(full(&principal_tag(&p)), 32);
+        assert_eq!(full(&question_digest("Delete?", &args(json!({})))), 32);
+        assert_eq!(
+            args_digest(&args(json!({"b": 1, "a": 2}))),
+            URL_SAFE_NO_PAD.encode(Sha256::digest(br#"{"a":2,"b":1}"#))
+        );
+    }
+
+    #[test]
+    fn every_token_has_a_salt_of_its_own() {
+        let s = sealer(1, 600);
+        let a = args(json!({}));
+        let mut salts = std::collections::HashSet::new();
+        let mut kids = std::collections::HashSet::new();
+        for _ in 0..2000 {
+            let token = s.seal(&json!(1), &binding(&a, None)).unwrap();
+            let raw = URL_SAFE_NO_PAD.decode(&token[PREFIX.len()..]).unwrap();
+            kids.insert(raw[..4].to_vec());
+            assert!(salts.insert(raw[4..HEADER].to_vec()), "a salt repeated");
+        }
+        assert_eq!(kids.len(), 1, "one key id for one key");
+        // The same state sealed twice gives two unrelated ciphertexts.
+        let t1 = s.seal(&json!(1), &binding(&a, None)).unwrap();
+        let t2 = s.seal(&json!(1), &binding(&a, None)).unwrap();
+        let (r1, r2) = (
+            URL_SAFE_NO_PAD.decode(&t1[PREFIX.len()..]).unwrap(),
+            URL_SAFE_NO_PAD.decode(&t2[PREFIX.len()..]).unwrap(),
+        );
+        assert_ne!(r1[HEADER..], r2[HEADER..]);
+    }
+
+    #[test]
+    fn keys_are_hex_or_base64_of_32_random_bytes() {
+        let bytes: Vec<u8> = (0u8..32).map(|i| i.wrapping_mul(37) ^ 0xa5).collect();
+        let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let forms = [
+            hex.clone(),
+            hex.to_uppercase(),
+            base64::engine::general_purpose::STANDARD.encode(&bytes),
+            base64::engine::general_purpose::STANDARD_NO_PAD.encode(&bytes),
+            base64::engine::general_purpose::URL_SAFE.encode(&bytes),
+            URL_SAFE_NO_PAD.encode(&bytes),
+            format!("  {hex}\n"),
+        ];
+        let raw = StateKeys::new(&bytes).unwrap();
+        for form in &forms {
+            let keys = StateKeys::from_encoded(form).unwrap_or_else(|e| panic!("{form:?}: {e}"));
+            assert_eq!(keys.keys[0].kid, raw.keys[0].kid, "{form:?} is the same key");
+        }
+        // A state sealed under the hex spelling opens under the base64 one.
+        let a = args(json!({}));
+        let by_hex = Sealer::new(
+            Some(StateKeys::from_encoded(&forms[0]).unwrap()),
+            Duration::from_secs(60),
+        );
+        let by_b64 = Sealer::new(
+            Some(StateKeys::from_encoded(&forms[2]).unwrap()),
+            Duration::from_secs(60),
+        );
+        let token = by_hex.seal(&json!(1), &binding(&a, None)).unwrap();
+        assert_eq!(by_b64.unseal::<Value>(&token, &binding(&a, None)), Ok(json!(1)));
+        // Rotation: the first seals, the rest unseal.
+        let other = URL_SAFE_NO_PAD.encode([9u8; 32]);
+        assert_eq!(StateKeys::from_encoded(&format!("{other},{hex}")).unwrap().len(), 2);
+
+        let short = &bytes[..31];
+        let refused = [
+            ("correct horse battery staple", StateKeyError::NotEncoded),
+            ("my-very-long-and-memorable-passphrase!", StateKeyError::NotEncoded),
+            ("", StateKeyError::Empty),
+            (" , ", StateKeyError::Empty),
+        ];
+        for (text, want) in refused {
+            assert_eq!(StateKeys::from_encoded(text).unwrap_err(), want, "{text:?}");
+        }
+        let short_hex: String = short.iter().map(|b| format!("{b:02x}")).collect();
+        for text in [
+            base64::engine::general_purpose::STANDARD.encode(short),
+            URL_SAFE_NO_PAD.encode(short),
+        ] {
+            assert_eq!(StateKeys::from_encoded(&text).unwrap_err(), StateKeyError::TooShort(31));
+        }
+        // 62 hex digits are a 31-byte key in hex, not 46 bytes of base64.
+        assert_eq!(
+            StateKeys::from_encoded(&short_hex).unwrap_err(),
+            StateKeyError::TooShort(31)
+        );
+        assert_eq!(
+            StateKeys::from_encoded("12345678").unwrap_err(),
+            StateKeyError::TooShort(4)
+        );
+        // A bad previous key is refused too.
+        assert_eq!(
+            StateKeys::from_encoded(&format!("{hex},passphrase two")).unwrap_err(),
+            StateKeyError::NotEncoded
+        );
+        let message = StateKeys::from_encoded("hunter2 hunter2").unwrap_err().to_string();
+        assert!(message.contains("openssl rand -base64 32"), "{message}");
+        assert!(message.contains("head -c32 /dev/urandom | base64"), "{message}");
+        assert!(
+            StateKeys::from_encoded(&URL_SAFE_NO_PAD.encode(short))
+                .unwrap_err()
+                .to_string()
+                .contains("31 bytes")
+        );
+        assert!(
+            StateKeys::from_env("MCP_RESOLVE_TEST_STATE_KEY_NEVER_SET")
+                .unwrap()
+                .is_none()
         );
     }
 }

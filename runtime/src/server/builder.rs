@@ -234,12 +234,32 @@ impl Server {
     /// first seal), so a retry must come back to the same process; give replicas the same keys so
     /// any of them can serve it.
     pub fn state_keys(mut self, keys: StateKeys) -> Self {
+        let leeway = self.config.sealer.leeway;
         self.config.sealer = Sealer::new(Some(keys), self.config.sealer.ttl);
+        self.config.sealer.leeway = leeway;
         self
     }
-    /// How long a sealed `requestState` stays valid. Default 600 s.
+    /// How long a sealed `requestState` stays valid. Default 600 s (plus the clock leeway of
+    /// [`Server::state_leeway`]).
     pub fn state_ttl(mut self, ttl: Duration) -> Self {
         self.config.sealer.ttl = ttl;
+        self
+    }
+    /// The clock leeway for sealed `requestState`, at both ends of its life: a state issued up to
+    /// this far in the future is taken, and a state stays valid this long past its expiry, so
+    /// replicas whose clocks differ a little serve each other's rounds. Default 60 s; keep it
+    /// small next to [`Server::state_ttl`].
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::Server;
+    /// use std::time::Duration;
+    /// let server = Server::new("notes")
+    ///     .state_ttl(Duration::from_secs(300))
+    ///     .state_leeway(Duration::from_secs(5));
+    /// # let _ = server;
+    /// ```
+    pub fn state_leeway(mut self, leeway: Duration) -> Self {
+        self.config.sealer.leeway = leeway;
         self
     }
     /// The audience bound into `requestState` (default: the server's name); replicas serving one

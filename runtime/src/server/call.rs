@@ -315,7 +315,7 @@ mod tests {
     async fn a_state_that_cannot_be_sealed_fails_the_call() {
         let ok = first_round().await;
         let text = String::from_utf8(ok.encode()).unwrap();
-        assert!(text.contains(r#""requestState":"v1."#), "{text}");
+        assert!(text.contains(r#""requestState":"v2."#), "{text}");
 
         crate::seal::tests::RANDOM_FAILS.with(|r| r.set(true));
         let failed = first_round().await;
