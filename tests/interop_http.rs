@@ -180,16 +180,16 @@ impl Drop for Server {
 // issued for its own URL.
 // ---------------------------------------------------------------------------------------------
 
-#[path = "support/keys.rs"]
-mod keys;
+#[path = "support/identity.rs"]
+mod identity;
 
 const ISSUER: &str = "https://auth.test";
 
 struct Identity {
     /// Runs the JWKS endpoint for the whole test binary.
     _runtime: tokio::runtime::Runtime,
-    jwks: keys::JwksServer,
-    signer: keys::Signer,
+    jwks: identity::JwksServer,
+    signer: identity::Signer,
 }
 
 fn identity() -> &'static Identity {
@@ -200,8 +200,8 @@ fn identity() -> &'static Identity {
             .enable_all()
             .build()
             .unwrap();
-        let signer = keys::Signer::p256("interop-es256");
-        let jwks = runtime.block_on(keys::JwksServer::start(keys::set_of(&[&signer])));
+        let signer = identity::Signer::p256("interop-es256");
+        let jwks = runtime.block_on(identity::JwksServer::start(identity::set_of(&[&signer])));
         Identity {
             _runtime: runtime,
             jwks,

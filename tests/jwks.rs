@@ -5,9 +5,6 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use base64::Engine as _;
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper_util::rt::TokioIo;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_resolve::prelude::*;
 use mcp_resolve::{HttpOptions, JwksVerifier, TokenVerifier};
@@ -16,10 +13,10 @@ use std::net::SocketAddr;
 use std::sync::LazyLock;
 use std::time::Duration;
 
-#[path = "support/keys.rs"]
-mod keys;
+#[path = "support/identity.rs"]
+mod identity;
 
-use keys::{JwksServer, Signer, set_of};
+use identity::{JwksServer, Signer, set_of};
 
 /// The server's canonical resource URI: the audience its tokens must name.
 const AUDIENCE: &str = "https://notes.test/mcp";
@@ -115,24 +112,7 @@ async fn serve(verifier: JwksVerifier) -> SocketAddr {
 
 /// One `tools/call whoami` with this bearer token: (status, the tool's text).
 async fn call(addr: SocketAddr, token: &str) -> (u16, String) {
-    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp)).await.unwrap();
-    tokio::spawn(conn);
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}, "_meta": {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}});
-    let req = http::Request::post("/mcp")
-        .header("host", "127.0.0.1")
-        .header("content-type", "application/json")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "whoami")
-        .header("authorization", format!("Bearer {token}"))
-        .body(Full::new(Bytes::from(body.to_string())))
-        .unwrap();
-    let resp = sender.send_request(req).await.unwrap();
-    let status = resp.status().as_u16();
-    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
-    let body: Value = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+    let (status, body) = identity::call_whoami(addr, token).await;
     let text = body["result"]["content"][0]["text"].as_str().unwrap_or("").to_owned();
     (status, text)
 }

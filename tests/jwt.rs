@@ -2,9 +2,6 @@
 #![cfg(feature = "jwt")]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper_util::rt::TokioIo;
 use mcp_resolve::prelude::*;
 use mcp_resolve::{Hs256Verifier, HttpOptions};
 use serde_json::{Value, json};
@@ -37,26 +34,10 @@ fn now() -> u64 {
         .as_secs()
 }
 
-async fn call(addr: std::net::SocketAddr, token: &str) -> (u16, Value) {
-    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp)).await.unwrap();
-    tokio::spawn(conn);
-    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}, "_meta": {
-        "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}});
-    let req = http::Request::post("/mcp")
-        .header("host", "127.0.0.1")
-        .header("content-type", "application/json")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", "whoami")
-        .header("authorization", format!("Bearer {token}"))
-        .body(Full::new(Bytes::from(body.to_string())))
-        .unwrap();
-    let resp = sender.send_request(req).await.unwrap();
-    let status = resp.status().as_u16();
-    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
-    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
-}
+#[path = "support/identity.rs"]
+mod identity;
+
+use identity::call_whoami as call;
 
 #[tokio::test]
 async fn hs256_tokens_are_verified() {

@@ -1,12 +1,12 @@
-//! Test keys and a JWKS endpoint, for the tests that need an authorization server's published
-//! keys (`tests/jwks.rs`, `tests/interop_http.rs`): private keys generated on the spot, the JWK
-//! an authorization server publishes for each, and a local HTTP server publishing a key set that
-//! can be swapped while it runs and that counts its fetches.
+//! Identity for tests (`tests/jwt.rs`, `tests/jwks.rs`, `tests/interop_http.rs`): private keys
+//! generated on the spot and the JWK an authorization server publishes for each; a local HTTP
+//! server publishing a key set that can be swapped while it runs and that counts its fetches; and
+//! one `tools/call whoami` with a bearer token.
 #![allow(dead_code, unreachable_pub)]
 
 use base64::Engine as _;
 use bytes::Bytes;
-use http_body_util::Full;
+use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
 use jsonwebtoken::jwk::Jwk;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
@@ -148,4 +148,27 @@ impl JwksServer {
     pub(crate) fn fetches(&self) -> usize {
         self.fetches.load(Ordering::SeqCst)
     }
+}
+
+/// One 2026-07-28 `tools/call whoami` to `addr` with this bearer token: the HTTP status and the
+/// JSON body (`null` when it is not JSON).
+pub(crate) async fn call_whoami(addr: std::net::SocketAddr, token: &str) -> (u16, Value) {
+    let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp)).await.unwrap();
+    tokio::spawn(conn);
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "whoami", "arguments": {}, "_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let req = http::Request::post("/mcp")
+        .header("host", "127.0.0.1")
+        .header("content-type", "application/json")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", "whoami")
+        .header("authorization", format!("Bearer {token}"))
+        .body(Full::new(Bytes::from(body.to_string())))
+        .unwrap();
+    let resp = sender.send_request(req).await.unwrap();
+    let status = resp.status().as_u16();
+    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null))
 }
