@@ -104,11 +104,26 @@ fn stateless(
         Ok(e) => e,
         Err(e) => return Route::Reply(Err(e)),
     };
-    let version = envelope.version;
     match method {
-        "server/discover" => Route::Reply(server.discover(version)),
-        "tools/list" => Route::Reply(server.list_tools(version)),
-        "tools/call" => PendingCall::prepare(server, head, envelope),
+        "server/discover" => Route::Reply(server.discover(envelope.version)),
+        other => serve(server, other, head, Ok(envelope)),
+    }
+}
+
+/// The methods both eras serve, in one place. `envelope` is what the request carries (its
+/// version, the client's capabilities), or why there is none yet (a handshake-era connection not
+/// initialized): that error is the answer to a method that needs it, while an unknown method is
+/// -32601 either way.
+fn serve(server: &Server, method: &str, head: &ParamsHead<'_>, envelope: Result<Envelope, ErrorObject>) -> Route {
+    fn with(envelope: Result<Envelope, ErrorObject>, then: impl FnOnce(Envelope) -> Route) -> Route {
+        match envelope {
+            Ok(e) => then(e),
+            Err(e) => Route::Reply(Err(e)),
+        }
+    }
+    match method {
+        "tools/list" => with(envelope, |e| Route::Reply(server.list_tools(e.version))),
+        "tools/call" => with(envelope, |e| PendingCall::prepare(server, head, e)),
         other => Route::Reply(Err(ErrorObject::method_not_found(other))),
     }
 }
@@ -143,22 +158,18 @@ fn handshake(
             Route::Reply(server.initialize_result(version))
         }
         "ping" => Route::Reply(to_raw(&EmptyResult {})),
-        "tools/list" | "tools/call" => {
-            let Some(h) = hs.clone() else {
-                return Route::Reply(Err(ErrorObject::invalid_params("Invalid request parameters")
-                    .with_data(json!("the connection is not initialized: send `initialize` first"))));
+        other => {
+            let envelope = match hs {
+                Some(h) => Ok(Envelope {
+                    version: h.version,
+                    capabilities: h.capabilities.clone(),
+                    client_info: h.client_info.clone(),
+                    progress_token: meta.progress_token(),
+                }),
+                None => Err(ErrorObject::invalid_params("Invalid request parameters")
+                    .with_data(json!("the connection is not initialized: send `initialize` first"))),
             };
-            if method == "tools/list" {
-                return Route::Reply(server.list_tools(h.version));
-            }
-            let envelope = Envelope {
-                version: h.version,
-                capabilities: h.capabilities,
-                client_info: h.client_info,
-                progress_token: meta.progress_token(),
-            };
-            PendingCall::prepare(server, head, envelope)
+            serve(server, other, head, envelope)
         }
-        other => Route::Reply(Err(ErrorObject::method_not_found(other))),
     }
 }
