@@ -8,7 +8,7 @@ pub use mcp_resolve_macros::{FormSchema, resolver, tool};
 #[doc(inline)]
 pub use mcp_resolve_runtime::{
     ArgsSchema, ArgumentError, CacheScope, CallToolResult, Content, Context, EmbeddedResource, IntoToolResult, Json,
-    Principal, Server, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam,
+    LogLevel, Principal, Server, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam,
 };
 // Resolvers and questions.
 #[doc(inline)]
@@ -50,6 +50,7 @@ pub mod prelude {
     #[cfg(feature = "macros")]
     pub use mcp_resolve_macros::{FormSchema, resolver, tool};
     pub use mcp_resolve_runtime::{
-        CallToolResult, Confirm, Content, Context, Elicit, ElicitationResult, IntoToolResult, Json, Resolution, Server,
+        CallToolResult, Confirm, Content, Context, Elicit, ElicitationResult, IntoToolResult, Json, LogLevel,
+        Resolution, Server,
     };
 }

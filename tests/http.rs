@@ -45,10 +45,11 @@ impl Drop for Dropped {
     }
 }
 
-/// Reports progress, then answers.
+/// Reports progress and logs, then answers.
 #[tool]
 async fn steps(cx: Context) -> String {
     cx.progress(1.0, Some(2.0), Some("half way")).await;
+    cx.log(mcp_resolve::LogLevel::Info, "half way").await;
     "done".into()
 }
 
@@ -592,6 +593,36 @@ async fn a_call_with_a_progress_token_streams_over_sse() {
         events[1]["result"]["resultType"], "complete",
         "results on SSE carry resultType too"
     );
+}
+
+#[tokio::test]
+async fn a_call_that_asks_for_logs_streams_them_over_sse() {
+    let addr = start(HttpOptions::default()).await;
+    let mut params = json!({"name": "steps", "arguments": {}});
+    params["_meta"] = envelope(json!({}));
+    params["_meta"]["io.modelcontextprotocol/logLevel"] = json!("info");
+    let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": params}).to_string();
+    let headers = [
+        JSON,
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "steps"),
+    ];
+    let r = send(addr, "POST", &headers, &body).await;
+    assert_eq!(r.headers.get("content-type").unwrap(), "text/event-stream");
+    let events = r.events();
+    assert_eq!(events.len(), 2, "no progress token, one log line: {}", r.body);
+    assert_eq!(
+        events[0],
+        json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "half way"}})
+    );
+    assert_eq!(events[1]["result"]["content"][0]["text"], "done");
+    // A level above what the tool logs: the result, and no message.
+    let body = body.replace(r#"logLevel":"info""#, r#"logLevel":"error""#);
+    assert!(body.contains("error"));
+    let r = send(addr, "POST", &headers, &body).await;
+    assert!(r.body.contains(r#""text":"done""#), "{}", r.body);
+    assert!(!r.body.contains("notifications/message"), "{}", r.body);
 }
 
 async fn init_as(addr: SocketAddr, token: &str) -> Reply {

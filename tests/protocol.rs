@@ -699,3 +699,95 @@ async fn a_scoped_tool_is_refused_clearly_where_no_token_comes() {
     }
     assert!(!SCOPED_RAN.load(Ordering::SeqCst), "the tool never ran");
 }
+
+/// Logs at three levels, then answers.
+#[tool]
+async fn chatty(cx: Context) -> String {
+    use mcp_resolve::LogLevel;
+    cx.log(LogLevel::Debug, "details").await;
+    cx.log_to(LogLevel::Info, Some("chatty"), "started").await;
+    cx.log(LogLevel::Error, json!({"failed": "nothing"})).await;
+    "done".into()
+}
+
+/// The `notifications/message` frames before the response to `id`, as (level, data).
+async fn logs_before(c: &mut TestClient, id: i64) -> Vec<(String, Value)> {
+    let mut logs = Vec::new();
+    loop {
+        let frame = c.recv().await;
+        if frame["id"] == json!(id) && frame.get("method").is_none() {
+            assert_eq!(frame["result"]["content"][0]["text"], "done", "{frame}");
+            return logs;
+        }
+        assert_eq!(frame["method"], "notifications/message", "{frame}");
+        logs.push((
+            frame["params"]["level"].as_str().unwrap().to_string(),
+            frame["params"]["data"].clone(),
+        ));
+    }
+}
+
+#[tokio::test]
+async fn handshake_logs_follow_set_level() {
+    let mut c = TestClient::handshake(Server::new("t").tool(chatty), ProtocolVersion::V2025_11_25, json!({})).await;
+    // Until the client sets a level: info and above.
+    let id = c.start("tools/call", json!({"name": "chatty", "arguments": {}})).await;
+    let logs = logs_before(&mut c, id).await;
+    assert_eq!(
+        logs,
+        vec![
+            ("info".to_string(), json!("started")),
+            ("error".to_string(), json!({"failed": "nothing"}))
+        ]
+    );
+    let r = c.request("logging/setLevel", json!({"level": "debug"})).await;
+    assert_eq!(r["result"], json!({}), "exactly {{}}: {r}");
+    let id = c.start("tools/call", json!({"name": "chatty", "arguments": {}})).await;
+    assert_eq!(logs_before(&mut c, id).await.len(), 3);
+    let r = c.request("logging/setLevel", json!({"level": "error"})).await;
+    assert_eq!(r["result"], json!({}));
+    let id = c.start("tools/call", json!({"name": "chatty", "arguments": {}})).await;
+    assert_eq!(
+        logs_before(&mut c, id).await,
+        vec![("error".to_string(), json!({"failed": "nothing"}))]
+    );
+    let r = c.request("logging/setLevel", json!({"level": "loud"})).await;
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+}
+
+#[tokio::test]
+async fn logging_capability_on_the_handshake_era_only() {
+    let mut c = TestClient::raw(Server::new("t").tool(chatty));
+    let init = c.initialize("2025-11-25", json!({})).await;
+    assert_eq!(init["result"]["capabilities"]["logging"], json!({}), "{init}");
+    let mut c = TestClient::stateless(Server::new("t").tool(chatty), json!({}));
+    let discover = c.request("server/discover", json!({})).await;
+    assert!(
+        discover["result"]["capabilities"].get("logging").is_none(),
+        "{discover}"
+    );
+    let r = c.request("logging/setLevel", json!({"level": "debug"})).await;
+    assert_eq!(r["error"]["code"], -32601, "removed on 2026-07-28: {r}");
+}
+
+#[tokio::test]
+async fn stateless_requests_get_logs_only_when_they_ask() {
+    let mut c = TestClient::stateless(Server::new("t").tool(chatty), json!({}));
+    let r = c.call_tool("chatty", json!({})).await;
+    assert_eq!(r["result"]["content"][0]["text"], "done");
+    assert!(
+        c.try_recv(Duration::from_millis(50)).await.is_none(),
+        "no logs without logLevel"
+    );
+    let id = c
+        .start(
+            "tools/call",
+            json!({"name": "chatty", "arguments": {}, "_meta": {"io.modelcontextprotocol/logLevel": "info"}}),
+        )
+        .await;
+    let logs = logs_before(&mut c, id).await;
+    assert_eq!(
+        logs.iter().map(|(l, _)| l.as_str()).collect::<Vec<_>>(),
+        ["info", "error"]
+    );
+}

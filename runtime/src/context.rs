@@ -2,8 +2,9 @@
 
 use crate::peer::Outbound;
 use crate::protocol::jsonrpc::{Outgoing, to_raw};
+use crate::protocol::logging::{LogMessage, MESSAGE};
 use crate::protocol::messages::{PROGRESS, ProgressParams};
-use crate::protocol::{ClientCapabilities, Era, Implementation, ProtocolVersion, RequestId};
+use crate::protocol::{ClientCapabilities, Era, Implementation, LogLevel, ProtocolVersion, RequestId};
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -79,6 +80,7 @@ struct ContextInner {
     client_info: Option<Arc<Implementation>>,
     principal: Option<Principal>,
     progress_token: Option<RequestId>,
+    log_level: Option<LogLevel>,
     outbound: Option<Outbound>,
     cancel: CancellationToken,
 }
@@ -90,6 +92,7 @@ pub(crate) struct ContextParts {
     pub(crate) client_info: Option<Arc<Implementation>>,
     pub(crate) principal: Option<Principal>,
     pub(crate) progress_token: Option<RequestId>,
+    pub(crate) log_level: Option<LogLevel>,
     pub(crate) outbound: Outbound,
     pub(crate) cancel: CancellationToken,
 }
@@ -104,6 +107,7 @@ impl Context {
                 client_info: p.client_info,
                 principal: p.principal,
                 progress_token: p.progress_token,
+                log_level: p.log_level,
                 outbound: Some(p.outbound),
                 cancel: p.cancel,
             }),
@@ -121,6 +125,7 @@ impl Context {
                 client_info: None,
                 principal: None,
                 progress_token: None,
+                log_level: None,
                 outbound: None,
                 cancel: CancellationToken::new(),
             }),
@@ -171,6 +176,57 @@ impl Context {
         if let Ok(params) = to_raw(&params) {
             out.send(Outgoing::Notification {
                 method: PROGRESS,
+                params,
+            })
+            .await;
+        }
+    }
+    /// Whether a log message at `level` would reach the client: it asked for messages at that
+    /// level or above (`logging/setLevel` on the handshake era, where `info` and above are sent
+    /// until it does; `_meta["io.modelcontextprotocol/logLevel"]` on 2026-07-28, where nothing is
+    /// sent without it).
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::{Context, LogLevel, ProtocolVersion};
+    /// let cx = Context::detached(ProtocolVersion::V2026_07_28, Default::default());
+    /// assert!(!cx.logs(LogLevel::Emergency));
+    /// ```
+    pub fn logs(&self, level: LogLevel) -> bool {
+        self.inner.outbound.is_some() && self.inner.log_level.is_some_and(|wanted| level >= wanted)
+    }
+    /// Sends a log message (`notifications/message`) to the client, if it wants messages at this
+    /// level ([`Context::logs`]); `data` is any JSON value, typically a string. Messages go out in
+    /// order, before the call's result.
+    ///
+    /// ```
+    /// use mcp_resolve::prelude::*;
+    /// use mcp_resolve::LogLevel;
+    ///
+    /// /// Import a file, saying how it goes.
+    /// #[tool]
+    /// async fn import(path: String, cx: Context) -> String {
+    ///     cx.log(LogLevel::Info, format!("importing {path}")).await;
+    ///     "imported".into()
+    /// }
+    /// # let _ = Server::new("s").tool(import);
+    /// ```
+    pub async fn log(&self, level: LogLevel, data: impl serde::Serialize) {
+        self.log_to(level, None, data).await
+    }
+    /// [`Context::log`] naming the logger (the component the message is about).
+    pub async fn log_to(&self, level: LogLevel, logger: Option<&str>, data: impl serde::Serialize) {
+        if !self.logs(level) {
+            return;
+        }
+        let Some(out) = &self.inner.outbound else { return };
+        let params = LogMessage {
+            level,
+            logger,
+            data: &data,
+        };
+        if let Ok(params) = to_raw(&params) {
+            out.send(Outgoing::Notification {
+                method: MESSAGE,
                 params,
             })
             .await;

@@ -182,8 +182,8 @@ impl Admitted {
         self.registration.token.clone()
     }
 
-    pub(crate) fn wants_progress(&self) -> bool {
-        self.call.wants_progress()
+    pub(crate) fn wants_stream(&self) -> bool {
+        self.call.wants_stream()
     }
 
     /// Whether `principal` holds the scopes the call needs (checked again when it runs).

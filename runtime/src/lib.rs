@@ -44,7 +44,9 @@ pub use auth::{AuthError, TokenVerifier};
 pub use auth::{Hs256Verifier, JwksVerifier};
 pub use context::{Context, Principal};
 pub use elicit::{Action, Confirm, Elicit, ElicitationResult, IntoResolution, Resolution};
-pub use protocol::{ClientCapabilities, Era, ErrorObject, Implementation, NumberId, ProtocolVersion, RequestId, codes};
+pub use protocol::{
+    ClientCapabilities, Era, ErrorObject, Implementation, LogLevel, NumberId, ProtocolVersion, RequestId, codes,
+};
 pub use seal::{KeyTooShort, RandomUnavailable, StateKeyError, StateKeys};
 pub use server::{CacheScope, Server};
 pub use tool::{ArgsSchema, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};

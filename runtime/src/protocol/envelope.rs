@@ -174,6 +174,9 @@ pub(crate) struct Envelope {
     pub(crate) capabilities: ClientCapabilities,
     pub(crate) client_info: Option<Arc<Implementation>>,
     pub(crate) progress_token: Option<RequestId>,
+    /// The least severe log message the client wants (`None`: none, on 2026-07-28; on the
+    /// handshake era, what `logging/setLevel` said or the default).
+    pub(crate) log_level: Option<super::LogLevel>,
 }
 
 /// The members of a request's `_meta` this crate reads, as raw text.
@@ -197,6 +200,8 @@ pub(crate) struct Meta<'a> {
     client_info: Option<&'a RawValue>,
     #[serde(default, borrow, rename = "progressToken")]
     progress_token: Option<&'a RawValue>,
+    #[serde(default, borrow, rename = "io.modelcontextprotocol/logLevel")]
+    log_level: Option<&'a RawValue>,
 }
 
 impl<'a> Meta<'a> {
@@ -208,6 +213,12 @@ impl<'a> Meta<'a> {
     /// The `progressToken`, in either era (a string or a number; anything else is ignored).
     pub(crate) fn progress_token(&self) -> Option<RequestId> {
         self.progress_token.and_then(RequestId::from_raw)
+    }
+
+    /// The 2026-07-28 opt-in to log messages, at this level and above (an unknown level is
+    /// ignored: no messages).
+    pub(crate) fn log_level(&self) -> Option<super::LogLevel> {
+        self.log_level.and_then(super::LogLevel::from_raw)
     }
 
     /// The version string of the envelope, as sent.
@@ -277,6 +288,7 @@ impl<'a> Meta<'a> {
             capabilities,
             client_info,
             progress_token: self.progress_token(),
+            log_level: self.log_level(),
         })
     }
 }

@@ -46,6 +46,9 @@ pub(crate) struct ParamsHead<'a> {
     /// `notifications/cancelled`.
     #[serde(default, borrow, rename = "requestId")]
     pub(crate) request_id: Option<&'a RawValue>,
+    /// `logging/setLevel`.
+    #[serde(default, borrow)]
+    pub(crate) level: Option<&'a RawValue>,
 }
 
 /// The answer to `elicitation/create`, from the client: `accept` (with content), `decline` or
@@ -89,6 +92,10 @@ pub(crate) struct ResultMeta<'a> {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ServerCapabilities {
     pub(crate) tools: ListChanged,
+    /// `logging/setLevel` and `notifications/message`: the handshake era only (2026-07-28 has
+    /// no such capability; a request opts in through `_meta`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) logging: Option<EmptyResult>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -136,8 +143,8 @@ pub(crate) struct ListToolsResult<'a> {
     pub(crate) cache: Option<CacheHints>,
 }
 
-/// `{}`: the result of `ping`.
-#[derive(Serialize)]
+/// `{}`: the result of `ping` and `logging/setLevel`, and an empty capability.
+#[derive(Debug, Clone, Serialize)]
 pub(crate) struct EmptyResult {}
 
 /// The 2026-07-28 answer of a call that needs the user first.

@@ -3,9 +3,11 @@
 pub(crate) mod envelope;
 pub(crate) mod inbound;
 pub(crate) mod jsonrpc;
+pub(crate) mod logging;
 pub(crate) mod messages;
 pub(crate) mod version;
 
 pub use envelope::{ClientCapabilities, Implementation};
 pub use jsonrpc::{ErrorObject, NumberId, RequestId, codes};
+pub use logging::LogLevel;
 pub use version::{Era, ProtocolVersion};

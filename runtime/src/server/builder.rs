@@ -4,7 +4,8 @@
 use crate::budget::Budget;
 use crate::protocol::jsonrpc::to_raw;
 use crate::protocol::messages::{
-    CacheHints, DiscoverResult, InitializeResult, ListChanged, ListToolsResult, ResultMeta, ServerCapabilities, Stamped,
+    CacheHints, DiscoverResult, EmptyResult, InitializeResult, ListChanged, ListToolsResult, ResultMeta,
+    ServerCapabilities, Stamped,
 };
 use crate::protocol::{Era, ErrorObject, Implementation, ProtocolVersion};
 use crate::resolve::Keys;
@@ -142,6 +143,7 @@ impl Server {
             tools_json: OnceLock::new(),
             capabilities: ServerCapabilities {
                 tools: ListChanged { list_changed: false },
+                logging: None,
             },
             config: Config::default(),
         }
@@ -352,9 +354,14 @@ impl Server {
     }
 
     pub(crate) fn initialize_result(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
+        // The handshake era has `logging/setLevel`: any tool may log through its `Context`.
+        let capabilities = ServerCapabilities {
+            logging: Some(EmptyResult {}),
+            ..self.capabilities.clone()
+        };
         to_raw(&InitializeResult {
             protocol_version: version.as_str(),
-            capabilities: &self.capabilities,
+            capabilities: &capabilities,
             server_info: &self.info,
             instructions: self.instructions.as_deref(),
         })

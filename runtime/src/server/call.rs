@@ -128,9 +128,9 @@ impl PendingCall {
         crate::access::check(&self.name, &self.scopes, principal)
     }
 
-    /// Whether the client asked for progress notifications.
-    pub(crate) fn wants_progress(&self) -> bool {
-        self.envelope.progress_token.is_some()
+    /// Whether the client asked for notifications during the call: progress, or log messages.
+    pub(crate) fn wants_stream(&self) -> bool {
+        self.envelope.progress_token.is_some() || self.envelope.log_level.is_some()
     }
 
     /// Runs the call to completion and returns its result (serialized) or its JSON-RPC error.
@@ -185,6 +185,7 @@ impl PendingCall {
             client_info: envelope.client_info,
             principal: principal.clone(),
             progress_token: envelope.progress_token,
+            log_level: envelope.log_level,
             outbound,
             cancel,
         });

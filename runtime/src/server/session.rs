@@ -6,7 +6,7 @@ use super::call::PendingCall;
 use crate::protocol::envelope::{Envelope, EnvelopeCache, Meta};
 use crate::protocol::jsonrpc::to_raw;
 use crate::protocol::messages::{EmptyResult, InitializeParams, ParamsHead};
-use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, ProtocolVersion, codes};
+use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, LogLevel, ProtocolVersion, codes};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -31,6 +31,9 @@ struct Handshake {
     version: ProtocolVersion,
     capabilities: ClientCapabilities,
     client_info: Option<Arc<Implementation>>,
+    /// The least severe log message the client wants: `info` until `logging/setLevel` says
+    /// otherwise.
+    log_level: LogLevel,
 }
 
 const MODERN_INITIALIZE: &str =
@@ -110,6 +113,11 @@ fn stateless(
     }
 }
 
+fn not_initialized() -> ErrorObject {
+    ErrorObject::invalid_params("Invalid request parameters")
+        .with_data(json!("the connection is not initialized: send `initialize` first"))
+}
+
 /// The methods both eras serve, in one place. `envelope` is what the request carries (its
 /// version, the client's capabilities), or why there is none yet (a handshake-era connection not
 /// initialized): that error is the answer to a method that needs it, while an unknown method is
@@ -154,10 +162,24 @@ fn handshake(
                 version,
                 capabilities: p.capabilities,
                 client_info: p.client_info,
+                log_level: LogLevel::Info,
             });
             Route::Reply(server.initialize_result(version))
         }
         "ping" => Route::Reply(to_raw(&EmptyResult {})),
+        "logging/setLevel" => {
+            let Some(h) = hs else {
+                return Route::Reply(Err(not_initialized()));
+            };
+            let Some(level) = head.level.and_then(LogLevel::from_raw) else {
+                return Route::Reply(Err(ErrorObject::invalid_params(
+                    "Invalid params: `level` must be one of debug, info, notice, warning, error, critical, alert, emergency",
+                )));
+            };
+            h.log_level = level;
+            // Exactly `{}`: clients check it.
+            Route::Reply(to_raw(&EmptyResult {}))
+        }
         other => {
             let envelope = match hs {
                 Some(h) => Ok(Envelope {
@@ -165,9 +187,9 @@ fn handshake(
                     capabilities: h.capabilities.clone(),
                     client_info: h.client_info.clone(),
                     progress_token: meta.progress_token(),
+                    log_level: Some(h.log_level),
                 }),
-                None => Err(ErrorObject::invalid_params("Invalid request parameters")
-                    .with_data(json!("the connection is not initialized: send `initialize` first"))),
+                None => Err(not_initialized()),
             };
             serve(server, other, head, envelope)
         }

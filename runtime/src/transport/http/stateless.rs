@@ -106,7 +106,7 @@ impl State {
         match dispatched {
             Dispatch::Done => empty(StatusCode::ACCEPTED),
             Dispatch::Reply(message) => message_response(message, true),
-            Dispatch::Call(call) if call.wants_progress() => super::sse::stream(call, |_| None, principal),
+            Dispatch::Call(call) if call.wants_stream() => super::sse::stream(call, |_| None, principal),
             Dispatch::Call(call) => {
                 // Dropping this future (the client went away) drops the call: cancellation.
                 match call.run_detached(principal).await {
