@@ -199,16 +199,16 @@ impl Context {
     /// order, before the call's result.
     ///
     /// ```
-    /// use mcp_resolve::prelude::*;
-    /// use mcp_resolve::LogLevel;
+    /// use mcp_resolve_runtime::{Context, LogLevel, ProtocolVersion};
     ///
-    /// /// Import a file, saying how it goes.
-    /// #[tool]
-    /// async fn import(path: String, cx: Context) -> String {
+    /// /// The body of a tool that says how an import goes.
+    /// async fn import(path: &str, cx: &Context) -> String {
     ///     cx.log(LogLevel::Info, format!("importing {path}")).await;
     ///     "imported".into()
     /// }
-    /// # let _ = Server::new("s").tool(import);
+    /// # let cx = Context::detached(ProtocolVersion::V2025_11_25, Default::default());
+    /// # let rt = tokio::runtime::Builder::new_current_thread().build().unwrap();
+    /// assert_eq!(rt.block_on(import("a.md", &cx)), "imported"); // detached: the message goes nowhere
     /// ```
     pub async fn log(&self, level: LogLevel, data: impl serde::Serialize) {
         self.log_to(level, None, data).await
