@@ -7,8 +7,8 @@ pub use mcp_resolve_macros::{FormSchema, resolver, tool};
 // The server, its tools and what they return.
 #[doc(inline)]
 pub use mcp_resolve_runtime::{
-    ArgsSchema, ArgumentError, CacheScope, CallToolResult, Content, Context, EmbeddedResource, IntoToolResult, Json,
-    LogLevel, Principal, Server, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam,
+    ArgsSchema, ArgumentError, CacheScope, CallToolResult, Content, Context, EmbeddedResource, HeaderArgument,
+    IntoToolResult, Json, LogLevel, Principal, Server, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam,
 };
 // Resolvers and questions.
 #[doc(inline)]

@@ -71,6 +71,17 @@ async fn purge() -> String {
     "purged".into()
 }
 
+/// Says where a request was routed.
+#[tool]
+async fn route(
+    /// The region; mirrored into `Mcp-Param-Region`.
+    #[arg(header = "Region")]
+    region: String,
+    #[arg(header = "Shard")] shard: Option<u32>,
+) -> String {
+    format!("{region}/{}", shard.unwrap_or(0))
+}
+
 async fn start(options: HttpOptions) -> SocketAddr {
     start_with(options, |s| s).await
 }
@@ -83,6 +94,7 @@ async fn start_with(options: HttpOptions, tune: impl FnOnce(Server) -> Server) -
         .tool(nap)
         .tool(steps)
         .tool(purge)
+        .tool(route)
         .state_keys(StateKeys::new(&[7; 32]).unwrap());
     tokio::spawn(tune(server).serve_http_on(listener, options.max_body_bytes(64 * 1024)));
     addr
@@ -1174,4 +1186,78 @@ async fn a_scoped_tool_refuses_a_token_without_its_scope_before_anything_runs() 
         "{}",
         r.body
     );
+}
+
+#[tokio::test]
+async fn mirrored_arguments_must_match_their_headers() {
+    let addr = start(HttpOptions::default()).await;
+    let r = modern(addr, 1, "tools/list", json!({})).await;
+    let tools = r.json()["result"]["tools"].clone();
+    let listed = tools.as_array().unwrap().iter().find(|t| t["name"] == "route").unwrap();
+    assert_eq!(listed["inputSchema"]["properties"]["region"]["x-mcp-header"], "Region");
+    assert_eq!(listed["inputSchema"]["properties"]["shard"]["x-mcp-header"], "Shard");
+
+    let call = |args: Value, extra: Vec<(&'static str, &'static str)>| async move {
+        let mut params = json!({"name": "route", "arguments": args});
+        params["_meta"] = envelope(json!({}));
+        let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}).to_string();
+        let mut headers = vec![
+            JSON,
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "route"),
+        ];
+        headers.extend(extra);
+        send(addr, "POST", &headers, &body).await
+    };
+    let r = call(
+        json!({"region": "eu-west", "shard": 7}),
+        vec![("mcp-param-region", "eu-west"), ("mcp-param-shard", "7")],
+    )
+    .await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "eu-west/7", "{}", r.body);
+    // Header names ignore case; an absent optional argument has no header; encoded values are decoded.
+    let r = call(
+        json!({"region": "été"}),
+        vec![("MCP-PARAM-REGION", "=?base64?w6l0w6k=?=")],
+    )
+    .await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "été/0", "{}", r.body);
+    for (args, headers, why) in [
+        (
+            json!({"region": "eu-west"}),
+            vec![("mcp-param-region", "us-east")],
+            "Header mismatch: Mcp-Param-Region does not match the body",
+        ),
+        (
+            json!({"region": "eu-west"}),
+            vec![],
+            "Header mismatch: the Mcp-Param-Region header is required",
+        ),
+        (
+            json!({"region": "eu-west"}),
+            vec![("mcp-param-region", "eu-west"), ("mcp-param-shard", "1")],
+            "Header mismatch: Mcp-Param-Shard is sent but the argument is not",
+        ),
+    ] {
+        let r = call(args, headers).await;
+        assert_eq!(r.status, 400, "{}", r.body);
+        assert_eq!(r.json()["error"]["code"], -32020);
+        assert_eq!(r.json()["error"]["message"], why);
+    }
+    // Mcp-Name may come encoded too.
+    let r = call(json!({"region": "x"}), vec![("mcp-param-region", "x")]).await;
+    assert_eq!(r.status, 200);
+    let mut params = json!({"name": "route", "arguments": {"region": "x"}});
+    params["_meta"] = envelope(json!({}));
+    let body = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": params}).to_string();
+    let headers = [
+        JSON,
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "=?base64?cm91dGU=?="),
+        ("mcp-param-region", "x"),
+    ];
+    let r = send(addr, "POST", &headers, &body).await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "x/0", "{}", r.body);
 }

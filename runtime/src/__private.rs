@@ -102,6 +102,12 @@ pub fn definition(
     d
 }
 
+/// `#[arg(header = "…")]`: the argument `key` (a string, integer or boolean) is mirrored into
+/// `Mcp-Param-{header}`.
+pub fn mirror_in_header<T: crate::HeaderArgument>(schema: &mut ArgsSchema, key: &str, header: &str) {
+    schema.header(key, header);
+}
+
 /// Annotations from the macro's flags.
 pub fn annotations(
     read_only: Option<bool>,

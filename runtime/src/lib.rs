@@ -49,7 +49,7 @@ pub use protocol::{
 };
 pub use seal::{KeyTooShort, RandomUnavailable, StateKeyError, StateKeys};
 pub use server::{CacheScope, Server};
-pub use tool::{ArgsSchema, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};
+pub use tool::{ArgsSchema, HeaderArgument, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};
 pub use tool_result::{CallToolResult, Content, EmbeddedResource, IntoToolResult, Json};
 #[cfg(feature = "http")]
 pub use transport::http::HttpOptions;

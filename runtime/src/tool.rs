@@ -130,6 +130,60 @@ impl ToolDefinition {
     }
 }
 
+/// The schema keyword naming the header an argument is mirrored into.
+pub(crate) const MIRROR_KEY: &str = "x-mcp-header";
+
+/// The arguments of an `inputSchema` mirrored into headers: (header name, path of property names
+/// from the root), found through `properties` only (what is statically reachable).
+pub(crate) fn mirrored_arguments(schema: &Map<String, Value>) -> Vec<(String, Vec<String>)> {
+    fn walk(schema: &Map<String, Value>, path: &mut Vec<String>, out: &mut Vec<(String, Vec<String>)>) {
+        let Some(Value::Object(properties)) = schema.get("properties") else {
+            return;
+        };
+        for (key, property) in properties {
+            let Value::Object(property) = property else { continue };
+            path.push(key.clone());
+            if let Some(Value::String(header)) = property.get(MIRROR_KEY) {
+                out.push((header.clone(), path.clone()));
+            }
+            // Bounded by the schema the server itself built.
+            if path.len() < 8 {
+                walk(property, path, out);
+            }
+            path.pop();
+        }
+    }
+    let mut out = Vec::new();
+    walk(schema, &mut Vec::new(), &mut out);
+    out
+}
+
+/// An argument type that can be mirrored into an HTTP header (`#[arg(header = "…")]`): a
+/// string, an integer or a boolean, optional or not.
+///
+/// ```
+/// fn mirrorable<T: mcp_resolve_runtime::HeaderArgument>() {}
+/// mirrorable::<String>();
+/// mirrorable::<Option<u32>>();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be mirrored into a header",
+    label = "only string, integer and boolean arguments can have `#[arg(header = \"…\")]`",
+    note = "remove `header`, or mirror a string, integer or boolean argument instead"
+)]
+pub trait HeaderArgument {}
+impl HeaderArgument for String {}
+impl HeaderArgument for bool {}
+impl HeaderArgument for i8 {}
+impl HeaderArgument for i16 {}
+impl HeaderArgument for i32 {}
+impl HeaderArgument for i64 {}
+impl HeaderArgument for u8 {}
+impl HeaderArgument for u16 {}
+impl HeaderArgument for u32 {}
+impl HeaderArgument for u64 {}
+impl<T: HeaderArgument> HeaderArgument for Option<T> {}
+
 pub(crate) fn schema_generator() -> SchemaGenerator {
     SchemaSettings::draft2020_12().into_generator()
 }
@@ -184,6 +238,24 @@ impl ArgsSchema {
         self.properties.insert(name.into(), Value::Object(schema));
         if serde_json::from_value::<T>(Value::Null).is_err() {
             self.required.push(Value::String(name.into()));
+        }
+    }
+    /// Marks an argument added before as mirrored into the HTTP header `Mcp-Param-{header}`
+    /// (`x-mcp-header`, 2026-07-28): intermediaries can route on it, and the server refuses a
+    /// request whose header does not match the body (400, -32020). Only string, integer and
+    /// boolean arguments can be; never put secrets in headers. `#[arg(header = "…")]` calls it.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::ArgsSchema;
+    /// let mut s = ArgsSchema::new();
+    /// s.argument::<String>("region", None);
+    /// s.header("region", "Region");
+    /// let s = serde_json::Value::Object(s.finish());
+    /// assert_eq!(s["properties"]["region"]["x-mcp-header"], "Region");
+    /// ```
+    pub fn header(&mut self, name: &str, header: &str) {
+        if let Some(Value::Object(property)) = self.properties.get_mut(name) {
+            property.insert(MIRROR_KEY.into(), Value::String(header.into()));
         }
     }
     /// The finished `inputSchema`.

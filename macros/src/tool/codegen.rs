@@ -82,8 +82,14 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
             Some(d) => quote!(::core::option::Option::Some(#d)),
             None => quote!(::core::option::Option::None),
         };
+        let header = p.header.as_ref().map(|(name, _)| {
+            quote_spanned! {ty.span()=>
+                #krate::__private::mirror_in_header::<#ty>(&mut __schema, #key, #name);
+            }
+        });
         quote_spanned! {ty.span()=>
             <#ty as #krate::__private::ToolParam>::describe(&mut __schema, #key, #desc);
+            #header
         }
     });
     let slots: Vec<Ident> = (0..params.len())

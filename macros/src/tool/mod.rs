@@ -29,6 +29,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let params = param::parse_params(sig.inputs.iter(), &mut errors);
     validate::unique_keys(&params, &mut errors);
     validate::confirm_messages(&params, &mut errors);
+    validate::headers(&params, &mut errors);
     let scopes = args
         .scopes
         .as_ref()

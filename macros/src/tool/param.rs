@@ -31,6 +31,9 @@ pub(crate) struct Param {
     pub(crate) description: Option<TokenStream>,
     /// The token a "duplicate key" error points at.
     pub(crate) key_span: proc_macro2::Span,
+    /// `#[arg(header = "…")]`: the `Mcp-Param-*` name the argument is mirrored into, and where
+    /// it was written.
+    pub(crate) header: Option<(String, proc_macro2::Span)>,
     /// Attributes kept on the parameter of the body function (e.g. `#[allow]`).
     pub(crate) kept_attrs: Vec<Attribute>,
 }
@@ -84,6 +87,7 @@ fn parse_param(pt: &PatType, errors: &mut Errors) -> Option<Param> {
         None if attrs.docs.is_empty() => None,
         None => Some(docs::description(&attrs.docs)),
     };
+    let header = arg.and_then(|a| a.header.as_ref()).map(|h| ((**h).clone(), h.span()));
     Some(Param {
         source,
         ident,
@@ -92,6 +96,7 @@ fn parse_param(pt: &PatType, errors: &mut Errors) -> Option<Param> {
         key,
         description,
         key_span,
+        header,
         kept_attrs: attrs.other,
     })
 }

@@ -244,6 +244,35 @@ pub(crate) fn unique_keys(params: &[Param], errors: &mut Errors) {
     }
 }
 
+/// `#[arg(header = "Region")]`: each name an HTTP token (RFC 9110 §5.6.2), unique ignoring case
+/// among the tool's arguments (the client sends `Mcp-Param-{name}`, and header names are not
+/// case-sensitive).
+pub(crate) fn headers(params: &[Param], errors: &mut Errors) {
+    let mut seen = HashSet::new();
+    for p in params.iter().filter(|p| matches!(p.source, Source::Argument)) {
+        let Some((name, span)) = &p.header else { continue };
+        let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        if name.is_empty() {
+            errors.push(syn::Error::new(
+                *span,
+                "a header name cannot be empty: name it, e.g. `#[arg(header = \"Region\")]`",
+            ));
+        } else if let Some(c) = name.chars().find(|c| !token(*c)) {
+            errors.push(syn::Error::new(
+                *span,
+                format!(
+                    "header name `{name}` has the character {c:?}; an HTTP header name is letters, digits and `!#$%&'*+-.^_`|~` (the client sends `Mcp-Param-{{name}}`)"
+                ),
+            ));
+        } else if !seen.insert(name.to_ascii_lowercase()) {
+            errors.push(syn::Error::new(
+                *span,
+                format!("two arguments use the header name `{name}` (header names ignore case): rename one"),
+            ));
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

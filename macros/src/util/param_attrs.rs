@@ -21,6 +21,9 @@ pub(crate) struct ArgOptions {
     pub(crate) rename: Option<SpannedValue<String>>,
     /// A description; defaults to the parameter's doc comment.
     pub(crate) description: Option<String>,
+    /// On 2026-07-28 HTTP the client mirrors the argument into `Mcp-Param-{header}`
+    /// (`x-mcp-header`); checked by `tool::validate::headers`.
+    pub(crate) header: Option<SpannedValue<String>>,
 }
 
 /// `#[resolve(path::to::resolver)]`: the path is bare, not a `key = value` option.

@@ -82,6 +82,8 @@ pub(crate) struct Entry {
     pub(crate) keys: Arc<Keys>,
     /// The scopes a caller needs (from the definition).
     pub(crate) scopes: Arc<[String]>,
+    /// Arguments mirrored into `Mcp-Param-*` headers: (header name, path of property names).
+    pub(crate) mirrored: Arc<[(String, Vec<String>)]>,
 }
 
 /// An MCP server: its identity, its tools, and its limits. Build it once, then serve it on a
@@ -176,6 +178,7 @@ impl Server {
             tool: Arc::new(tool),
             keys,
             scopes: def.scopes.clone().into(),
+            mirrored: crate::tool::mirrored_arguments(&def.input_schema).into(),
         });
         self.definitions.push(def);
         self

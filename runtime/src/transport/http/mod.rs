@@ -8,6 +8,7 @@
 mod guard;
 mod handshake;
 mod metadata;
+mod mirror;
 mod options;
 mod sessions;
 mod sse;

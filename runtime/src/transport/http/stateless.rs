@@ -10,7 +10,7 @@ use crate::protocol::inbound::Inbound;
 use crate::protocol::jsonrpc::raw_str;
 use crate::protocol::messages::ParamsHead;
 use crate::protocol::{Era, ErrorObject, ProtocolVersion, RequestId, codes};
-use crate::server::Session;
+use crate::server::{Server, Session};
 use http::{HeaderMap, StatusCode};
 
 const METHOD_HEADER: &str = "mcp-method";
@@ -22,6 +22,7 @@ fn mismatch(id: &RequestId, message: &'static str) -> Result<(), (RequestId, Err
 
 /// The header checks, in the reference order.
 fn check_headers(
+    server: &Server,
     headers: &HeaderMap,
     id: &RequestId,
     method: &str,
@@ -61,12 +62,22 @@ fn check_headers(
         "resources/read" => head.uri.and_then(raw_str),
         _ => None,
     };
-    if let Some(name) = name {
-        match header_str(headers, NAME_HEADER) {
-            Some(h) if h == name => {}
+    if let Some(name) = &name {
+        match super::mirror::header(headers, NAME_HEADER) {
+            Some(Some(h)) if h == *name => {}
             Some(_) => return mismatch(id, "Header mismatch: Mcp-Name does not match the body"),
             None => return mismatch(id, "Header mismatch: the Mcp-Name header is required"),
         }
+    }
+    if method == "tools/call"
+        && let Some(entry) = name.as_deref().and_then(|n| server.entry(n))
+        && !entry.mirrored.is_empty()
+        && let Err(why) = super::mirror::check_params(headers, head.arguments, &entry.mirrored)
+    {
+        return Err((
+            id.clone(),
+            ErrorObject::new(codes::HEADER_MISMATCH, format!("Header mismatch: {why}")),
+        ));
     }
     Ok(())
 }
@@ -80,7 +91,7 @@ impl State {
     ) -> http::Response<Body> {
         match &inbound {
             Inbound::Request { id, method, params } => {
-                if let Err((id, e)) = check_headers(headers, id, method, params) {
+                if let Err((id, e)) = check_headers(&self.server, headers, id, method, params) {
                     return error_response(Some(id), e);
                 }
                 if method == "initialize" {
