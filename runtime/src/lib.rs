@@ -20,8 +20,10 @@ mod dispatch;
 mod elicit;
 pub mod form;
 mod peer;
+mod prompt;
 mod protocol;
 mod resolve;
+mod resource;
 mod seal;
 mod server;
 pub mod testing;
@@ -44,7 +46,14 @@ pub use auth::{AuthError, TokenVerifier};
 pub use auth::{Hs256Verifier, JwksVerifier};
 pub use context::{Context, Principal};
 pub use elicit::{Action, Confirm, Elicit, ElicitationResult, IntoResolution, Resolution};
+pub use prompt::{
+    GetPromptResult, IntoPromptResult, Prompt, PromptArgument, PromptCall, PromptDefinition, PromptMessage, Role,
+};
 pub use protocol::{ClientCapabilities, Era, ErrorObject, Implementation, NumberId, ProtocolVersion, RequestId, codes};
+pub use resource::{
+    Blob, IntoResourceContents, MAX_URI_BYTES, Resource, ResourceCall, ResourceContents, ResourceDefinition,
+    ResourceUri, UriTemplate,
+};
 pub use seal::{KeyTooShort, RandomUnavailable, StateKeyError, StateKeys};
 pub use server::{CacheScope, Server};
 pub use tool::{ArgsSchema, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};

@@ -89,7 +89,24 @@ pub(crate) struct ResultMeta<'a> {
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ServerCapabilities {
     pub(crate) tools: ListChanged,
+    /// `{}` once a prompt is registered (no `listChanged`: the list never changes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) prompts: Option<Empty>,
+    /// Once a resource is registered: `{subscribe: true}` on the handshake era, `{}` on
+    /// 2026-07-28 (which has no `resources/subscribe`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) resources: Option<ResourcesCapability>,
 }
+
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct ResourcesCapability {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) subscribe: Option<bool>,
+}
+
+/// `{}` as a capability's value.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct Empty {}
 
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ListChanged {
@@ -132,6 +149,36 @@ pub(crate) struct DiscoverResult<'a> {
 pub(crate) struct ListToolsResult<'a> {
     /// The definitions, serialized once, at the first listing.
     pub(crate) tools: &'a RawValue,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) cache: Option<CacheHints>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct ListPromptsResult<'a> {
+    /// The definitions, serialized once, at the first listing.
+    pub(crate) prompts: &'a RawValue,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) cache: Option<CacheHints>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct ListResourcesResult<'a> {
+    pub(crate) resources: &'a RawValue,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) cache: Option<CacheHints>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct ListResourceTemplatesResult<'a> {
+    #[serde(rename = "resourceTemplates")]
+    pub(crate) resource_templates: &'a RawValue,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) cache: Option<CacheHints>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct ReadResourceResult<'a> {
+    pub(crate) contents: &'a [crate::resource::ResourceContents],
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub(crate) cache: Option<CacheHints>,
 }
