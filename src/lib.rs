@@ -15,6 +15,9 @@ pub use mcp_resolve_runtime::{
 pub use mcp_resolve_runtime::{
     GetPromptResult, IntoPromptResult, Prompt, PromptArgument, PromptCall, PromptDefinition, PromptMessage, Role,
 };
+// Completions.
+#[doc(inline)]
+pub use mcp_resolve_runtime::{Completer, MAX_COMPLETIONS};
 // Resources.
 #[doc(inline)]
 pub use mcp_resolve_runtime::{

@@ -286,6 +286,7 @@ pub mod form_check {
 }
 
 pub use crate::ErrorObject;
+pub use crate::completion::Completer;
 pub use crate::prompt::{GetPromptResult, IntoPromptResult, Prompt, PromptArgument, PromptCall, PromptDefinition};
 
 /// Builds a prompt's definition; keeps the generated code short.
@@ -293,7 +294,7 @@ pub fn prompt_definition(
     name: &'static str,
     title: Option<&'static str>,
     description: &'static str,
-    arguments: &[(&'static str, Option<&'static str>, bool)],
+    arguments: &[(&'static str, Option<&'static str>, bool, Option<Completer>)],
     scopes: &'static [&'static str],
 ) -> PromptDefinition {
     let mut d = PromptDefinition::new(name);
@@ -303,8 +304,11 @@ pub fn prompt_definition(
     if !description.is_empty() {
         d = d.description(description);
     }
-    for (key, desc, required) in arguments {
+    for (key, desc, required, completer) in arguments {
         let mut a = PromptArgument::new(*key, *required);
+        if let Some(c) = completer {
+            a = a.complete(*c);
+        }
         if let Some(desc) = desc {
             a = a.description(*desc);
         }

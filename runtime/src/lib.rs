@@ -15,6 +15,7 @@ mod args;
 #[cfg(feature = "http")]
 pub mod auth;
 mod budget;
+mod completion;
 mod context;
 mod dispatch;
 mod elicit;
@@ -44,6 +45,7 @@ pub use args::ArgumentError;
 pub use auth::{AuthError, TokenVerifier};
 #[cfg(feature = "jwt")]
 pub use auth::{Hs256Verifier, JwksVerifier};
+pub use completion::{Completer, MAX_COMPLETIONS};
 pub use context::{Context, Principal};
 pub use elicit::{Action, Confirm, Elicit, ElicitationResult, IntoResolution, Resolution};
 pub use prompt::{

@@ -26,6 +26,9 @@ pub struct PromptArgument {
     /// Whether `prompts/get` must carry it.
     #[serde(default)]
     pub required: bool,
+    /// What `completion/complete` offers for it; not sent.
+    #[serde(skip)]
+    pub completer: Option<crate::Completer>,
 }
 
 impl PromptArgument {
@@ -35,7 +38,13 @@ impl PromptArgument {
             name: name.into(),
             description: None,
             required,
+            completer: None,
         }
+    }
+    /// Sets the completer `completion/complete` runs for this argument.
+    pub fn complete(mut self, c: crate::Completer) -> Self {
+        self.completer = Some(c);
+        self
     }
     /// Sets the description.
     pub fn description(mut self, d: impl Into<String>) -> Self {

@@ -136,6 +136,8 @@ pub struct ResourceDefinition {
     pub mime_type: Option<String>,
     /// The scopes a caller's token must grant (checked like a tool's).
     pub scopes: Vec<String>,
+    /// The completers of template variables, by variable name (`completion/complete`).
+    pub completers: Vec<(String, crate::Completer)>,
 }
 
 impl ResourceDefinition {
@@ -148,7 +150,13 @@ impl ResourceDefinition {
             description: None,
             mime_type: None,
             scopes: Vec::new(),
+            completers: Vec::new(),
         }
+    }
+    /// Sets the completer `completion/complete` runs for template variable `variable`.
+    pub fn complete(mut self, variable: impl Into<String>, c: crate::Completer) -> Self {
+        self.completers.push((variable.into(), c));
+        self
     }
     /// A template resource, or why `template` is not one (see [`UriTemplate::parse`]).
     pub fn template(template: &str, name: impl Into<String>) -> Result<Self, String> {

@@ -52,6 +52,7 @@ struct Param {
     key: String,
     key_span: Span,
     description: Option<TokenStream>,
+    complete: Option<syn::Path>,
     kept_attrs: Vec<Attribute>,
 }
 
@@ -125,7 +126,7 @@ fn parse_params(sig: &syn::Signature, errors: &mut Errors) -> Vec<Param> {
             continue;
         };
         if let (Kind::Context, Some(options)) = (&kind, arg)
-            && (options.rename.is_some() || options.description.is_some())
+            && (options.rename.is_some() || options.description.is_some() || options.complete.is_some())
         {
             errors.spanned(
                 &pt.ty,
@@ -149,6 +150,7 @@ fn parse_params(sig: &syn::Signature, errors: &mut Errors) -> Vec<Param> {
             key,
             key_span,
             description,
+            complete: arg.and_then(|a| a.complete.clone()),
             kept_attrs: attrs.other,
         });
     }
@@ -165,6 +167,26 @@ fn parse_params(sig: &syn::Signature, errors: &mut Errors) -> Vec<Param> {
         }
     }
     params
+}
+
+/// `Option<Completer>` from `#[arg(complete = path)]`; a completer of the wrong shape is reported
+/// at the path.
+pub(crate) fn completer(krate: &TokenStream, path: Option<&syn::Path>) -> TokenStream {
+    match path {
+        None => quote!(::core::option::Option::None),
+        Some(path) => {
+            let c = completer_value(krate, path);
+            quote!(::core::option::Option::Some(#c))
+        }
+    }
+}
+
+/// A `Completer` running `path(value, cx)`.
+pub(crate) fn completer_value(krate: &TokenStream, path: &syn::Path) -> TokenStream {
+    let call = quote_spanned! {path.span()=> #path(__value, __cx) };
+    quote! {
+        #krate::__private::Completer::new(|__value, __cx| #krate::__private::boxed(#call))
+    }
 }
 
 fn prompt_type(ident: &Ident) -> Ident {
@@ -258,10 +280,11 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             Some(d) => quote!(::core::option::Option::Some(#d)),
             None => quote!(::core::option::Option::None),
         };
+        let complete = completer(&krate, p.complete.as_ref());
         match p.kind {
             Kind::Context => None,
-            Kind::Required => Some(quote!((#key, #desc, true))),
-            Kind::Optional => Some(quote!((#key, #desc, false))),
+            Kind::Required => Some(quote!((#key, #desc, true, #complete))),
+            Kind::Optional => Some(quote!((#key, #desc, false, #complete))),
         }
     });
     let takes = params.iter().map(|p| {

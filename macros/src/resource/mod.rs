@@ -121,6 +121,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         .map_or_else(Vec::new, |e| validate::scopes(&e.0, &mut errors));
 
     // The URI or the template, and the template's variables.
+    let mut template_ok = true;
     let (location, is_template, variables) = match (&args.uri, &args.template) {
         (Some(uri), None) => {
             if uri.is_empty() {
@@ -133,13 +134,15 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             }
             ((**uri).clone(), false, Vec::new())
         }
-        (None, Some(t)) => {
-            let vars = template_variables(t).unwrap_or_else(|e| {
+        (None, Some(t)) => match template_variables(t) {
+            Ok(vars) => ((**t).clone(), true, vars),
+            Err(e) => {
                 errors.push(syn::Error::new(t.span(), e));
-                Vec::new()
-            });
-            ((**t).clone(), true, vars)
-        }
+                // The parameters cannot be checked against a template that does not parse.
+                template_ok = false;
+                ((**t).clone(), true, Vec::new())
+            }
+        },
         (Some(_), Some(t)) => {
             errors.push(syn::Error::new(
                 t.span(),
@@ -158,6 +161,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
     let mut params = Vec::new();
     let mut bound: Vec<String> = Vec::new();
+    let mut completers: Vec<(String, syn::Path)> = Vec::new();
     for arg in &sig.inputs {
         let pt = match arg {
             FnArg::Receiver(r) => {
@@ -170,10 +174,15 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             FnArg::Typed(pt) => pt,
         };
         let attrs = ParamAttrs::parse(&pt.attrs, &mut errors);
+        let mut complete = None;
         for h in &attrs.helpers {
-            let hint = match h.helper {
+            let hint = match &h.helper {
+                Helper::Arg(o) if o.rename.is_none() && o.description.is_none() => {
+                    complete = o.complete.clone();
+                    continue;
+                }
                 Helper::Arg(_) => {
-                    "`#[arg]` does not apply to `#[resource]` parameters: a template variable is named by its parameter"
+                    "`#[arg]` takes only `complete = …` on `#[resource]` parameters: a template variable is named by its parameter"
                 }
                 Helper::Resolve(_) | Helper::Confirm(_) => {
                     "`#[resolve]` and `#[confirm]` are not supported on `#[resource]` parameters yet"
@@ -192,6 +201,12 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             }
         };
         let kind = if is_named(&pt.ty, "Context") {
+            if let Some(path) = complete.take() {
+                errors.spanned(
+                    path,
+                    "the `Context` is not a template variable, so it has no completions: remove `complete`",
+                );
+            }
             Kind::Context
         } else if is_named(&pt.ty, "String") {
             let name = unraw(&ident);
@@ -200,7 +215,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                     &pt.pat,
                     format!("a static resource has no variables, so `{name}` has no value: use `template = \"…/{{{name}}}\"`, or take only `Context`"),
                 );
-            } else if !variables.contains(&name) {
+            } else if template_ok && !variables.contains(&name) {
                 let known = variables
                     .iter()
                     .map(|v| format!("`{{{v}}}`"))
@@ -211,13 +226,18 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                     format!("`{name}` is not a variable of the URI template (it has {known}): rename the parameter, or add `{{{name}}}` to the template"),
                 );
             }
+            if let Some(path) = complete.take() {
+                completers.push((name.clone(), path));
+            }
             bound.push(name);
             Kind::Variable
         } else {
+            let name = unraw(&ident);
             errors.spanned(
                 &pt.ty,
-                "a `#[resource]` parameter is a template variable, `String`, or the request's `Context`",
+                format!("a template variable is a `String` (write `{name}: String`, and parse it in the body); the only other `#[resource]` parameter is the request's `Context`"),
             );
+            bound.push(name);
             continue;
         };
         params.push(Param {
@@ -280,6 +300,10 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         Some(t) => quote!(::core::option::Option::Some(#t)),
         None => quote!(::core::option::Option::None),
     };
+    let completer_items = completers.iter().map(|(name, path)| {
+        let c = crate::prompt::completer_value(&krate, path);
+        quote!(.complete(#name, #c))
+    });
     let title = opt(&args.title);
     let mime = opt(&args.mime_type);
     let wire_name = args.name.clone().unwrap_or_else(|| unraw(&sig.ident));
@@ -352,6 +376,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                         #mime,
                         &[#(#scopes),*],
                     )
+                    #(#completer_items)*
                 }
 
                 fn read(

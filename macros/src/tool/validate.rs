@@ -98,6 +98,18 @@ pub(crate) fn param_attrs<'a>(attrs: &'a ParamAttrs, errors: &mut Errors) -> (Op
             format!("a {by} parameter is not an argument, so `#[arg(...)]` options do not apply to it: remove them"),
         );
     }
+    if let Some((
+        ArgOptions {
+            complete: Some(path), ..
+        },
+        _,
+    )) = arg
+    {
+        errors.spanned(
+            path,
+            "`complete` applies to `#[prompt]` arguments and `#[resource]` template variables; tool arguments have no completions: remove it",
+        );
+    }
     (
         arg.map(|(options, _)| options),
         source.map_or(Source::Argument, |(s, _)| s),

@@ -21,6 +21,9 @@ pub(crate) struct ArgOptions {
     pub(crate) rename: Option<SpannedValue<String>>,
     /// A description; defaults to the parameter's doc comment.
     pub(crate) description: Option<String>,
+    /// `#[prompt]` arguments and `#[resource]` template variables: the completer,
+    /// `async fn f(value: String, cx: Context) -> Vec<String>`.
+    pub(crate) complete: Option<syn::Path>,
 }
 
 /// `#[resolve(path::to::resolver)]`: the path is bare, not a `key = value` option.

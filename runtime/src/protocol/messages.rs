@@ -27,6 +27,11 @@ pub(crate) struct ParamsHead<'a> {
     pub(crate) uri: Option<&'a RawValue>,
     #[serde(default, borrow)]
     pub(crate) arguments: Option<&'a RawValue>,
+    /// `completion/complete`: what is completed, and the argument typed so far.
+    #[serde(default, borrow, rename = "ref")]
+    pub(crate) reference: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub(crate) argument: Option<&'a RawValue>,
     #[serde(default, borrow, rename = "inputResponses")]
     pub(crate) input_responses: Option<&'a RawValue>,
     #[serde(default, borrow, rename = "requestState")]
@@ -96,6 +101,9 @@ pub(crate) struct ServerCapabilities {
     /// 2026-07-28 (which has no `resources/subscribe`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) resources: Option<ResourcesCapability>,
+    /// `{}` once some prompt argument or template variable has a completer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) completions: Option<Empty>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize)]

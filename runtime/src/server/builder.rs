@@ -185,6 +185,7 @@ impl Server {
                 tools: ListChanged { list_changed: false },
                 prompts: None,
                 resources: None,
+                completions: None,
             },
             config: Config::default(),
         }
@@ -244,6 +245,9 @@ impl Server {
     /// ```
     pub fn prompt<P: Prompt>(mut self, prompt: P) -> Self {
         let definition = prompt.definition();
+        if definition.arguments.iter().any(|a| a.completer.is_some()) {
+            self.capabilities.completions = Some(Empty {});
+        }
         assert!(
             !self.prompt_index.contains_key(&definition.name),
             "a prompt named `{}` is already registered",
@@ -284,6 +288,9 @@ impl Server {
     /// ```
     pub fn resource<R: Resource>(mut self, resource: R) -> Self {
         let definition = resource.definition();
+        if !definition.completers.is_empty() {
+            self.capabilities.completions = Some(Empty {});
+        }
         let i = self.resources.len();
         match &definition.uri {
             ResourceUri::Static(uri) => {
@@ -465,6 +472,38 @@ impl Server {
             }
         }
         Err(resource_not_found(uri))
+    }
+
+    /// Whether some argument or template variable has a completer (else `completion/complete`
+    /// is unknown, -32601, as the capability is not declared).
+    pub(crate) fn has_completions(&self) -> bool {
+        self.capabilities.completions.is_some()
+    }
+
+    /// What `completion/complete` runs: the completer of the prompt's argument or the template's
+    /// variable (`None`: no completer, no values), and the target's scopes. An unknown prompt or
+    /// resource is -32602.
+    pub(crate) fn completer(
+        &self,
+        req: &crate::completion::CompleteRequest,
+    ) -> Result<(Option<crate::Completer>, Arc<[String]>), ErrorObject> {
+        if req.prompt {
+            let Some(entry) = self.prompt_entry(&req.target) else {
+                return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", req.target))
+                    .with_data(serde_json::json!({ "name": req.target })));
+            };
+            let c = entry.definition.arguments.iter().find(|a| a.name == req.argument);
+            return Ok((c.and_then(|a| a.completer), entry.scopes.clone()));
+        }
+        let entry = self.resources.iter().find(|r| match &r.definition.uri {
+            ResourceUri::Static(u) => *u == req.target,
+            ResourceUri::Template(t) => t.as_str() == req.target,
+        });
+        let Some(entry) = entry else {
+            return Err(resource_not_found(&req.target));
+        };
+        let c = entry.definition.completers.iter().find(|(v, _)| *v == req.argument);
+        Ok((c.map(|(_, c)| *c), entry.scopes.clone()))
     }
 
     pub(crate) fn prompt_entry(&self, name: &str) -> Option<&PromptEntry> {

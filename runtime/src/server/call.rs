@@ -34,6 +34,11 @@ pub(crate) enum Work {
     Tool { tool: Arc<dyn Tool>, keys: Arc<Keys> },
     /// `prompts/get`: the prompt body (arguments checked when the call was read).
     Prompt(Arc<dyn Prompt>),
+    /// `completion/complete`: a completer (none: no values) and the value typed so far.
+    Complete {
+        completer: Option<crate::Completer>,
+        value: String,
+    },
     /// `resources/read`: the resource body, with the template's variables.
     Resource {
         resource: Arc<dyn Resource>,
@@ -48,6 +53,7 @@ impl Work {
             Self::Tool { .. } => "tool",
             Self::Prompt(_) => "prompt",
             Self::Resource { .. } => "resource",
+            Self::Complete { .. } => "completion target",
         }
     }
 
@@ -57,6 +63,7 @@ impl Work {
             Self::Tool { .. } => "tools/call",
             Self::Prompt(_) => "prompts/get",
             Self::Resource { .. } => "resources/read",
+            Self::Complete { .. } => "completion/complete",
         }
     }
 }
@@ -241,6 +248,34 @@ impl PendingCall {
         ))
     }
 
+    /// Reads a `completion/complete`'s params: `ref` (a known prompt or resource, or -32602) and
+    /// `argument`.
+    pub(crate) fn prepare_complete(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Route {
+        Self::route(Self::read_complete(server, head, envelope))
+    }
+
+    fn read_complete(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Result<Self, ErrorObject> {
+        let req = crate::completion::CompleteRequest::read(head.reference, head.argument)?;
+        if req.target.len() > crate::resource::MAX_URI_BYTES || req.value.len() > crate::resource::MAX_URI_BYTES {
+            return Err(ErrorObject::invalid_params(format!(
+                "Invalid params: `ref` and `argument.value` may hold at most {} bytes",
+                crate::resource::MAX_URI_BYTES
+            )));
+        }
+        let (completer, scopes) = server.completer(&req)?;
+        let work = Work::Complete {
+            completer,
+            value: req.value,
+        };
+        Ok(Self::new(
+            work,
+            scopes,
+            req.target,
+            envelope,
+            Common::read(server, head)?,
+        ))
+    }
+
     fn new(work: Work, scopes: Arc<[String]>, name: String, envelope: Envelope, common: Common) -> Self {
         let Common {
             arguments,
@@ -338,6 +373,24 @@ impl PendingCall {
                     }
                 };
                 server.complete(&result, version)
+            }
+            Work::Complete { completer, value } => {
+                let values = match completer {
+                    None => Vec::new(),
+                    Some(c) => match AssertUnwindSafe(async move { c.run(value, context).await })
+                        .catch_unwind()
+                        .await
+                    {
+                        Ok(v) => v,
+                        Err(payload) => {
+                            panic_text("completer", &name, &payload);
+                            return Err(ErrorObject::internal(format!(
+                                "completion for `{name}` failed: internal error"
+                            )));
+                        }
+                    },
+                };
+                server.complete(crate::completion::CompleteResult::capped(values), version)
             }
             Work::Resource { resource, variables } => {
                 let call = ResourceCall::new(name.clone(), variables, context);

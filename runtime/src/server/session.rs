@@ -139,6 +139,9 @@ fn serve(server: &Server, method: &str, head: &ParamsHead<'_>, envelope: Result<
         "resources/templates/list" if server.has_resources() => {
             with(envelope, |e| Route::Reply(server.list_resource_templates(e.version)))
         }
+        "completion/complete" if server.has_completions() => {
+            with(envelope, |e| PendingCall::prepare_complete(server, head, e))
+        }
         "resources/read" if server.has_resources() => {
             with(envelope, |e| PendingCall::prepare_resource(server, head, e))
         }
