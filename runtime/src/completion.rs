@@ -7,6 +7,10 @@ use futures_util::future::BoxFuture;
 use serde::Serialize;
 
 /// The most values one `completion/complete` returns; `total` and `hasMore` say what was left out.
+///
+/// ```
+/// assert_eq!(mcp_resolve_runtime::MAX_COMPLETIONS, 100);
+/// ```
 pub const MAX_COMPLETIONS: usize = 100;
 
 /// A completer: given what the user typed so far, the values to offer. `#[arg(complete = f)]`

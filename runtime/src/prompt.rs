@@ -116,6 +116,11 @@ impl PromptDefinition {
 }
 
 /// Who speaks a prompt message.
+///
+/// ```
+/// use mcp_resolve_runtime::Role;
+/// assert_eq!(serde_json::to_value(Role::Assistant).unwrap(), "assistant");
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {

@@ -15,6 +15,10 @@ use std::fmt::Display;
 pub type ResourceContents = EmbeddedResource;
 
 /// The longest URI `resources/read` looks at; a longer one is refused with -32602.
+///
+/// ```
+/// assert_eq!(mcp_resolve_runtime::MAX_URI_BYTES, 8192);
+/// ```
 pub const MAX_URI_BYTES: usize = 8 * 1024;
 
 /// Binary contents: `resources/read` sends them base64-encoded as `blob`.
@@ -103,6 +107,12 @@ impl<T: IntoResourceContents, E: Display> IntoResourceContents for Result<T, E> 
 
 /// Where a resource lives: one URI, or a URI template whose `{var}`s each match one path
 /// segment.
+///
+/// ```
+/// use mcp_resolve_runtime::{ResourceDefinition, ResourceUri};
+/// let d = ResourceDefinition::new("test://motd", "motd");
+/// assert_eq!(d.uri, ResourceUri::Static("test://motd".into()));
+/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ResourceUri {
     /// A static resource, listed by `resources/list`.
@@ -221,6 +231,13 @@ impl Serialize for ResourceDefinition {
 
 /// One `resources/read`: the URI read, the template's variables (empty for a static resource),
 /// and the request's context.
+///
+/// ```
+/// use mcp_resolve_runtime::{Context, ProtocolVersion, ResourceCall};
+/// let cx = Context::detached(ProtocolVersion::V2025_11_25, Default::default());
+/// let call = ResourceCall::new("test://items/7", vec![("id".into(), "7".into())], cx);
+/// assert_eq!(call.variable("id"), Some("7"));
+/// ```
 #[derive(Debug)]
 #[non_exhaustive]
 pub struct ResourceCall {
