@@ -2,13 +2,27 @@
 
 #[cfg(feature = "macros")]
 #[doc(inline)]
-pub use mcp_resolve_macros::{FormSchema, resolver, tool};
+pub use mcp_resolve_macros::{FormSchema, prompt, resolver, resource, tool};
 
 // The server, its tools and what they return.
 #[doc(inline)]
 pub use mcp_resolve_runtime::{
     ArgsSchema, ArgumentError, CacheScope, CallToolResult, Content, Context, EmbeddedResource, HeaderArgument,
     IntoToolResult, Json, LogLevel, Principal, Server, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam,
+};
+// Prompts.
+#[doc(inline)]
+pub use mcp_resolve_runtime::{
+    GetPromptResult, IntoPromptResult, Prompt, PromptArgument, PromptCall, PromptDefinition, PromptMessage, Role,
+};
+// Completions.
+#[doc(inline)]
+pub use mcp_resolve_runtime::{Completer, MAX_COMPLETIONS};
+// Resources.
+#[doc(inline)]
+pub use mcp_resolve_runtime::{
+    Blob, IntoResourceContents, MAX_URI_BYTES, Resource, ResourceCall, ResourceContents, ResourceDefinition,
+    ResourceUri, UriTemplate,
 };
 // Resolvers and questions.
 #[doc(inline)]
@@ -48,9 +62,9 @@ pub use mcp_resolve_runtime::bench;
 /// The names most servers need: `use mcp_resolve::prelude::*;`.
 pub mod prelude {
     #[cfg(feature = "macros")]
-    pub use mcp_resolve_macros::{FormSchema, resolver, tool};
+    pub use mcp_resolve_macros::{FormSchema, prompt, resolver, resource, tool};
     pub use mcp_resolve_runtime::{
-        CallToolResult, Confirm, Content, Context, Elicit, ElicitationResult, IntoToolResult, Json, LogLevel,
-        Resolution, Server,
+        Blob, CallToolResult, Confirm, Content, Context, Elicit, ElicitationResult, GetPromptResult, IntoToolResult,
+        Json, LogLevel, PromptMessage, Resolution, ResourceContents, Role, Server,
     };
 }

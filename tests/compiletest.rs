@@ -1,5 +1,5 @@
-//! trybuild UI tests: the `#[tool]`, `#[derive(FormSchema)]` and `#[resolver]` misuses in
-//! `tests/ui/<macro>/`, and the expansion smoke tests in `tests/pass/`. The `.stderr` files are
+//! trybuild UI tests: the `#[tool]`, `#[prompt]`, `#[resource]`, `#[derive(FormSchema)]` and
+//! `#[resolver]` misuses in `tests/ui/<macro>/`, and the expansion smoke tests in `tests/pass/`. The `.stderr` files are
 //! rustc's exact output, so they belong to one toolchain; regenerate with
 //! `TRYBUILD=overwrite cargo test --test compiletest` and review the diff.
 
@@ -10,5 +10,7 @@ fn ui() {
     t.compile_fail("tests/ui/tool/*.rs");
     t.compile_fail("tests/ui/form_schema/*.rs");
     t.compile_fail("tests/ui/resolver/*.rs");
+    t.compile_fail("tests/ui/prompt/*.rs");
+    t.compile_fail("tests/ui/resource/*.rs");
     t.pass("tests/pass/*.rs");
 }

@@ -1261,3 +1261,169 @@ async fn mirrored_arguments_must_match_their_headers() {
     let r = send(addr, "POST", &headers, &body).await;
     assert_eq!(r.json()["result"]["content"][0]["text"], "x/0", "{}", r.body);
 }
+
+/// Greets someone.
+#[prompt]
+async fn greet(name: String) -> String {
+    format!("Greet {name}.")
+}
+
+/// Only for callers whose token grants `notes:admin`.
+#[prompt(scopes = ["notes:admin"])]
+async fn admin_prompt() -> String {
+    "admin".into()
+}
+
+#[tokio::test]
+async fn prompts_over_stateless_http_check_mcp_name_and_scopes() {
+    let addr = start_with(HttpOptions::default().bearer(Tokens), |s| {
+        s.prompt(greet)
+            .prompt(admin_prompt)
+            .list_cache(1_000, mcp_resolve::CacheScope::Public)
+    })
+    .await;
+    let post = |id: i64, method: &'static str, params: Value, name: Option<&'static str>, token: &'static str| async move {
+        let mut params = params;
+        params["_meta"] = envelope(json!({}));
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        let auth = format!("Bearer {token}");
+        let mut headers = vec![
+            JSON,
+            ("accept", "application/json, text/event-stream"),
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", method),
+            ("authorization", auth.as_str()),
+        ];
+        if let Some(name) = name {
+            headers.push(("mcp-name", name));
+        }
+        send(addr, "POST", &headers, &body).await
+    };
+
+    let r = post(1, "prompts/list", json!({}), None, "alice").await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let res = &r.json()["result"];
+    assert_eq!(
+        (res["ttlMs"].clone(), res["cacheScope"].clone()),
+        (json!(1000), json!("public"))
+    );
+    assert_eq!(res["resultType"], "complete");
+    assert_eq!(
+        res["prompts"][0]["arguments"][0],
+        json!({"name": "name", "required": true})
+    );
+
+    let get = json!({"name": "greet", "arguments": {"name": "Ada"}});
+    let r = post(2, "prompts/get", get.clone(), Some("greet"), "alice").await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["result"]["messages"][0]["content"]["text"], "Greet Ada.");
+    assert_eq!(r.json()["result"]["resultType"], "complete");
+
+    // Mcp-Name must be params.name.
+    let r = post(3, "prompts/get", get.clone(), Some("admin_prompt"), "alice").await;
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!(-32020)),
+        "{}",
+        r.body
+    );
+    let r = post(4, "prompts/get", get, None, "alice").await;
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!(-32020)),
+        "{}",
+        r.body
+    );
+
+    // A missing argument: -32602 naming it.
+    let r = post(5, "prompts/get", json!({"name": "greet"}), Some("greet"), "alice").await;
+    assert_eq!(r.json()["error"]["code"], -32602, "{}", r.body);
+    assert_eq!(r.json()["error"]["data"]["missing"], json!(["name"]));
+
+    // Scopes: 403 with the challenge, before the prompt runs; carol holds it.
+    let scoped = json!({"name": "admin_prompt"});
+    let r = post(6, "prompts/get", scoped.clone(), Some("admin_prompt"), "alice").await;
+    assert_eq!(r.status, 403, "{}", r.body);
+    assert!(
+        r.headers["www-authenticate"]
+            .to_str()
+            .unwrap()
+            .contains(r#"error="insufficient_scope", scope="notes:admin""#)
+    );
+    assert!(
+        r.json()["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("prompt `admin_prompt`")
+    );
+    let r = post(7, "prompts/get", scoped, Some("admin_prompt"), "carol").await;
+    assert_eq!(
+        r.json()["result"]["messages"][0]["content"]["text"],
+        "admin",
+        "{}",
+        r.body
+    );
+
+    let r = post(8, "server/discover", json!({}), None, "alice").await;
+    assert_eq!(r.json()["result"]["capabilities"]["prompts"], json!({}), "{}", r.body);
+}
+
+/// A note, by id.
+#[resource(template = "test://notes/{id}", mime_type = "text/plain")]
+async fn note(id: String) -> String {
+    format!("note {id}")
+}
+
+#[tokio::test]
+async fn resources_over_stateless_http_check_mcp_name() {
+    let addr = start_with(HttpOptions::default(), |s| s.resource(note)).await;
+    let post = |id: i64, method: &'static str, params: Value, name: Option<&'static str>| async move {
+        let mut params = params;
+        params["_meta"] = envelope(json!({}));
+        let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+        let mut headers = vec![
+            JSON,
+            ("accept", "application/json, text/event-stream"),
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", method),
+        ];
+        if let Some(name) = name {
+            headers.push(("mcp-name", name));
+        }
+        send(addr, "POST", &headers, &body).await
+    };
+    let read = json!({"uri": "test://notes/7"});
+    let r = post(1, "resources/read", read.clone(), Some("test://notes/7")).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let res = &r.json()["result"];
+    assert_eq!(res["contents"][0]["text"], "note 7");
+    assert_eq!(res["resultType"], "complete");
+    assert!(res["ttlMs"].is_u64() && res["cacheScope"].is_string(), "{}", r.body);
+    // Mcp-Name must be params.uri.
+    let r = post(2, "resources/read", read.clone(), Some("test://notes/8")).await;
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!(-32020)),
+        "{}",
+        r.body
+    );
+    let r = post(3, "resources/read", read, None).await;
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!(-32020)),
+        "{}",
+        r.body
+    );
+    // An unknown URI: -32602 with the URI.
+    let r = post(4, "resources/read", json!({"uri": "test://nope"}), Some("test://nope")).await;
+    assert_eq!(r.json()["error"]["code"], -32602, "{}", r.body);
+    assert_eq!(r.json()["error"]["data"], json!({"uri": "test://nope"}));
+    let r = post(5, "resources/templates/list", json!({}), None).await;
+    assert_eq!(
+        r.json()["result"]["resourceTemplates"][0]["uriTemplate"],
+        "test://notes/{id}"
+    );
+    // 2026-07-28 has no subscriptions.
+    let r = post(6, "resources/subscribe", json!({"uri": "test://notes/7"}), None).await;
+    assert_eq!(r.status, 404);
+}

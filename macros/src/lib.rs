@@ -5,7 +5,9 @@
 //! offending token, and the user's item is still emitted next to them.
 
 mod form_schema;
+mod prompt;
 mod resolver;
+mod resource;
 mod tool;
 mod util;
 
@@ -15,6 +17,18 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tool(args: TokenStream, item: TokenStream) -> TokenStream {
     tool::expand(args.into(), item.into()).into()
+}
+
+#[doc = include_str!("../../docs/prompt.md")]
+#[proc_macro_attribute]
+pub fn prompt(args: TokenStream, item: TokenStream) -> TokenStream {
+    prompt::expand(args.into(), item.into()).into()
+}
+
+#[doc = include_str!("../../docs/resource.md")]
+#[proc_macro_attribute]
+pub fn resource(args: TokenStream, item: TokenStream) -> TokenStream {
+    resource::expand(args.into(), item.into()).into()
 }
 
 #[doc = include_str!("../../docs/resolver.md")]

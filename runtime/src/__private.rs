@@ -290,3 +290,85 @@ pub mod form_check {
         true
     }
 }
+
+pub use crate::ErrorObject;
+pub use crate::completion::Completer;
+pub use crate::prompt::{GetPromptResult, IntoPromptResult, Prompt, PromptArgument, PromptCall, PromptDefinition};
+
+/// Builds a prompt's definition; keeps the generated code short.
+pub fn prompt_definition(
+    name: &'static str,
+    title: Option<&'static str>,
+    description: &'static str,
+    arguments: &[(&'static str, Option<&'static str>, bool, Option<Completer>)],
+    scopes: &'static [&'static str],
+) -> PromptDefinition {
+    let mut d = PromptDefinition::new(name);
+    if let Some(t) = title {
+        d = d.title(t);
+    }
+    if !description.is_empty() {
+        d = d.description(description);
+    }
+    for (key, desc, required, completer) in arguments {
+        let mut a = PromptArgument::new(*key, *required);
+        if let Some(c) = completer {
+            a = a.complete(*c);
+        }
+        if let Some(desc) = desc {
+            a = a.description(*desc);
+        }
+        d = d.argument(a);
+    }
+    d.scopes(scopes.iter().copied())
+}
+
+/// A required prompt argument (checked present before the prompt runs; -32602 otherwise).
+pub fn prompt_required(call: &PromptCall, key: &'static str) -> Result<String, ErrorObject> {
+    call.argument(key)
+        .map(str::to_owned)
+        .ok_or_else(|| ErrorObject::invalid_params(format!("Invalid params: missing required argument(s) `{key}`")))
+}
+
+/// An optional prompt argument.
+pub fn prompt_optional(call: &PromptCall, key: &'static str) -> Option<String> {
+    call.argument(key).map(str::to_owned)
+}
+
+pub use crate::resource::{IntoResourceContents, Resource, ResourceCall, ResourceContents, ResourceDefinition};
+
+/// Builds a resource's definition; keeps the generated code short. The macro checked the
+/// template's grammar, so it parses here.
+pub fn resource_definition(
+    location: &'static str,
+    is_template: bool,
+    name: &'static str,
+    title: Option<&'static str>,
+    description: &'static str,
+    mime_type: Option<&'static str>,
+    scopes: &'static [&'static str],
+) -> ResourceDefinition {
+    let mut d = if is_template {
+        ResourceDefinition::template(location, name)
+            .unwrap_or_else(|e| panic!("`#[resource]` template `{location}`: {e}"))
+    } else {
+        ResourceDefinition::new(location, name)
+    };
+    if let Some(t) = title {
+        d = d.title(t);
+    }
+    if !description.is_empty() {
+        d = d.description(description);
+    }
+    if let Some(m) = mime_type {
+        d = d.mime_type(m);
+    }
+    d.scopes(scopes.iter().copied())
+}
+
+/// A template variable's value (always there when the template matched).
+pub fn resource_variable(call: &ResourceCall, name: &'static str) -> Result<String, ErrorObject> {
+    call.variable(name)
+        .map(str::to_owned)
+        .ok_or_else(|| ErrorObject::internal(format!("internal error: template variable `{name}` has no value")))
+}

@@ -1,4 +1,4 @@
-//! Scopes: what a caller's token must grant before a tool runs. One rule, used by every
+//! Scopes: what a caller's token must grant before a tool, a prompt or a resource runs. One rule, used by every
 //! transport: HTTP answers a refusal with 403 `insufficient_scope` before anything runs; the call
 //! itself checks again, so a transport without tokens (stdio, the in-memory client) gets a clear
 //! JSON-RPC error.
@@ -11,7 +11,9 @@ use std::sync::Arc;
 /// A call refused for want of scopes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Forbidden {
-    /// The tool's name.
+    /// What was refused: `tool`, `prompt` or `resource`.
+    pub(crate) kind: &'static str,
+    /// The tool's or prompt's name, or the resource's URI (template).
     pub(crate) tool: String,
     /// Every scope the tool needs (what a client should ask for, RFC 6750 §3.1).
     pub(crate) required: Arc<[String]>,
@@ -20,12 +22,18 @@ pub(crate) struct Forbidden {
 }
 
 /// `Err` when `principal` lacks one of `required`; no principal (no token) lacks them all.
-pub(crate) fn check(tool: &str, required: &Arc<[String]>, principal: Option<&Principal>) -> Result<(), Forbidden> {
+pub(crate) fn check(
+    kind: &'static str,
+    tool: &str,
+    required: &Arc<[String]>,
+    principal: Option<&Principal>,
+) -> Result<(), Forbidden> {
     let granted = |s: &String| principal.is_some_and(|p| p.has_scope(s));
     if required.iter().all(granted) {
         return Ok(());
     }
     Err(Forbidden {
+        kind,
         tool: tool.to_owned(),
         required: required.clone(),
         authenticated: principal.is_some(),
@@ -48,13 +56,13 @@ impl Forbidden {
             .join(", ");
         let message = if self.authenticated {
             format!(
-                "Forbidden: tool `{}` needs the scope(s) {list}, which the caller's token does not grant",
-                self.tool
+                "Forbidden: {} `{}` needs the scope(s) {list}, which the caller's token does not grant",
+                self.kind, self.tool
             )
         } else {
             format!(
-                "Forbidden: tool `{}` needs the scope(s) {list}, and this connection carries no token; serve it over HTTP with bearer authentication",
-                self.tool
+                "Forbidden: {} `{}` needs the scope(s) {list}, and this connection carries no token; serve it over HTTP with bearer authentication",
+                self.kind, self.tool
             )
         };
         ErrorObject::invalid_request(message)
@@ -77,15 +85,18 @@ mod tests {
     #[test]
     fn every_required_scope_must_be_granted() {
         let required: Arc<[String]> = vec!["a".to_string(), "b".to_string()].into();
-        assert!(check("t", &required, Some(&principal(&["b", "a", "c"]))).is_ok());
-        let denied = check("t", &required, Some(&principal(&["a"]))).unwrap_err();
+        assert!(check("tool", "t", &required, Some(&principal(&["b", "a", "c"]))).is_ok());
+        let denied = check("tool", "t", &required, Some(&principal(&["a"]))).unwrap_err();
         assert_eq!(denied.scope(), "a b");
         assert!(denied.authenticated);
         let e = denied.error();
         assert_eq!(e.code, -32600);
         assert!(e.message.contains("`a`, `b`"), "{}", e.message);
-        let anonymous = check("t", &required, None).unwrap_err();
+        let anonymous = check("tool", "t", &required, None).unwrap_err();
         assert!(anonymous.error().message.contains("carries no token"));
-        assert!(check("t", &Arc::from(Vec::new()), None).is_ok(), "no scopes, no check");
+        assert!(
+            check("tool", "t", &Arc::from(Vec::new()), None).is_ok(),
+            "no scopes, no check"
+        );
     }
 }

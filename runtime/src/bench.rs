@@ -28,6 +28,7 @@ pub struct StateSealer(Sealer);
 
 fn binding<'a>(tool: &'a str, arguments: &'a Map<String, Value>, audience: &'a str) -> CallBinding<'a> {
     CallBinding {
+        method: "tools/call",
         tool,
         arguments,
         audience,

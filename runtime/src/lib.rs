@@ -15,13 +15,16 @@ mod args;
 #[cfg(feature = "http")]
 pub mod auth;
 mod budget;
+mod completion;
 mod context;
 mod dispatch;
 mod elicit;
 pub mod form;
 mod peer;
+mod prompt;
 mod protocol;
 mod resolve;
+mod resource;
 mod seal;
 mod server;
 pub mod testing;
@@ -42,10 +45,18 @@ pub use args::ArgumentError;
 pub use auth::{AuthError, TokenVerifier};
 #[cfg(feature = "jwt")]
 pub use auth::{Hs256Verifier, JwksVerifier};
+pub use completion::{Completer, MAX_COMPLETIONS};
 pub use context::{Context, Principal};
 pub use elicit::{Action, Confirm, Elicit, ElicitationResult, IntoResolution, Resolution};
+pub use prompt::{
+    GetPromptResult, IntoPromptResult, Prompt, PromptArgument, PromptCall, PromptDefinition, PromptMessage, Role,
+};
 pub use protocol::{
     ClientCapabilities, Era, ErrorObject, Implementation, LogLevel, NumberId, ProtocolVersion, RequestId, codes,
+};
+pub use resource::{
+    Blob, IntoResourceContents, MAX_URI_BYTES, Resource, ResourceCall, ResourceContents, ResourceDefinition,
+    ResourceUri, UriTemplate,
 };
 pub use seal::{KeyTooShort, RandomUnavailable, StateKeyError, StateKeys};
 pub use server::{CacheScope, Server};

@@ -1,9 +1,9 @@
 //! `#[tool]`: parse → validate → generate.
 
-mod args;
+pub(crate) mod args;
 mod codegen;
 mod param;
-mod validate;
+pub(crate) mod validate;
 
 use crate::util::errors::Errors;
 use crate::util::spans::unraw;

@@ -8,34 +8,50 @@ use syn::Signature;
 
 /// Signature checks: async, no generics, no const/unsafe/extern/variadic.
 pub(crate) fn signature(sig: &Signature, errors: &mut Errors) {
+    signature_of("tool", sig, errors);
+}
+
+/// [`signature`] for the attribute `#[what]`: `#[prompt]` and `#[resource]` take the same shape.
+pub(crate) fn signature_of(what: &str, sig: &Signature, errors: &mut Errors) {
     if sig.asyncness.is_none() {
-        errors.spanned(sig.fn_token, "`#[tool]` functions must be `async`: write `async fn`");
+        errors.spanned(
+            sig.fn_token,
+            format!("`#[{what}]` functions must be `async`: write `async fn`"),
+        );
     }
     if let Some(c) = &sig.constness {
-        errors.spanned(c, "`#[tool]` functions cannot be `const`: remove `const`");
+        errors.spanned(c, format!("`#[{what}]` functions cannot be `const`: remove `const`"));
     }
     if let syn::Safety::Unsafe(u) = &sig.safety {
         errors.spanned(
             u,
-            "`#[tool]` functions cannot be `unsafe`: wrap the unsafe code in a safe function",
+            format!("`#[{what}]` functions cannot be `unsafe`: wrap the unsafe code in a safe function"),
         );
     }
     if let Some(abi) = &sig.abi {
-        errors.spanned(abi, "`#[tool]` functions cannot have an `extern` ABI: remove it");
+        errors.spanned(
+            abi,
+            format!("`#[{what}]` functions cannot have an `extern` ABI: remove it"),
+        );
     }
     if let Some(v) = &sig.variadic {
-        errors.spanned(v, "`#[tool]` functions cannot be variadic");
+        errors.spanned(v, format!("`#[{what}]` functions cannot be variadic"));
     }
+    let why = if what == "tool" {
+        "which the inputSchema is built from"
+    } else {
+        "which the arguments are read into"
+    };
     if !sig.generics.params.is_empty() {
         errors.spanned(
             &sig.generics.params,
-            "`#[tool]` functions cannot be generic: replace the type parameters with concrete types, which the inputSchema is built from",
+            format!("`#[{what}]` functions cannot be generic: replace the type parameters with concrete types, {why}"),
         );
     }
     if let Some(w) = &sig.generics.where_clause {
         errors.spanned(
             w,
-            "`#[tool]` functions cannot have a `where` clause: remove it, and use concrete types",
+            format!("`#[{what}]` functions cannot have a `where` clause: remove it, and use concrete types"),
         );
     }
 }
@@ -80,6 +96,18 @@ pub(crate) fn param_attrs<'a>(attrs: &'a ParamAttrs, errors: &mut Errors) -> (Op
         errors.spanned(
             &attr.meta,
             format!("a {by} parameter is not an argument, so `#[arg(...)]` options do not apply to it: remove them"),
+        );
+    }
+    if let Some((
+        ArgOptions {
+            complete: Some(path), ..
+        },
+        _,
+    )) = arg
+    {
+        errors.spanned(
+            path,
+            "`complete` applies to `#[prompt]` arguments and `#[resource]` template variables; tool arguments have no completions: remove it",
         );
     }
     (

@@ -24,6 +24,9 @@ pub(crate) struct ArgOptions {
     /// On 2026-07-28 HTTP the client mirrors the argument into `Mcp-Param-{header}`
     /// (`x-mcp-header`); checked by `tool::validate::headers`.
     pub(crate) header: Option<SpannedValue<String>>,
+    /// `#[prompt]` arguments and `#[resource]` template variables: the completer,
+    /// `async fn f(value: String, cx: Context) -> Vec<String>`.
+    pub(crate) complete: Option<syn::Path>,
 }
 
 /// `#[resolve(path::to::resolver)]`: the path is bare, not a `key = value` option.

@@ -27,6 +27,11 @@ pub(crate) struct ParamsHead<'a> {
     pub(crate) uri: Option<&'a RawValue>,
     #[serde(default, borrow)]
     pub(crate) arguments: Option<&'a RawValue>,
+    /// `completion/complete`: what is completed, and the argument typed so far.
+    #[serde(default, borrow, rename = "ref")]
+    pub(crate) reference: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub(crate) argument: Option<&'a RawValue>,
     #[serde(default, borrow, rename = "inputResponses")]
     pub(crate) input_responses: Option<&'a RawValue>,
     #[serde(default, borrow, rename = "requestState")]
@@ -95,8 +100,28 @@ pub(crate) struct ServerCapabilities {
     /// `logging/setLevel` and `notifications/message`: the handshake era only (2026-07-28 has
     /// no such capability; a request opts in through `_meta`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) logging: Option<EmptyResult>,
+    pub(crate) logging: Option<Empty>,
+    /// `{}` once a prompt is registered (no `listChanged`: the list never changes).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) prompts: Option<Empty>,
+    /// Once a resource is registered: `{subscribe: true}` on the handshake era, `{}` on
+    /// 2026-07-28 (which has no `resources/subscribe`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) resources: Option<ResourcesCapability>,
+    /// `{}` once some prompt argument or template variable has a completer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) completions: Option<Empty>,
 }
+
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct ResourcesCapability {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) subscribe: Option<bool>,
+}
+
+/// `{}` as a capability's value.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub(crate) struct Empty {}
 
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct ListChanged {
@@ -143,8 +168,38 @@ pub(crate) struct ListToolsResult<'a> {
     pub(crate) cache: Option<CacheHints>,
 }
 
-/// `{}`: the result of `ping` and `logging/setLevel`, and an empty capability.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Serialize)]
+pub(crate) struct ListPromptsResult<'a> {
+    /// The definitions, serialized once, at the first listing.
+    pub(crate) prompts: &'a RawValue,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) cache: Option<CacheHints>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct ListResourcesResult<'a> {
+    pub(crate) resources: &'a RawValue,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) cache: Option<CacheHints>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct ListResourceTemplatesResult<'a> {
+    #[serde(rename = "resourceTemplates")]
+    pub(crate) resource_templates: &'a RawValue,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) cache: Option<CacheHints>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct ReadResourceResult<'a> {
+    pub(crate) contents: &'a [crate::resource::ResourceContents],
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub(crate) cache: Option<CacheHints>,
+}
+
+/// `{}`: the result of `ping` and `logging/setLevel`.
+#[derive(Serialize)]
 pub(crate) struct EmptyResult {}
 
 /// The 2026-07-28 answer of a call that needs the user first.

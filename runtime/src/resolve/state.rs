@@ -37,9 +37,11 @@ pub(crate) struct RoundState {
     pub(crate) asked: BTreeMap<String, String>,
 }
 
-/// What a `tools/call` state is bound to: the tool, its arguments, the deployment and the caller.
+/// What a call's state is bound to: the method (`tools/call`, `prompts/get`, …), the tool or
+/// prompt, its arguments, the deployment and the caller.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct CallBinding<'a> {
+    pub(crate) method: &'static str,
     pub(crate) tool: &'a str,
     pub(crate) arguments: &'a Map<String, Value>,
     pub(crate) audience: &'a str,
@@ -55,7 +57,7 @@ pub(crate) fn invalid_state() -> ErrorObject {
 impl CallBinding<'_> {
     fn binding(&self) -> Binding<'_> {
         Binding {
-            method: "tools/call",
+            method: self.method,
             target: self.tool,
             arguments: self.arguments,
             audience: self.audience,
@@ -69,7 +71,7 @@ impl CallBinding<'_> {
         sealer.unseal(token, &self.binding()).map_err(|reason| {
             // A client can send refused states as fast as it likes: one line a second at most.
             if let Some(left_out) = REFUSED.admit() {
-                tracing::warn!(tool = %self.tool, %reason, left_out, "requestState rejected on tools/call");
+                tracing::warn!(tool = %self.tool, %reason, left_out, "requestState rejected");
             }
             invalid_state()
         })
@@ -100,6 +102,7 @@ mod tests {
         let sealer = Sealer::new(None, std::time::Duration::from_secs(60));
         let args = Map::new();
         let call = CallBinding {
+            method: "tools/call",
             tool: "t",
             arguments: &args,
             audience: "a",

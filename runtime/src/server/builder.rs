@@ -2,13 +2,16 @@
 //! connection.
 
 use crate::budget::Budget;
+use crate::prompt::{Prompt, PromptDefinition};
 use crate::protocol::jsonrpc::to_raw;
 use crate::protocol::messages::{
-    CacheHints, DiscoverResult, EmptyResult, InitializeResult, ListChanged, ListToolsResult, ResultMeta,
-    ServerCapabilities, Stamped,
+    CacheHints, DiscoverResult, Empty, InitializeResult, ListChanged, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, ReadResourceResult, ResourcesCapability, ResultMeta, ServerCapabilities,
+    Stamped,
 };
 use crate::protocol::{Era, ErrorObject, Implementation, ProtocolVersion};
 use crate::resolve::Keys;
+use crate::resource::{MAX_URI_BYTES, Resource, ResourceContents, ResourceDefinition, ResourceUri};
 use crate::seal::{Sealer, StateKeys};
 use crate::tool::{Tool, ToolDefinition};
 use serde::Serialize;
@@ -86,6 +89,24 @@ pub(crate) struct Entry {
     pub(crate) mirrored: Arc<[(String, Vec<String>)]>,
 }
 
+/// A registered prompt.
+pub(crate) struct PromptEntry {
+    pub(crate) prompt: Arc<dyn Prompt>,
+    /// Its definition: the arguments `prompts/get` checks, the scopes a caller needs.
+    pub(crate) definition: PromptDefinition,
+    pub(crate) scopes: Arc<[String]>,
+}
+
+/// A template's variables and their values, in the template's order.
+pub(crate) type Variables = Vec<(String, String)>;
+
+/// A registered resource (static or template).
+pub(crate) struct ResourceEntry {
+    pub(crate) resource: Arc<dyn Resource>,
+    pub(crate) definition: ResourceDefinition,
+    pub(crate) scopes: Arc<[String]>,
+}
+
 /// An MCP server: its identity, its tools, and its limits. Build it once, then serve it on a
 /// transport ([`Server::serve_stdio`], or [`crate::testing::TestClient`] in tests).
 ///
@@ -107,6 +128,17 @@ pub struct Server {
     definitions: Vec<ToolDefinition>,
     /// `definitions` as `tools/list` sends them, serialized once, at the first listing.
     tools_json: OnceLock<Result<Box<RawValue>, ErrorObject>>,
+    prompts: Vec<PromptEntry>,
+    prompt_index: HashMap<String, usize>,
+    /// The prompts' definitions as `prompts/list` sends them, serialized once.
+    prompts_json: OnceLock<Result<Box<RawValue>, ErrorObject>>,
+    resources: Vec<ResourceEntry>,
+    /// Static resources by URI.
+    resource_index: HashMap<String, usize>,
+    /// Template resources, in registration order (matched in that order).
+    templates: Vec<usize>,
+    resources_json: OnceLock<Result<Box<RawValue>, ErrorObject>>,
+    templates_json: OnceLock<Result<Box<RawValue>, ErrorObject>>,
     capabilities: ServerCapabilities,
     /// The `_meta` of every 2026-07-28 result (`serverInfo`), serialized once.
     result_meta: Box<RawValue>,
@@ -143,9 +175,20 @@ impl Server {
             index: HashMap::new(),
             definitions: Vec::new(),
             tools_json: OnceLock::new(),
+            prompts: Vec::new(),
+            prompt_index: HashMap::new(),
+            prompts_json: OnceLock::new(),
+            resources: Vec::new(),
+            resource_index: HashMap::new(),
+            templates: Vec::new(),
+            resources_json: OnceLock::new(),
+            templates_json: OnceLock::new(),
             capabilities: ServerCapabilities {
                 tools: ListChanged { list_changed: false },
                 logging: None,
+                prompts: None,
+                resources: None,
+                completions: None,
             },
             config: Config::default(),
         }
@@ -181,6 +224,103 @@ impl Server {
             mirrored: crate::tool::mirrored_arguments(&def.input_schema).into(),
         });
         self.definitions.push(def);
+        self
+    }
+    /// Registers a prompt (`#[prompt]`, or a [`Prompt`] by hand); the server then declares the
+    /// `prompts` capability and answers `prompts/list` and `prompts/get`.
+    ///
+    /// # Panics
+    /// When a prompt with the same name is already registered: that is a programming error.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::{ErrorObject, GetPromptResult, Prompt, PromptCall, PromptDefinition, Server};
+    /// use futures_util::future::BoxFuture;
+    /// struct Hello;
+    /// impl Prompt for Hello {
+    ///     fn definition(&self) -> PromptDefinition {
+    ///         PromptDefinition::new("hello")
+    ///     }
+    ///     fn get(&self, _: PromptCall) -> BoxFuture<'static, Result<GetPromptResult, ErrorObject>> {
+    ///         Box::pin(async { Ok(GetPromptResult::default()) })
+    ///     }
+    /// }
+    /// let server = Server::new("notes").prompt(Hello);
+    /// assert_eq!(server.prompts()[0].name, "hello");
+    /// ```
+    pub fn prompt<P: Prompt>(mut self, prompt: P) -> Self {
+        let definition = prompt.definition();
+        if definition.arguments.iter().any(|a| a.completer.is_some()) {
+            self.capabilities.completions = Some(Empty {});
+        }
+        assert!(
+            !self.prompt_index.contains_key(&definition.name),
+            "a prompt named `{}` is already registered",
+            definition.name
+        );
+        self.prompt_index.insert(definition.name.clone(), self.prompts.len());
+        self.prompts.push(PromptEntry {
+            prompt: Arc::new(prompt),
+            scopes: definition.scopes.clone().into(),
+            definition,
+        });
+        self.capabilities.prompts = Some(Empty {});
+        self
+    }
+    /// Registers a resource (`#[resource]`, or a [`Resource`] by hand): a static URI, listed by
+    /// `resources/list`, or a URI template, listed by `resources/templates/list`. The server then
+    /// declares the `resources` capability and answers `resources/read` (and, on the handshake
+    /// era, `resources/subscribe` and `resources/unsubscribe`).
+    ///
+    /// # Panics
+    /// When a resource with the same URI or template is already registered: that is a
+    /// programming error.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::{ErrorObject, IntoResourceContents, Resource, ResourceCall, ResourceContents, ResourceDefinition, Server};
+    /// use futures_util::future::BoxFuture;
+    /// struct Motd;
+    /// impl Resource for Motd {
+    ///     fn definition(&self) -> ResourceDefinition {
+    ///         ResourceDefinition::new("test://motd", "motd")
+    ///     }
+    ///     fn read(&self, call: ResourceCall) -> BoxFuture<'static, Result<Vec<ResourceContents>, ErrorObject>> {
+    ///         Box::pin(async move { "Hello".into_contents(&call.uri, None) })
+    ///     }
+    /// }
+    /// let server = Server::new("notes").resource(Motd);
+    /// assert_eq!(server.resources()[0].name, "motd");
+    /// ```
+    pub fn resource<R: Resource>(mut self, resource: R) -> Self {
+        let definition = resource.definition();
+        if !definition.completers.is_empty() {
+            self.capabilities.completions = Some(Empty {});
+        }
+        let i = self.resources.len();
+        match &definition.uri {
+            ResourceUri::Static(uri) => {
+                assert!(
+                    self.resource_index.insert(uri.clone(), i).is_none(),
+                    "a resource with the URI `{uri}` is already registered"
+                );
+            }
+            ResourceUri::Template(t) => {
+                assert!(
+                    !self
+                        .templates
+                        .iter()
+                        .any(|&j| { matches!(&self.resources[j].definition.uri, ResourceUri::Template(u) if u == t) }),
+                    "a resource with the URI template `{}` is already registered",
+                    t.as_str()
+                );
+                self.templates.push(i);
+            }
+        }
+        self.resources.push(ResourceEntry {
+            resource: Arc::new(resource),
+            scopes: definition.scopes.clone().into(),
+            definition,
+        });
+        self.capabilities.resources = Some(ResourcesCapability { subscribe: Some(true) });
         self
     }
     /// The largest frame (one JSON-RPC message) accepted, in bytes; larger frames are refused with
@@ -273,7 +413,9 @@ impl Server {
         self.config.audience = Some(audience.into());
         self
     }
-    /// Caching hints on `tools/list` and `server/discover` (2026-07-28). Default: 0 ms, public.
+    /// Caching hints (2026-07-28) on `tools/list`, `prompts/list`, `resources/list`,
+    /// `resources/templates/list`, `resources/read` and `server/discover`.
+    /// Default: 0 ms, public.
     pub fn list_cache(mut self, ttl_ms: u64, scope: CacheScope) -> Self {
         self.config.list_ttl_ms = ttl_ms;
         self.config.list_cache_scope = scope;
@@ -287,12 +429,89 @@ impl Server {
     pub fn tools(&self) -> &[ToolDefinition] {
         &self.definitions
     }
+    /// The registered resources' definitions (static and templates), in registration order.
+    pub fn resources(&self) -> Vec<&ResourceDefinition> {
+        self.resources.iter().map(|r| &r.definition).collect()
+    }
+    /// The registered prompts' definitions, in registration order.
+    pub fn prompts(&self) -> Vec<&PromptDefinition> {
+        self.prompts.iter().map(|p| &p.definition).collect()
+    }
 }
 
 /// What the protocol layer reads of a built server.
 impl Server {
     pub(crate) fn entry(&self, name: &str) -> Option<&Entry> {
         self.index.get(name).map(|&i| &self.entries[i])
+    }
+
+    /// Whether any prompt is registered: without one, the prompt methods are unknown (-32601),
+    /// as the capability is not declared.
+    pub(crate) fn has_prompts(&self) -> bool {
+        !self.prompts.is_empty()
+    }
+
+    /// Whether any resource is registered (else the resource methods are unknown, -32601).
+    pub(crate) fn has_resources(&self) -> bool {
+        !self.resources.is_empty()
+    }
+
+    /// The resource `uri` names, and the template's variables: an exact static URI first, then
+    /// the templates in registration order. A URI longer than [`MAX_URI_BYTES`] is -32602.
+    pub(crate) fn find_resource(&self, uri: &str) -> Result<(&ResourceEntry, Variables), ErrorObject> {
+        if uri.len() > MAX_URI_BYTES {
+            return Err(ErrorObject::invalid_params(format!(
+                "Invalid params: `uri` is longer than {MAX_URI_BYTES} bytes"
+            )));
+        }
+        if let Some(&i) = self.resource_index.get(uri) {
+            return Ok((&self.resources[i], Vec::new()));
+        }
+        for &i in &self.templates {
+            let entry = &self.resources[i];
+            if let ResourceUri::Template(t) = &entry.definition.uri
+                && let Some(vars) = t.matches(uri)
+            {
+                return Ok((entry, vars));
+            }
+        }
+        Err(resource_not_found(uri))
+    }
+
+    /// Whether some argument or template variable has a completer (else `completion/complete`
+    /// is unknown, -32601, as the capability is not declared).
+    pub(crate) fn has_completions(&self) -> bool {
+        self.capabilities.completions.is_some()
+    }
+
+    /// What `completion/complete` runs: the completer of the prompt's argument or the template's
+    /// variable (`None`: no completer, no values), and the target's scopes. An unknown prompt or
+    /// resource is -32602.
+    pub(crate) fn completer(
+        &self,
+        req: &crate::completion::CompleteRequest,
+    ) -> Result<(Option<crate::Completer>, Arc<[String]>), ErrorObject> {
+        if req.prompt {
+            let Some(entry) = self.prompt_entry(&req.target) else {
+                return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", req.target))
+                    .with_data(serde_json::json!({ "name": req.target })));
+            };
+            let c = entry.definition.arguments.iter().find(|a| a.name == req.argument);
+            return Ok((c.and_then(|a| a.completer), entry.scopes.clone()));
+        }
+        let entry = self.resources.iter().find(|r| match &r.definition.uri {
+            ResourceUri::Static(u) => *u == req.target,
+            ResourceUri::Template(t) => t.as_str() == req.target,
+        });
+        let Some(entry) = entry else {
+            return Err(resource_not_found(&req.target));
+        };
+        let c = entry.definition.completers.iter().find(|(v, _)| *v == req.argument);
+        Ok((c.map(|(_, c)| *c), entry.scopes.clone()))
+    }
+
+    pub(crate) fn prompt_entry(&self, name: &str) -> Option<&PromptEntry> {
+        self.prompt_index.get(name).map(|&i| &self.prompts[i])
     }
 
     /// The audience bound into sealed state.
@@ -344,11 +563,86 @@ impl Server {
         self.complete(ListToolsResult { tools, cache }, version)
     }
 
+    pub(crate) fn list_prompts(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
+        let cache = (version.era() == Era::Stateless).then(|| self.cache_hints());
+        let prompts = self
+            .prompts_json
+            .get_or_init(|| to_raw(&self.prompts.iter().map(|p| &p.definition).collect::<Vec<_>>()))
+            .as_ref()
+            .map_err(Clone::clone)?;
+        self.complete(ListPromptsResult { prompts, cache }, version)
+    }
+
+    pub(crate) fn list_resources(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
+        let cache = (version.era() == Era::Stateless).then(|| self.cache_hints());
+        let resources = self
+            .resources_json
+            .get_or_init(|| {
+                to_raw(
+                    &self
+                        .resources
+                        .iter()
+                        .filter(|r| matches!(r.definition.uri, ResourceUri::Static(_)))
+                        .map(|r| &r.definition)
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .as_ref()
+            .map_err(Clone::clone)?;
+        self.complete(ListResourcesResult { resources, cache }, version)
+    }
+
+    pub(crate) fn list_resource_templates(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
+        let cache = (version.era() == Era::Stateless).then(|| self.cache_hints());
+        let resource_templates = self
+            .templates_json
+            .get_or_init(|| {
+                to_raw(
+                    &self
+                        .templates
+                        .iter()
+                        .map(|&i| &self.resources[i].definition)
+                        .collect::<Vec<_>>(),
+                )
+            })
+            .as_ref()
+            .map_err(Clone::clone)?;
+        self.complete(
+            ListResourceTemplatesResult {
+                resource_templates,
+                cache,
+            },
+            version,
+        )
+    }
+
+    /// A `resources/read` result: never empty (an empty one is "not found"), with the caching
+    /// hints on 2026-07-28.
+    pub(crate) fn read_result(
+        &self,
+        uri: &str,
+        contents: &[ResourceContents],
+        version: ProtocolVersion,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        if contents.is_empty() {
+            return Err(resource_not_found(uri));
+        }
+        let cache = (version.era() == Era::Stateless).then(|| self.cache_hints());
+        self.complete(ReadResourceResult { contents, cache }, version)
+    }
+
     pub(crate) fn discover(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
         self.complete(
             DiscoverResult {
                 supported_versions: crate::protocol::version::SUPPORTED_STATELESS,
-                capabilities: &self.capabilities,
+                // 2026-07-28 has no `resources/subscribe`.
+                capabilities: &ServerCapabilities {
+                    resources: self
+                        .capabilities
+                        .resources
+                        .map(|_| ResourcesCapability { subscribe: None }),
+                    ..self.capabilities.clone()
+                },
                 instructions: self.instructions.as_deref(),
                 cache: self.cache_hints(),
             },
@@ -359,7 +653,7 @@ impl Server {
     pub(crate) fn initialize_result(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
         // The handshake era has `logging/setLevel`: any tool may log through its `Context`.
         let capabilities = ServerCapabilities {
-            logging: Some(EmptyResult {}),
+            logging: Some(Empty {}),
             ..self.capabilities.clone()
         };
         to_raw(&InitializeResult {
@@ -369,4 +663,9 @@ impl Server {
             instructions: self.instructions.as_deref(),
         })
     }
+}
+
+/// -32602 for a URI no resource answers, with the URI in `data`.
+pub(crate) fn resource_not_found(uri: &str) -> ErrorObject {
+    ErrorObject::invalid_params(format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
 }

@@ -8,6 +8,7 @@ use crate::access::Forbidden;
 use crate::budget::{Budget, EXPANSION, Hold, Short, max_tree_cost, tree_cost};
 use crate::context::{Context, ContextParts, Principal};
 use crate::peer::{Outbound, Peer};
+use crate::prompt::{Prompt, PromptCall};
 use crate::protocol::envelope::Envelope;
 use crate::protocol::jsonrpc::raw_str;
 use crate::protocol::messages::{InputRequiredResult, ParamsHead};
@@ -16,6 +17,7 @@ use crate::resolve::Keys;
 use crate::resolve::ask::{BackChannel, Collect};
 use crate::resolve::engine::{Asker, Engine, Outcome};
 use crate::resolve::state::{CallBinding, RoundState, invalid_state};
+use crate::resource::{Resource, ResourceCall};
 use crate::tool::{Tool, ToolCall};
 use crate::tool_result::CallToolResult;
 use futures_util::FutureExt;
@@ -25,12 +27,54 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
-/// A tool call ready to run.
+/// What a call runs once admitted. Every kind shares the rest of [`PendingCall`]: the scopes
+/// check, the JSON budget, the `Context`, cancellation and the panic guard; only the body differs.
+pub(crate) enum Work {
+    /// `tools/call`: resolvers (the engine), then the tool body.
+    Tool { tool: Arc<dyn Tool>, keys: Arc<Keys> },
+    /// `prompts/get`: the prompt body (arguments checked when the call was read).
+    Prompt(Arc<dyn Prompt>),
+    /// `completion/complete`: a completer (none: no values) and the value typed so far.
+    Complete {
+        completer: Option<crate::Completer>,
+        value: String,
+    },
+    /// `resources/read`: the resource body, with the template's variables.
+    Resource {
+        resource: Arc<dyn Resource>,
+        variables: Vec<(String, String)>,
+    },
+}
+
+impl Work {
+    /// What the caller asked for, in messages (`tool`, `prompt`, `resource`).
+    fn kind(&self) -> &'static str {
+        match self {
+            Self::Tool { .. } => "tool",
+            Self::Prompt(_) => "prompt",
+            Self::Resource { .. } => "resource",
+            Self::Complete { .. } => "completion target",
+        }
+    }
+
+    /// The method, which sealed state is bound to.
+    fn method(&self) -> &'static str {
+        match self {
+            Self::Tool { .. } => "tools/call",
+            Self::Prompt(_) => "prompts/get",
+            Self::Resource { .. } => "resources/read",
+            Self::Complete { .. } => "completion/complete",
+        }
+    }
+}
+
+/// A call ready to run: a `tools/call` (or, through [`Work`], another method whose body is the
+/// server author's code), admitted by the dispatcher like any other.
 pub(crate) struct PendingCall {
-    tool: Arc<dyn Tool>,
-    keys: Arc<Keys>,
+    work: Work,
     /// The scopes the caller needs.
     scopes: Arc<[String]>,
+    /// The tool's or prompt's name, the resource's URI.
     name: String,
     arguments: Map<String, Value>,
     envelope: Envelope,
@@ -39,6 +83,49 @@ pub(crate) struct PendingCall {
     request_state: Option<String>,
     /// The share of the server's JSON budget its trees take, held until the call ends.
     memory: Hold,
+}
+
+/// The members every call kind reads the same way: `arguments`, and on a 2026-07-28 retry
+/// `inputResponses` and `requestState`; the trees' memory is taken from the server's budget.
+struct Common {
+    arguments: Map<String, Value>,
+    input_responses: Map<String, Value>,
+    request_state: Option<String>,
+    memory: Hold,
+}
+
+impl Common {
+    fn read(server: &Server, head: &ParamsHead<'_>) -> Result<Self, ErrorObject> {
+        let budget = &server.config.json_memory;
+        let mut memory = Hold::default();
+        let arguments = object(head.arguments, "arguments", budget, &mut memory)?;
+        let input_responses = object(head.input_responses, "inputResponses", budget, &mut memory)?;
+        let request_state = match head.request_state {
+            None => None,
+            Some(r) if r.get() == "null" => None,
+            Some(r) => Some(raw_str(r).ok_or_else(invalid_state)?.into_owned()),
+        };
+        Ok(Self {
+            arguments,
+            input_responses,
+            request_state,
+            memory,
+        })
+    }
+}
+
+/// A required string member of the params (`name`, `uri`), or -32602 naming it.
+pub(crate) fn required_str<'a>(
+    raw: Option<&'a RawValue>,
+    what: &str,
+) -> Result<std::borrow::Cow<'a, str>, ErrorObject> {
+    match raw {
+        None => Err(ErrorObject::invalid_params(format!(
+            "Invalid params: `{what}` is required"
+        ))),
+        Some(raw) => raw_str(raw)
+            .ok_or_else(|| ErrorObject::invalid_params(format!("Invalid params: `{what}` must be a string"))),
+    }
 }
 
 /// An object member: absent or `null` is empty; anything else but an object is `what`'s error.
@@ -85,47 +172,132 @@ impl PendingCall {
     /// Reads a `tools/call`'s params: the tool (known, or -32602), its arguments, and on a retry
     /// the answers and the state.
     pub(crate) fn prepare(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Route {
-        match Self::read(server, head, envelope) {
+        Self::route(Self::read_tool(server, head, envelope))
+    }
+
+    /// A prepared call, or the error that is the request's answer.
+    pub(crate) fn route(call: Result<Self, ErrorObject>) -> Route {
+        match call {
             Ok(call) => Route::Call(Box::new(call)),
             Err(e) => Route::Reply(Err(e)),
         }
     }
 
-    fn read(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Result<Self, ErrorObject> {
-        let name = match head.name {
-            None => return Err(ErrorObject::invalid_params("Invalid params: `name` is required")),
-            Some(raw) => {
-                raw_str(raw).ok_or_else(|| ErrorObject::invalid_params("Invalid params: `name` must be a string"))?
-            }
-        };
+    fn read_tool(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Result<Self, ErrorObject> {
+        let name = required_str(head.name, "name")?;
         let Some(entry) = server.entry(&name) else {
             return Err(ErrorObject::invalid_params(format!("Unknown tool: {name}")).with_data(json!({ "name": name })));
         };
-        let budget = &server.config.json_memory;
-        let mut memory = Hold::default();
-        let arguments = object(head.arguments, "arguments", budget, &mut memory)?;
-        let input_responses = object(head.input_responses, "inputResponses", budget, &mut memory)?;
-        let request_state = match head.request_state {
-            None => None,
-            Some(r) if r.get() == "null" => None,
-            Some(r) => Some(raw_str(r).ok_or_else(invalid_state)?.into_owned()),
-        };
-        Ok(Self {
+        let work = Work::Tool {
             tool: entry.tool.clone(),
             keys: entry.keys.clone(),
-            scopes: entry.scopes.clone(),
-            name: name.into_owned(),
+        };
+        Ok(Self::new(
+            work,
+            entry.scopes.clone(),
+            name.into_owned(),
+            envelope,
+            Common::read(server, head)?,
+        ))
+    }
+
+    /// Reads a `prompts/get`'s params: the prompt (known, or -32602), its arguments (strings,
+    /// the required ones present, or -32602 naming them).
+    pub(crate) fn prepare_prompt(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Route {
+        Self::route(Self::read_prompt(server, head, envelope))
+    }
+
+    fn read_prompt(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Result<Self, ErrorObject> {
+        let name = required_str(head.name, "name")?;
+        let Some(entry) = server.prompt_entry(&name) else {
+            return Err(
+                ErrorObject::invalid_params(format!("Unknown prompt: {name}")).with_data(json!({ "name": name }))
+            );
+        };
+        let common = Common::read(server, head)?;
+        crate::prompt::check_arguments(&entry.definition, &common.arguments)?;
+        let work = Work::Prompt(entry.prompt.clone());
+        Ok(Self::new(
+            work,
+            entry.scopes.clone(),
+            name.into_owned(),
+            envelope,
+            common,
+        ))
+    }
+
+    /// Reads a `resources/read`'s params: the URI (a static resource's, or one a template
+    /// matches; else -32602 with the URI in `data`).
+    pub(crate) fn prepare_resource(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Route {
+        Self::route(Self::read_resource(server, head, envelope))
+    }
+
+    fn read_resource(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Result<Self, ErrorObject> {
+        let uri = required_str(head.uri, "uri")?;
+        let (entry, variables) = server.find_resource(&uri)?;
+        let work = Work::Resource {
+            resource: entry.resource.clone(),
+            variables,
+        };
+        Ok(Self::new(
+            work,
+            entry.scopes.clone(),
+            uri.into_owned(),
+            envelope,
+            Common::read(server, head)?,
+        ))
+    }
+
+    /// Reads a `completion/complete`'s params: `ref` (a known prompt or resource, or -32602) and
+    /// `argument`.
+    pub(crate) fn prepare_complete(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Route {
+        Self::route(Self::read_complete(server, head, envelope))
+    }
+
+    fn read_complete(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Result<Self, ErrorObject> {
+        let req = crate::completion::CompleteRequest::read(head.reference, head.argument)?;
+        if req.target.len() > crate::resource::MAX_URI_BYTES || req.value.len() > crate::resource::MAX_URI_BYTES {
+            return Err(ErrorObject::invalid_params(format!(
+                "Invalid params: `ref` and `argument.value` may hold at most {} bytes",
+                crate::resource::MAX_URI_BYTES
+            )));
+        }
+        let (completer, scopes) = server.completer(&req)?;
+        let work = Work::Complete {
+            completer,
+            value: req.value,
+        };
+        Ok(Self::new(
+            work,
+            scopes,
+            req.target,
+            envelope,
+            Common::read(server, head)?,
+        ))
+    }
+
+    fn new(work: Work, scopes: Arc<[String]>, name: String, envelope: Envelope, common: Common) -> Self {
+        let Common {
+            arguments,
+            input_responses,
+            request_state,
+            memory,
+        } = common;
+        Self {
+            work,
+            scopes,
+            name,
             arguments,
             envelope,
             input_responses,
             request_state,
             memory,
-        })
+        }
     }
 
     /// Whether `principal` may run this call: its token grants every scope the tool needs.
     pub(crate) fn allowed(&self, principal: Option<&Principal>) -> Result<(), Forbidden> {
-        crate::access::check(&self.name, &self.scopes, principal)
+        crate::access::check(self.work.kind(), &self.name, &self.scopes, principal)
     }
 
     /// Whether the client asked for notifications during the call: progress, or log messages.
@@ -148,8 +320,7 @@ impl PendingCall {
             return Err(forbidden.error());
         }
         let Self {
-            tool,
-            keys,
+            work,
             scopes: _,
             name,
             arguments,
@@ -160,21 +331,8 @@ impl PendingCall {
         } = self;
         let version = envelope.version;
         let stateless = version.era() == Era::Stateless;
-        fn binding<'a>(
-            name: &'a str,
-            arguments: &'a Map<String, Value>,
-            server: &'a Server,
-            principal: Option<&'a Principal>,
-        ) -> CallBinding<'a> {
-            CallBinding {
-                tool: name,
-                arguments,
-                audience: server.audience(),
-                principal,
-            }
-        }
         let state = match (&request_state, stateless) {
-            (Some(token), true) => binding(&name, &arguments, server, principal.as_ref())
+            (Some(token), true) => binding(work.method(), &name, &arguments, server, principal.as_ref())
                 .open::<RoundState>(&server.config.sealer, token)?,
             _ => RoundState::default(),
         };
@@ -189,6 +347,98 @@ impl PendingCall {
             outbound,
             cancel,
         });
+        match work {
+            Work::Tool { tool, keys } => {
+                let call = ToolRun {
+                    tool,
+                    keys,
+                    name,
+                    arguments,
+                    input_responses,
+                    state,
+                    principal,
+                    peer,
+                };
+                call.run(server, context).await
+            }
+            Work::Prompt(prompt) => {
+                let call = PromptCall::new(arguments, context);
+                let result = match AssertUnwindSafe(async move { prompt.get(call).await })
+                    .catch_unwind()
+                    .await
+                {
+                    Ok(r) => r?,
+                    Err(payload) => {
+                        panic_text("prompt", &name, &payload);
+                        return Err(ErrorObject::internal(format!("prompt `{name}` failed: internal error")));
+                    }
+                };
+                server.complete(&result, version)
+            }
+            Work::Complete { completer, value } => {
+                let values = match completer {
+                    None => Vec::new(),
+                    Some(c) => match AssertUnwindSafe(async move { c.run(value, context).await })
+                        .catch_unwind()
+                        .await
+                    {
+                        Ok(v) => v,
+                        Err(payload) => {
+                            panic_text("completer", &name, &payload);
+                            return Err(ErrorObject::internal(format!(
+                                "completion for `{name}` failed: internal error"
+                            )));
+                        }
+                    },
+                };
+                server.complete(crate::completion::CompleteResult::capped(values), version)
+            }
+            Work::Resource { resource, variables } => {
+                let call = ResourceCall::new(name.clone(), variables, context);
+                let contents = match AssertUnwindSafe(async move { resource.read(call).await })
+                    .catch_unwind()
+                    .await
+                {
+                    Ok(r) => r?,
+                    Err(payload) => {
+                        panic_text("resource", &name, &payload);
+                        return Err(ErrorObject::internal(format!(
+                            "resource `{name}` failed: internal error"
+                        )));
+                    }
+                };
+                server.read_result(&name, &contents, version)
+            }
+        }
+    }
+}
+
+/// The tool part of a call, once the common part (scopes, state, context) is done.
+struct ToolRun {
+    tool: Arc<dyn Tool>,
+    keys: Arc<Keys>,
+    name: String,
+    arguments: Map<String, Value>,
+    input_responses: Map<String, Value>,
+    state: RoundState,
+    principal: Option<Principal>,
+    peer: Option<Peer>,
+}
+
+impl ToolRun {
+    async fn run(self, server: &Server, context: Context) -> Result<Box<RawValue>, ErrorObject> {
+        let Self {
+            tool,
+            keys,
+            name,
+            arguments,
+            input_responses,
+            state,
+            principal,
+            peer,
+        } = self;
+        let version = context.protocol_version();
+        let stateless = version.era() == Era::Stateless;
         let params = tool.resolvers();
         let mut resolved = Vec::new();
         let mut arguments = arguments;
@@ -223,8 +473,8 @@ impl PendingCall {
                 Outcome::Stop(result) => return server.complete(&result, version),
                 Outcome::Abort(e) => return Err(e),
                 Outcome::InputRequired { requests, state } if stateless => {
-                    let request_state =
-                        binding(&name, &shared, server, principal.as_ref()).seal(&server.config.sealer, &state)?;
+                    let request_state = binding("tools/call", &name, &shared, server, principal.as_ref())
+                        .seal(&server.config.sealer, &state)?;
                     let body = InputRequiredResult {
                         input_requests: requests,
                         request_state,
@@ -249,7 +499,30 @@ impl PendingCall {
     }
 }
 
+/// What sealed state of a call is bound to.
+fn binding<'a>(
+    method: &'static str,
+    name: &'a str,
+    arguments: &'a Map<String, Value>,
+    server: &'a Server,
+    principal: Option<&'a Principal>,
+) -> CallBinding<'a> {
+    CallBinding {
+        method,
+        tool: name,
+        arguments,
+        audience: server.audience(),
+        principal,
+    }
+}
+
 fn panicked(tool: &str, payload: &Box<dyn std::any::Any + Send>) -> CallToolResult {
+    panic_text("tool", tool, payload);
+    CallToolResult::error(format!("tool `{tool}` failed: internal error"))
+}
+
+/// Logs a panic of the server author's code (rate-limited); the client sees only that it failed.
+fn panic_text(kind: &'static str, name: &str, payload: &Box<dyn std::any::Any + Send>) {
     let what = payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())
@@ -257,9 +530,8 @@ fn panicked(tool: &str, payload: &Box<dyn std::any::Any + Send>) -> CallToolResu
         .unwrap_or_else(|| "a non-string payload".into());
     static PANICKED: crate::throttle::Throttle = crate::throttle::Throttle::new();
     if let Some(left_out) = PANICKED.admit() {
-        tracing::error!(tool, panic = %what, left_out, "tool panicked");
+        tracing::error!(kind, name, panic = %what, left_out, "server code panicked");
     }
-    CallToolResult::error(format!("tool `{tool}` failed: internal error"))
 }
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ use crate::protocol::messages::{EmptyResult, InitializeParams, ParamsHead};
 use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, LogLevel, ProtocolVersion, codes};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
+use std::collections::HashSet;
 use std::sync::Arc;
 
 /// What to do with one request.
@@ -34,7 +35,13 @@ struct Handshake {
     /// The least severe log message the client wants: `info` until `logging/setLevel` says
     /// otherwise.
     log_level: LogLevel,
+    /// The URIs the client subscribed to (`resources/subscribe`), at most
+    /// [`MAX_SUBSCRIPTIONS`].
+    subscriptions: HashSet<String>,
 }
+
+/// How many resources one handshake-era connection or session may subscribe to.
+const MAX_SUBSCRIPTIONS: usize = 1024;
 
 const MODERN_INITIALIZE: &str =
     "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted";
@@ -132,6 +139,20 @@ fn serve(server: &Server, method: &str, head: &ParamsHead<'_>, envelope: Result<
     match method {
         "tools/list" => with(envelope, |e| Route::Reply(server.list_tools(e.version))),
         "tools/call" => with(envelope, |e| PendingCall::prepare(server, head, e)),
+        "prompts/list" if server.has_prompts() => with(envelope, |e| Route::Reply(server.list_prompts(e.version))),
+        "prompts/get" if server.has_prompts() => with(envelope, |e| PendingCall::prepare_prompt(server, head, e)),
+        "resources/list" if server.has_resources() => {
+            with(envelope, |e| Route::Reply(server.list_resources(e.version)))
+        }
+        "resources/templates/list" if server.has_resources() => {
+            with(envelope, |e| Route::Reply(server.list_resource_templates(e.version)))
+        }
+        "completion/complete" if server.has_completions() => {
+            with(envelope, |e| PendingCall::prepare_complete(server, head, e))
+        }
+        "resources/read" if server.has_resources() => {
+            with(envelope, |e| PendingCall::prepare_resource(server, head, e))
+        }
         other => Route::Reply(Err(ErrorObject::method_not_found(other))),
     }
 }
@@ -163,6 +184,7 @@ fn handshake(
                 capabilities: p.capabilities,
                 client_info: p.client_info,
                 log_level: LogLevel::Info,
+                subscriptions: HashSet::new(),
             });
             Route::Reply(server.initialize_result(version))
         }
@@ -180,6 +202,9 @@ fn handshake(
             // Exactly `{}`: clients check it.
             Route::Reply(to_raw(&EmptyResult {}))
         }
+        "resources/subscribe" | "resources/unsubscribe" if server.has_resources() => {
+            Route::Reply(subscription(server, hs.as_mut(), method, head))
+        }
         other => {
             let envelope = match hs {
                 Some(h) => Ok(Envelope {
@@ -194,4 +219,32 @@ fn handshake(
             serve(server, other, head, envelope)
         }
     }
+}
+
+/// `resources/subscribe` and `resources/unsubscribe` (handshake era only; 2026-07-28 has neither):
+/// the URI must name a resource; the answer is exactly `{}`. The session remembers its
+/// subscriptions; sending `notifications/resources/updated` is not implemented yet.
+fn subscription(
+    server: &Server,
+    hs: Option<&mut Handshake>,
+    method: &str,
+    head: &ParamsHead<'_>,
+) -> Result<Box<RawValue>, ErrorObject> {
+    let Some(hs) = hs else {
+        return Err(ErrorObject::invalid_params("Invalid request parameters")
+            .with_data(json!("the connection is not initialized: send `initialize` first")));
+    };
+    let uri = super::call::required_str(head.uri, "uri")?;
+    server.find_resource(&uri)?;
+    if method == "resources/subscribe" {
+        if hs.subscriptions.len() >= MAX_SUBSCRIPTIONS && !hs.subscriptions.contains(uri.as_ref()) {
+            return Err(ErrorObject::invalid_params(format!(
+                "Invalid params: this session already holds {MAX_SUBSCRIPTIONS} subscriptions; unsubscribe first"
+            )));
+        }
+        hs.subscriptions.insert(uri.into_owned());
+    } else {
+        hs.subscriptions.remove(uri.as_ref());
+    }
+    to_raw(&EmptyResult {})
 }

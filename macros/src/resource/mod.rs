@@ -1,0 +1,416 @@
+//! `#[resource]`: parse → validate → generate. A static resource (`uri = "…"`) takes only the
+//! `Context`; a template (`template = "…{var}…"`) takes one `String` per variable, named like
+//! it. The signature rules, `scopes` and the value the function becomes are the tool's.
+
+use crate::tool::args::AsWritten;
+use crate::tool::validate;
+use crate::util::errors::Errors;
+use crate::util::fn_value::FnValue;
+use crate::util::param_attrs::{Helper, ParamAttrs};
+use crate::util::spans::{located_at, unraw};
+use crate::util::{attr_fn, docs, return_type};
+use darling::FromMeta;
+use darling::util::SpannedValue;
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{FnArg, Ident, Pat, ReturnType, Type};
+
+/// The options of `#[resource(...)]`.
+#[derive(Debug, Default, FromMeta)]
+#[darling(default)]
+pub(crate) struct ResourceArgs {
+    /// A static resource's URI.
+    uri: Option<SpannedValue<String>>,
+    /// A template's URI template.
+    template: Option<SpannedValue<String>>,
+    /// The resource's name; defaults to the function's name.
+    name: Option<String>,
+    /// A human-readable title.
+    title: Option<String>,
+    /// A description; defaults to the doc comment.
+    description: Option<String>,
+    /// The MIME type of its contents.
+    mime_type: Option<String>,
+    /// Path of the facade crate in generated code.
+    #[darling(rename = "crate")]
+    krate: Option<syn::Path>,
+    /// OAuth scopes a caller's token must grant.
+    scopes: Option<AsWritten>,
+}
+
+/// The `{var}` names of a URI template (RFC 6570 level 1), or what is wrong with it. The runtime's
+/// `UriTemplate::parse` reads the same grammar when the resource is registered.
+fn template_variables(template: &str) -> Result<Vec<String>, String> {
+    let mut names: Vec<String> = Vec::new();
+    let mut rest = template;
+    let mut last_was_var = false;
+    while let Some(i) = rest.find(['{', '}']) {
+        if rest.as_bytes()[i] == b'}' {
+            return Err("unmatched `}` in the URI template: only `{name}` variables are supported".into());
+        }
+        if i > 0 {
+            last_was_var = false;
+        }
+        let after = &rest[i + 1..];
+        let Some(end) = after.find('}') else {
+            return Err("unclosed `{` in the URI template: write `{name}`".into());
+        };
+        let name = &after[..end];
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!(
+                "`{{{name}}}` is not supported: only `{{name}}` variables (letters, digits, `_`; RFC 6570 level 1) are"
+            ));
+        }
+        if last_was_var {
+            return Err("two variables touch in the URI template: put literal text (e.g. `/`) between them".into());
+        }
+        if names.iter().any(|n| n == name) {
+            return Err(format!(
+                "`{{{name}}}` appears twice in the URI template: name each variable once"
+            ));
+        }
+        names.push(name.to_owned());
+        last_was_var = true;
+        rest = &after[end + 1..];
+    }
+    if names.is_empty() {
+        return Err("this template has no `{variable}`: use `uri = \"…\"` for a static resource".into());
+    }
+    Ok(names)
+}
+
+enum Kind {
+    Variable,
+    Context,
+}
+
+struct Param {
+    kind: Kind,
+    ident: Ident,
+    mutability: Option<syn::token::Mut>,
+    ty: Type,
+    kept_attrs: Vec<syn::Attribute>,
+}
+
+fn is_named(ty: &Type, want: &str) -> bool {
+    matches!(ty, Type::Path(tp) if tp.qself.is_none()
+        && tp.path.segments.last().is_some_and(|s| s.ident == want && s.arguments.is_none()))
+}
+
+fn resource_type(ident: &Ident) -> Ident {
+    format_ident!("__mcp_resolve_resource_{}", unraw(ident))
+}
+
+/// Expands `#[resource(args)] item`.
+pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let mut errors = Errors::default();
+    let (func, args) = match attr_fn::parse::<ResourceArgs>("resource", args, item, &mut errors) {
+        Ok(parsed) => parsed,
+        Err(out) => return out,
+    };
+    let krate = attr_fn::krate(args.krate.as_ref());
+    let syn::ItemFn {
+        attrs, vis, sig, block, ..
+    } = func;
+    let (doc_attrs, fn_attrs) = docs::take_docs(attrs);
+    validate::signature_of("resource", &sig, &mut errors);
+    let scopes = args
+        .scopes
+        .as_ref()
+        .map_or_else(Vec::new, |e| validate::scopes(&e.0, &mut errors));
+
+    // The URI or the template, and the template's variables.
+    let mut template_ok = true;
+    let (location, is_template, variables) = match (&args.uri, &args.template) {
+        (Some(uri), None) => {
+            if uri.is_empty() {
+                errors.push(syn::Error::new(uri.span(), "a resource's URI cannot be empty"));
+            } else if uri.contains(['{', '}']) {
+                errors.push(syn::Error::new(
+                    uri.span(),
+                    "this URI has `{…}`: write `template = \"…\"` for a URI template",
+                ));
+            }
+            ((**uri).clone(), false, Vec::new())
+        }
+        (None, Some(t)) => match template_variables(t) {
+            Ok(vars) => ((**t).clone(), true, vars),
+            Err(e) => {
+                errors.push(syn::Error::new(t.span(), e));
+                // The parameters cannot be checked against a template that does not parse.
+                template_ok = false;
+                ((**t).clone(), true, Vec::new())
+            }
+        },
+        (Some(_), Some(t)) => {
+            errors.push(syn::Error::new(
+                t.span(),
+                "give either `uri = \"…\"` (a static resource) or `template = \"…\"` (a URI template), not both",
+            ));
+            (String::new(), false, Vec::new())
+        }
+        (None, None) => {
+            errors.push(syn::Error::new(
+                Span::call_site(),
+                "`#[resource]` needs `uri = \"test://…\"` (a static resource) or `template = \"test://…/{id}\"` (a URI template)",
+            ));
+            (String::new(), false, Vec::new())
+        }
+    };
+
+    let mut params = Vec::new();
+    let mut bound: Vec<String> = Vec::new();
+    let mut completers: Vec<(String, syn::Path)> = Vec::new();
+    for arg in &sig.inputs {
+        let pt = match arg {
+            FnArg::Receiver(r) => {
+                errors.spanned(
+                    r,
+                    "`#[resource]` cannot take `self`: make it a free `async fn`, and reach shared state through a `static` (e.g. a `LazyLock`)",
+                );
+                continue;
+            }
+            FnArg::Typed(pt) => pt,
+        };
+        let attrs = ParamAttrs::parse(&pt.attrs, &mut errors);
+        let mut complete = None;
+        for h in &attrs.helpers {
+            let hint = match &h.helper {
+                Helper::Arg(o) if o.rename.is_none() && o.description.is_none() => {
+                    complete = o.complete.clone();
+                    continue;
+                }
+                Helper::Arg(_) => {
+                    "`#[arg]` takes only `complete = …` on `#[resource]` parameters: a template variable is named by its parameter"
+                }
+                Helper::Resolve(_) | Helper::Confirm(_) => {
+                    "`#[resolve]` and `#[confirm]` are not supported on `#[resource]` parameters yet"
+                }
+            };
+            errors.spanned(h.attr.path(), hint);
+        }
+        let (ident, mutability) = match &*pt.pat {
+            Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (pi.ident.clone(), pi.mutability),
+            other => {
+                errors.spanned(
+                    other,
+                    "`#[resource]` parameters must be plain names, since the name is the template variable's: bind a name and destructure it in the body",
+                );
+                continue;
+            }
+        };
+        let kind = if is_named(&pt.ty, "Context") {
+            if let Some(path) = complete.take() {
+                errors.spanned(
+                    path,
+                    "the `Context` is not a template variable, so it has no completions: remove `complete`",
+                );
+            }
+            Kind::Context
+        } else if is_named(&pt.ty, "String") {
+            let name = unraw(&ident);
+            if !is_template {
+                errors.spanned(
+                    &pt.pat,
+                    format!("a static resource has no variables, so `{name}` has no value: use `template = \"…/{{{name}}}\"`, or take only `Context`"),
+                );
+            } else if template_ok && !variables.contains(&name) {
+                let known = variables
+                    .iter()
+                    .map(|v| format!("`{{{v}}}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                errors.spanned(
+                    &pt.pat,
+                    format!("`{name}` is not a variable of the URI template (it has {known}): rename the parameter, or add `{{{name}}}` to the template"),
+                );
+            }
+            if let Some(path) = complete.take() {
+                completers.push((name.clone(), path));
+            }
+            bound.push(name);
+            Kind::Variable
+        } else {
+            let name = unraw(&ident);
+            errors.spanned(
+                &pt.ty,
+                format!("a template variable is a `String` (write `{name}: String`, and parse it in the body); the only other `#[resource]` parameter is the request's `Context`"),
+            );
+            bound.push(name);
+            continue;
+        };
+        params.push(Param {
+            kind,
+            ident,
+            mutability,
+            ty: (*pt.ty).clone(),
+            kept_attrs: attrs.other,
+        });
+    }
+    if let Some(t) = &args.template {
+        for v in variables.iter().filter(|v| !bound.contains(v)) {
+            errors.push(syn::Error::new(
+                t.span(),
+                format!("the URI template's `{{{v}}}` has no parameter: add `{v}: String` to the function"),
+            ));
+        }
+    }
+
+    let ty_ident = resource_type(&sig.ident);
+    if !errors.is_empty() {
+        let mut out = errors.into_tokens();
+        if sig.receiver().is_some() {
+            out.extend(attr_fn::method_fallback(&doc_attrs, &fn_attrs, &vis, sig, &block));
+        } else {
+            let value = crate::util::fn_value::placeholder(&vis, &sig.ident, &ty_ident, &doc_attrs);
+            out.extend(quote! {
+                #value
+                #[doc(hidden)]
+                const _: () = {
+                    #[automatically_derived]
+                    impl #krate::__private::Resource for #ty_ident {
+                        fn definition(&self) -> #krate::__private::ResourceDefinition {
+                            ::core::unreachable!()
+                        }
+                        fn read(
+                            &self,
+                            _: #krate::__private::ResourceCall,
+                        ) -> #krate::__private::BoxFuture<
+                            'static,
+                            ::core::result::Result<
+                                ::std::vec::Vec<#krate::__private::ResourceContents>,
+                                #krate::__private::ErrorObject,
+                            >,
+                        > {
+                            ::core::unreachable!()
+                        }
+                    }
+                };
+            });
+        }
+        return out;
+    }
+
+    let description = match &args.description {
+        Some(d) => quote!(#d),
+        None => docs::description(&doc_attrs),
+    };
+    let opt = |v: &Option<String>| match v {
+        Some(t) => quote!(::core::option::Option::Some(#t)),
+        None => quote!(::core::option::Option::None),
+    };
+    let completer_items = completers.iter().map(|(name, path)| {
+        let c = crate::prompt::completer_value(&krate, path);
+        quote!(.complete(#name, #c))
+    });
+    let title = opt(&args.title);
+    let mime = opt(&args.mime_type);
+    let wire_name = args.name.clone().unwrap_or_else(|| unraw(&sig.ident));
+    let ident = &sig.ident;
+    let output = &sig.output;
+    let ret = return_type(output);
+    let body = format_ident!(
+        "__mcp_resolve_body_{}",
+        ident,
+        span = Span::mixed_site().located_at(ident.span())
+    );
+    let idents: Vec<&Ident> = params.iter().map(|p| &p.ident).collect();
+    let tys: Vec<&Type> = params.iter().map(|p| &p.ty).collect();
+    let muts = params.iter().map(|p| &p.mutability);
+    let kept = params.iter().map(|p| &p.kept_attrs);
+    let takes = params.iter().map(|p| {
+        let ident = &p.ident;
+        match p.kind {
+            Kind::Context => quote! { let #ident = __call.context.clone(); },
+            Kind::Variable => {
+                let name = unraw(ident);
+                quote! { let #ident = #krate::__private::resource_variable(&__call, #name)?; }
+            }
+        }
+    });
+    let ret_span = match output {
+        ReturnType::Default => ident.span(),
+        ReturnType::Type(_, ty) => ty.span(),
+    };
+    let out = Ident::new("__out", Span::mixed_site().located_at(ret_span));
+    let ret_krate = located_at(&krate, ret_span);
+    let into_contents = quote_spanned! {ret_span=>
+        #ret_krate::__private::IntoResourceContents::into_contents(#out, &__call.uri, #mime)
+    };
+    let boxed = quote_spanned! {ident.span()=>
+        #krate::__private::boxed(#body(#(#idents),*))
+    };
+    let fn_ptr = quote! { fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret> };
+    let (value_items, value_impls) = FnValue {
+        vis: &vis,
+        ident,
+        ty_ident: &ty_ident,
+        doc_attrs: &doc_attrs,
+        body_fn: quote! {
+            #(#fn_attrs)*
+            async fn #body(#(#(#kept)* #muts #idents: #tys),*) #output #block
+        },
+        fn_ptr: &fn_ptr,
+        closure: quote! { |#(#idents),*| #boxed },
+        debug_name: &wire_name,
+    }
+    .expand();
+    quote! {
+        #value_items
+
+        #[doc(hidden)]
+        #[allow(non_snake_case, non_upper_case_globals, unused_qualifications, clippy::all)]
+        const _: () = {
+            #value_impls
+
+            #[automatically_derived]
+            impl #krate::__private::Resource for #ty_ident<#fn_ptr> {
+                fn definition(&self) -> #krate::__private::ResourceDefinition {
+                    #krate::__private::resource_definition(
+                        #location,
+                        #is_template,
+                        #wire_name,
+                        #title,
+                        #description,
+                        #mime,
+                        &[#(#scopes),*],
+                    )
+                    #(#completer_items)*
+                }
+
+                fn read(
+                    &self,
+                    __call: #krate::__private::ResourceCall,
+                ) -> #krate::__private::BoxFuture<
+                    'static,
+                    ::core::result::Result<
+                        ::std::vec::Vec<#krate::__private::ResourceContents>,
+                        #krate::__private::ErrorObject,
+                    >,
+                > {
+                    let __mcp_resolve_f = self.__mcp_resolve_f;
+                    ::std::boxed::Box::pin(async move {
+                        #(#takes)*
+                        let #out = __mcp_resolve_f(#(#idents),*).await;
+                        #into_contents
+                    })
+                }
+            }
+        };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::template_variables;
+
+    #[test]
+    fn template_variables_are_level_one_only() {
+        assert_eq!(template_variables("test://t/{id}/data").unwrap(), ["id"]);
+        assert_eq!(template_variables("a/{x}/b/{y}").unwrap(), ["x", "y"]);
+        for bad in ["a/{x", "a/}", "a/{}", "a/{+x}", "a/{x}{y}", "a/{x}/{x}", "a/b"] {
+            assert!(template_variables(bad).is_err(), "{bad}");
+        }
+    }
+}

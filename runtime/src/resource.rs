@@ -1,0 +1,448 @@
+//! Resources: what `#[resource]` implements, what `resources/list` and
+//! `resources/templates/list` list, and what `resources/read` returns. Also the URI template
+//! matcher (RFC 6570 level 1, `{var}` only).
+
+use crate::context::Context;
+use crate::protocol::ErrorObject;
+use crate::tool_result::EmbeddedResource;
+use base64::Engine as _;
+use futures_util::future::BoxFuture;
+use serde::{Serialize, Serializer};
+use std::fmt::Display;
+
+/// The contents of a resource, as `resources/read` returns them: the same shape as an
+/// [`EmbeddedResource`] (`uri`, `mimeType`, and `text` or base64 `blob`).
+pub type ResourceContents = EmbeddedResource;
+
+/// The longest URI `resources/read` looks at; a longer one is refused with -32602.
+///
+/// ```
+/// assert_eq!(mcp_resolve_runtime::MAX_URI_BYTES, 8192);
+/// ```
+pub const MAX_URI_BYTES: usize = 8 * 1024;
+
+/// Binary contents: `resources/read` sends them base64-encoded as `blob`.
+///
+/// ```
+/// use mcp_resolve_runtime::{Blob, IntoResourceContents};
+/// let c = Blob(vec![1, 2, 3]).into_contents("test://b", Some("application/octet-stream")).unwrap();
+/// assert_eq!(c[0].blob.as_deref(), Some("AQID"));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Blob(pub Vec<u8>);
+
+/// What a `#[resource]` function may return: `String` (text), [`Blob`] (bytes, sent as base64
+/// `blob`), [`ResourceContents`], a `Vec` of any of them, or `Result<T, E: Display>` of one of
+/// them, whose `Err` answers the request with a JSON-RPC error -32603 carrying `E`'s text. Text and
+/// blobs get the URI that was read and the resource's `mime_type`.
+///
+/// ```
+/// use mcp_resolve_runtime::IntoResourceContents;
+/// let c = "hi".to_string().into_contents("test://t", Some("text/plain")).unwrap();
+/// assert_eq!(c[0].text.as_deref(), Some("hi"));
+/// assert_eq!(c[0].mime_type.as_deref(), Some("text/plain"));
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned by a `#[resource]`",
+    label = "not resource contents",
+    note = "return `String`, `Blob`, `ResourceContents`, a `Vec` of them, or a `Result` of one of them whose error implements `Display`"
+)]
+pub trait IntoResourceContents {
+    /// The contents of `uri`, or the JSON-RPC error of the request.
+    fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<Vec<ResourceContents>, ErrorObject>;
+}
+
+impl IntoResourceContents for String {
+    fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<Vec<ResourceContents>, ErrorObject> {
+        Ok(vec![EmbeddedResource {
+            uri: uri.to_owned(),
+            mime_type: mime_type.map(str::to_owned),
+            text: Some(self),
+            blob: None,
+        }])
+    }
+}
+
+impl IntoResourceContents for &'static str {
+    fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<Vec<ResourceContents>, ErrorObject> {
+        self.to_owned().into_contents(uri, mime_type)
+    }
+}
+
+impl IntoResourceContents for Blob {
+    fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<Vec<ResourceContents>, ErrorObject> {
+        Ok(vec![EmbeddedResource {
+            uri: uri.to_owned(),
+            mime_type: mime_type.map(str::to_owned),
+            text: None,
+            blob: Some(base64::engine::general_purpose::STANDARD.encode(self.0)),
+        }])
+    }
+}
+
+impl IntoResourceContents for EmbeddedResource {
+    fn into_contents(self, _: &str, _: Option<&str>) -> Result<Vec<ResourceContents>, ErrorObject> {
+        Ok(vec![self])
+    }
+}
+
+impl<T: IntoResourceContents> IntoResourceContents for Vec<T> {
+    fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<Vec<ResourceContents>, ErrorObject> {
+        let mut all = Vec::new();
+        for item in self {
+            all.extend(item.into_contents(uri, mime_type)?);
+        }
+        Ok(all)
+    }
+}
+
+impl<T: IntoResourceContents, E: Display> IntoResourceContents for Result<T, E> {
+    fn into_contents(self, uri: &str, mime_type: Option<&str>) -> Result<Vec<ResourceContents>, ErrorObject> {
+        match self {
+            Ok(v) => v.into_contents(uri, mime_type),
+            Err(e) => Err(ErrorObject::internal(e.to_string())),
+        }
+    }
+}
+
+/// Where a resource lives: one URI, or a URI template whose `{var}`s each match one path
+/// segment.
+///
+/// ```
+/// use mcp_resolve_runtime::{ResourceDefinition, ResourceUri};
+/// let d = ResourceDefinition::new("test://motd", "motd");
+/// assert_eq!(d.uri, ResourceUri::Static("test://motd".into()));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResourceUri {
+    /// A static resource, listed by `resources/list`.
+    Static(String),
+    /// A template, listed by `resources/templates/list`.
+    Template(UriTemplate),
+}
+
+/// A resource's metadata. It is listed by `resources/list` (a static URI) or
+/// `resources/templates/list` (a template); the scopes stay on the server.
+///
+/// ```
+/// use mcp_resolve_runtime::ResourceDefinition;
+/// let d = ResourceDefinition::template("test://items/{id}", "item").unwrap().mime_type("application/json");
+/// let v = serde_json::to_value(&d).unwrap();
+/// assert_eq!(v["uriTemplate"], "test://items/{id}");
+/// assert_eq!(v["mimeType"], "application/json");
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub struct ResourceDefinition {
+    /// The URI or the template.
+    pub uri: ResourceUri,
+    /// The resource's name.
+    pub name: String,
+    /// A human-readable title.
+    pub title: Option<String>,
+    /// What it holds.
+    pub description: Option<String>,
+    /// Its MIME type.
+    pub mime_type: Option<String>,
+    /// The scopes a caller's token must grant (checked like a tool's).
+    pub scopes: Vec<String>,
+    /// The completers of template variables, by variable name (`completion/complete`).
+    pub completers: Vec<(String, crate::Completer)>,
+}
+
+impl ResourceDefinition {
+    /// A static resource.
+    pub fn new(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Self {
+            uri: ResourceUri::Static(uri.into()),
+            name: name.into(),
+            title: None,
+            description: None,
+            mime_type: None,
+            scopes: Vec::new(),
+            completers: Vec::new(),
+        }
+    }
+    /// Sets the completer `completion/complete` runs for template variable `variable`.
+    pub fn complete(mut self, variable: impl Into<String>, c: crate::Completer) -> Self {
+        self.completers.push((variable.into(), c));
+        self
+    }
+    /// A template resource, or why `template` is not one (see [`UriTemplate::parse`]).
+    pub fn template(template: &str, name: impl Into<String>) -> Result<Self, String> {
+        let mut d = Self::new("", name);
+        d.uri = ResourceUri::Template(UriTemplate::parse(template)?);
+        Ok(d)
+    }
+    /// Sets the title.
+    pub fn title(mut self, t: impl Into<String>) -> Self {
+        self.title = Some(t.into());
+        self
+    }
+    /// Sets the description.
+    pub fn description(mut self, d: impl Into<String>) -> Self {
+        self.description = Some(d.into());
+        self
+    }
+    /// Sets the MIME type.
+    pub fn mime_type(mut self, m: impl Into<String>) -> Self {
+        self.mime_type = Some(m.into());
+        self
+    }
+    /// The scopes a caller's token must grant.
+    pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
+        self.scopes = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+}
+
+impl Serialize for ResourceDefinition {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Wire<'a> {
+            #[serde(skip_serializing_if = "Option::is_none")]
+            uri: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            uri_template: Option<&'a str>,
+            name: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            title: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            description: Option<&'a str>,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            mime_type: Option<&'a str>,
+        }
+        let (uri, uri_template) = match &self.uri {
+            ResourceUri::Static(u) => (Some(u.as_str()), None),
+            ResourceUri::Template(t) => (None, Some(t.as_str())),
+        };
+        Wire {
+            uri,
+            uri_template,
+            name: &self.name,
+            title: self.title.as_deref(),
+            description: self.description.as_deref(),
+            mime_type: self.mime_type.as_deref(),
+        }
+        .serialize(s)
+    }
+}
+
+/// One `resources/read`: the URI read, the template's variables (empty for a static resource),
+/// and the request's context.
+///
+/// ```
+/// use mcp_resolve_runtime::{Context, ProtocolVersion, ResourceCall};
+/// let cx = Context::detached(ProtocolVersion::V2025_11_25, Default::default());
+/// let call = ResourceCall::new("test://items/7", vec![("id".into(), "7".into())], cx);
+/// assert_eq!(call.variable("id"), Some("7"));
+/// ```
+#[derive(Debug)]
+#[non_exhaustive]
+pub struct ResourceCall {
+    /// The URI, as the client sent it.
+    pub uri: String,
+    /// The template's variables, in the template's order (empty for a static resource).
+    pub variables: Vec<(String, String)>,
+    /// The request's context.
+    pub context: Context,
+}
+
+impl ResourceCall {
+    /// A read of `uri` with these variables.
+    pub fn new(uri: impl Into<String>, variables: Vec<(String, String)>, context: Context) -> Self {
+        Self {
+            uri: uri.into(),
+            variables,
+            context,
+        }
+    }
+    /// The value of template variable `name`.
+    pub fn variable(&self, name: &str) -> Option<&str> {
+        self.variables.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str())
+    }
+}
+
+/// A resource the server can list and read. `#[resource]` implements it; implement it by hand
+/// for resources whose shape is only known at run time.
+///
+/// ```
+/// use mcp_resolve_runtime::{ErrorObject, IntoResourceContents, Resource, ResourceCall, ResourceContents, ResourceDefinition};
+/// use futures_util::future::BoxFuture;
+///
+/// struct Motd;
+/// impl Resource for Motd {
+///     fn definition(&self) -> ResourceDefinition {
+///         ResourceDefinition::new("test://motd", "motd").mime_type("text/plain")
+///     }
+///     fn read(&self, call: ResourceCall) -> BoxFuture<'static, Result<Vec<ResourceContents>, ErrorObject>> {
+///         Box::pin(async move { "Hello".into_contents(&call.uri, Some("text/plain")) })
+///     }
+/// }
+/// # let _ = Motd.definition();
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a resource",
+    note = "annotate an `async fn` with `#[resource(uri = \"…\")]` or `#[resource(template = \"…\")]`, or implement `Resource` by hand"
+)]
+pub trait Resource: Send + Sync + 'static {
+    /// The resource's metadata; called once, at registration.
+    fn definition(&self) -> ResourceDefinition;
+    /// Reads it.
+    fn read(&self, call: ResourceCall) -> BoxFuture<'static, Result<Vec<ResourceContents>, ErrorObject>>;
+}
+
+/// A URI template of RFC 6570 level 1: literal text and `{name}` variables. Two variables never
+/// touch (`{a}{b}` is refused), so a URI matches at most one way.
+///
+/// A variable matches one or more characters up to the next literal text (or the end), never a
+/// `/`, `?` or `#`: `test://template/{id}/data` matches `test://template/123/data` but not
+/// `test://template/1/2/data`. Values are taken as written (not percent-decoded).
+///
+/// ```
+/// use mcp_resolve_runtime::UriTemplate;
+/// let t = UriTemplate::parse("test://template/{id}/data").unwrap();
+/// assert_eq!(t.variables().collect::<Vec<_>>(), ["id"]);
+/// assert_eq!(t.matches("test://template/123/data"), Some(vec![("id".to_string(), "123".to_string())]));
+/// assert_eq!(t.matches("test://template//data"), None);
+/// assert_eq!(t.matches("test://template/1/2/data"), None);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UriTemplate {
+    text: String,
+    parts: Vec<Part>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Part {
+    Literal(String),
+    Variable(String),
+}
+
+impl UriTemplate {
+    /// Parses `{var}` placeholders (letters, digits and `_`); anything else in braces, an
+    /// unclosed brace, two adjacent variables or a repeated name is an error, as text.
+    pub fn parse(text: &str) -> Result<Self, String> {
+        let mut parts = Vec::new();
+        let mut rest = text;
+        while !rest.is_empty() {
+            match rest.find(['{', '}']) {
+                None => {
+                    parts.push(Part::Literal(rest.to_owned()));
+                    rest = "";
+                }
+                Some(i) if rest.as_bytes()[i] == b'}' => {
+                    return Err(format!("unmatched `}}` in the URI template `{text}`"));
+                }
+                Some(i) => {
+                    if i > 0 {
+                        parts.push(Part::Literal(rest[..i].to_owned()));
+                    }
+                    let after = &rest[i + 1..];
+                    let Some(end) = after.find('}') else {
+                        return Err(format!("unclosed `{{` in the URI template `{text}`"));
+                    };
+                    let name = &after[..end];
+                    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+                        return Err(format!(
+                            "`{{{name}}}` is not a variable: only `{{name}}` (letters, digits, `_`) is supported (RFC 6570 level 1)"
+                        ));
+                    }
+                    if matches!(parts.last(), Some(Part::Variable(_))) {
+                        return Err(format!(
+                            "two variables touch in the URI template `{text}`: put literal text between them"
+                        ));
+                    }
+                    if parts.iter().any(|p| matches!(p, Part::Variable(v) if v == name)) {
+                        return Err(format!("variable `{{{name}}}` appears twice in the URI template"));
+                    }
+                    parts.push(Part::Variable(name.to_owned()));
+                    rest = &after[end + 1..];
+                }
+            }
+        }
+        Ok(Self {
+            text: text.to_owned(),
+            parts,
+        })
+    }
+
+    /// The template as written.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The variables' names, in order.
+    pub fn variables(&self) -> impl Iterator<Item = &str> {
+        self.parts.iter().filter_map(|p| match p {
+            Part::Variable(v) => Some(v.as_str()),
+            Part::Literal(_) => None,
+        })
+    }
+
+    /// The variables' values when `uri` matches, in order. Linear in the URI's length.
+    pub fn matches(&self, uri: &str) -> Option<Vec<(String, String)>> {
+        let mut rest = uri;
+        let mut values = Vec::new();
+        let mut parts = self.parts.iter().peekable();
+        while let Some(part) = parts.next() {
+            match part {
+                Part::Literal(l) => rest = rest.strip_prefix(l.as_str())?,
+                Part::Variable(name) => {
+                    // Up to the next literal's first occurrence (or the end): non-greedy, and
+                    // since a variable never holds `/`, `?` or `#`, it stops at them.
+                    let stop = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+                    let end = match parts.peek() {
+                        Some(Part::Literal(l)) => rest[..stop].find(l.as_str()).or_else(|| {
+                            // The literal may begin with the stop character itself.
+                            rest[stop..].starts_with(l.as_str()).then_some(stop)
+                        })?,
+                        _ => stop,
+                    };
+                    if end == 0 || (parts.peek().is_none() && end != rest.len()) {
+                        return None;
+                    }
+                    values.push((name.clone(), rest[..end].to_owned()));
+                    rest = &rest[end..];
+                }
+            }
+        }
+        rest.is_empty().then_some(values)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_parse_and_refuse_what_they_cannot_match() {
+        assert!(UriTemplate::parse("a/{b}/c").is_ok());
+        for bad in ["a/{b", "a/}", "a/{}", "a/{b-c}", "a/{b}{c}", "{x}/{x}", "a/{+b}"] {
+            assert!(UriTemplate::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn variables_match_one_segment_non_greedily() {
+        let t = UriTemplate::parse("test://{a}/x/{b}.json").unwrap();
+        assert_eq!(
+            t.matches("test://one/x/two.json"),
+            Some(vec![("a".into(), "one".into()), ("b".into(), "two".into())])
+        );
+        assert_eq!(t.matches("test://one/x/two.json/"), None);
+        assert_eq!(t.matches("test:///x/two.json"), None);
+        assert_eq!(t.matches("test://o/n/x/two.json"), None);
+        let end = UriTemplate::parse("file:///{name}").unwrap();
+        assert_eq!(
+            end.matches("file:///a.txt"),
+            Some(vec![("name".into(), "a.txt".into())])
+        );
+        assert_eq!(end.matches("file:///a/b"), None);
+        assert_eq!(end.matches("file:///"), None);
+        let plain = UriTemplate::parse("test://static").unwrap();
+        assert_eq!(plain.matches("test://static"), Some(vec![]));
+        assert_eq!(plain.matches("test://static2"), None);
+    }
+}
