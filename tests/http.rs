@@ -82,6 +82,18 @@ async fn route(
     format!("{region}/{}", shard.unwrap_or(0))
 }
 
+/// Ends with -32021 unless the client can sample.
+#[tool]
+async fn needs_sampling(cx: Context) -> mcp_resolve::CallToolResult {
+    if cx.client_capabilities().sampling() {
+        return mcp_resolve::CallToolResult::success(vec![mcp_resolve::Content::text("sampled")]);
+    }
+    mcp_resolve::CallToolResult::protocol_error(mcp_resolve::ErrorObject::missing_capability(
+        json!({"sampling": {}}),
+        "needs sampling",
+    ))
+}
+
 async fn start(options: HttpOptions) -> SocketAddr {
     start_with(options, |s| s).await
 }
@@ -95,6 +107,7 @@ async fn start_with(options: HttpOptions, tune: impl FnOnce(Server) -> Server) -
         .tool(steps)
         .tool(purge)
         .tool(route)
+        .tool(needs_sampling)
         .state_keys(StateKeys::new(&[7; 32]).unwrap());
     tokio::spawn(tune(server).serve_http_on(listener, options.max_body_bytes(64 * 1024)));
     addr
@@ -1426,4 +1439,29 @@ async fn resources_over_stateless_http_check_mcp_name() {
     // 2026-07-28 has no subscriptions.
     let r = post(6, "resources/subscribe", json!({"uri": "test://notes/7"}), None).await;
     assert_eq!(r.status, 404);
+}
+
+#[tokio::test]
+async fn a_tool_ending_with_a_protocol_error_gets_its_http_status() {
+    let addr = start(HttpOptions::default()).await;
+    let mut params = json!({"name": "needs_sampling", "arguments": {}});
+    params["_meta"] = envelope(json!({}));
+    let body = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": params}).to_string();
+    let headers = [
+        JSON,
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "needs_sampling"),
+    ];
+    let r = send(addr, "POST", &headers, &body).await;
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(r.json()["error"]["code"], -32021);
+    assert_eq!(
+        r.json()["error"]["data"],
+        json!({"requiredCapabilities": {"sampling": {}}})
+    );
+    let body = body.replace(r#"clientCapabilities":{}"#, r#"clientCapabilities":{"sampling":{}}"#);
+    assert!(body.contains(r#""sampling":{}"#));
+    let r = send(addr, "POST", &headers, &body).await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "sampled", "{}", r.body);
 }

@@ -791,3 +791,40 @@ async fn stateless_requests_get_logs_only_when_they_ask() {
         ["info", "error"]
     );
 }
+
+/// Asks the client's model, which needs the `sampling` capability: without it, the call ends
+/// with the protocol's -32021, not an `isError` result.
+#[tool]
+async fn summarize(cx: Context) -> mcp_resolve::CallToolResult {
+    if cx.client_capabilities().sampling() {
+        return mcp_resolve::CallToolResult::success(vec![mcp_resolve::Content::text("sampled")]);
+    }
+    mcp_resolve::CallToolResult::protocol_error(mcp_resolve::ErrorObject::missing_capability(
+        json!({"sampling": {}}),
+        "summarize needs the client's sampling capability",
+    ))
+}
+
+#[tokio::test]
+async fn a_tool_can_end_with_a_json_rpc_error() {
+    for version in [ProtocolVersion::V2025_11_25, ProtocolVersion::V2026_07_28] {
+        let server = Server::new("t").tool(summarize);
+        let mut c = match version {
+            ProtocolVersion::V2026_07_28 => TestClient::stateless(server, json!({})),
+            v => TestClient::handshake(server, v, json!({})).await,
+        };
+        let r = c.call_tool("summarize", json!({})).await;
+        assert!(r.get("result").is_none(), "{r}");
+        assert_eq!(
+            r["error"],
+            json!({"code": -32021, "message": "summarize needs the client's sampling capability", "data": {"requiredCapabilities": {"sampling": {}}}})
+        );
+        let server = Server::new("t").tool(summarize);
+        let mut c = match version {
+            ProtocolVersion::V2026_07_28 => TestClient::stateless(server, json!({"sampling": {}})),
+            v => TestClient::handshake(server, v, json!({"sampling": {}})).await,
+        };
+        let r = c.call_tool("summarize", json!({})).await;
+        assert_eq!(r["result"]["content"][0]["text"], "sampled", "{r}");
+    }
+}

@@ -121,6 +121,9 @@ pub struct CallToolResult {
     /// Whether the tool failed.
     #[serde(default)]
     pub is_error: bool,
+    /// A JSON-RPC error to answer instead of this result ([`CallToolResult::protocol_error`]).
+    #[serde(skip)]
+    pub(crate) protocol_error: Option<Box<crate::ErrorObject>>,
 }
 
 impl CallToolResult {
@@ -130,6 +133,7 @@ impl CallToolResult {
             content,
             structured_content: None,
             is_error: false,
+            protocol_error: None,
         }
     }
     /// A failed result with one text item.
@@ -138,7 +142,32 @@ impl CallToolResult {
             content: vec![Content::text(message)],
             structured_content: None,
             is_error: true,
+            protocol_error: None,
         }
+    }
+    /// Ends the call with this JSON-RPC error instead of a result, where the protocol calls for
+    /// one: a capability the client lacks (-32021, [`crate::ErrorObject::missing_capability`]),
+    /// say. A failure of the tool itself is an `isError` result ([`CallToolResult::error`], or an
+    /// `Err` from a tool returning `Result`), which the model can read; a JSON-RPC error goes to
+    /// the client. Over 2026-07-28 HTTP it carries its status (400 for -32021).
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::{CallToolResult, ErrorObject};
+    /// let r = CallToolResult::protocol_error(ErrorObject::missing_capability(
+    ///     serde_json::json!({"sampling": {}}),
+    ///     "this tool needs the client's sampling capability",
+    /// ));
+    /// assert_eq!(r.as_protocol_error().map(|e| e.code), Some(-32021));
+    /// ```
+    pub fn protocol_error(error: crate::ErrorObject) -> Self {
+        Self {
+            protocol_error: Some(Box::new(error)),
+            ..Self::default()
+        }
+    }
+    /// The JSON-RPC error this result stands for, if it is one.
+    pub fn as_protocol_error(&self) -> Option<&crate::ErrorObject> {
+        self.protocol_error.as_deref()
     }
     /// Adds structured content.
     pub fn with_structured(mut self, value: Value) -> Self {

@@ -181,6 +181,19 @@ impl ErrorObject {
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(codes::INTERNAL_ERROR, message)
     }
+    /// -32021: the request needs a capability the client did not declare; `required` names it as
+    /// the client would declare it (`{"sampling": {}}`), sent as `data.requiredCapabilities`.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::ErrorObject;
+    /// let e = ErrorObject::missing_capability(serde_json::json!({"sampling": {}}), "this tool samples the client's model");
+    /// assert_eq!(e.code, -32021);
+    /// assert_eq!(e.data.unwrap()["requiredCapabilities"], serde_json::json!({"sampling": {}}));
+    /// ```
+    pub fn missing_capability(required: Value, message: impl Into<String>) -> Self {
+        Self::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+            .with_data(serde_json::json!({ "requiredCapabilities": required }))
+    }
 }
 
 impl fmt::Display for ErrorObject {

@@ -12,7 +12,7 @@ use crate::prompt::{Prompt, PromptCall};
 use crate::protocol::envelope::Envelope;
 use crate::protocol::jsonrpc::raw_str;
 use crate::protocol::messages::{InputRequiredResult, ParamsHead};
-use crate::protocol::{Era, ErrorObject, RequestId};
+use crate::protocol::{Era, ErrorObject, ProtocolVersion, RequestId};
 use crate::resolve::Keys;
 use crate::resolve::ask::{BackChannel, Collect};
 use crate::resolve::engine::{Asker, Engine, Outcome};
@@ -444,7 +444,7 @@ impl ToolRun {
         let mut arguments = arguments;
         if !params.is_empty() {
             if let Err(result) = tool.check_arguments(&arguments) {
-                return server.complete(&result, version);
+                return finish(server, result, version);
             }
             let shared = Arc::new(arguments);
             let asker = match (stateless, peer) {
@@ -470,7 +470,7 @@ impl ToolRun {
             };
             match outcome {
                 Outcome::Ready(values) => resolved = values,
-                Outcome::Stop(result) => return server.complete(&result, version),
+                Outcome::Stop(result) => return finish(server, result, version),
                 Outcome::Abort(e) => return Err(e),
                 Outcome::InputRequired { requests, state } if stateless => {
                     let request_state = binding("tools/call", &name, &shared, server, principal.as_ref())
@@ -495,7 +495,7 @@ impl ToolRun {
             Ok(r) => r,
             Err(payload) => panicked(&name, &payload),
         };
-        server.complete(&result, version)
+        finish(server, result, version)
     }
 }
 
@@ -513,6 +513,14 @@ fn binding<'a>(
         arguments,
         audience: server.audience(),
         principal,
+    }
+}
+
+/// A tool's result as the answer: the result, or the JSON-RPC error it stands for.
+fn finish(server: &Server, result: CallToolResult, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
+    match result.protocol_error {
+        Some(error) => Err(*error),
+        None => server.complete(&result, version),
     }
 }
 
