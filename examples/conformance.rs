@@ -20,8 +20,7 @@
 //!   `listChanged` is declared and those checks are skipped.
 //! - Imperative elicitation inside a tool body: every question here comes from a `#[resolver]`,
 //!   which asks with `elicitation/create` on 2025 and with an `InputRequiredResult` on 2026.
-//! - Unscored: `json_schema_2020_12_tool` (a hand-written input schema), `x-mcp-header` parameter
-//!   validation, `test_reconnection`, the tasks extension.
+//! - Unscored: `x-mcp-header` parameter validation, `test_reconnection`, the tasks extension.
 
 use base64::Engine as _;
 use mcp_resolve::prelude::*;
@@ -417,6 +416,54 @@ async fn test_streaming_elicitation(#[resolve(streaming_question)] name: MaybeNa
 }
 
 // ---------------------------------------------------------------------------------------------
+// A hand-written input schema (unscored scenario json-schema-2020-12)
+
+/// A tool whose `inputSchema` is JSON Schema 2020-12 written out by hand (`$defs`, `$ref`,
+/// `allOf`, `if`/`then`/`else`): `tools/list` must show it unchanged.
+struct JsonSchema202012;
+
+impl mcp_resolve::Tool for JsonSchema202012 {
+    fn definition(&self) -> mcp_resolve::ToolDefinition {
+        let schema = json!({
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "type": "object",
+            "$defs": {
+                "address": {
+                    "$anchor": "addressDef",
+                    "type": "object",
+                    "properties": {"street": {"type": "string"}, "city": {"type": "string"}}
+                }
+            },
+            "properties": {
+                "name": {"type": "string"},
+                "address": {"$ref": "#/$defs/address"},
+                "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                "phone": {"type": "string"},
+                "email": {"type": "string"}
+            },
+            "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+            "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+            "then": {"required": ["phone"]},
+            "else": {"required": ["email"]},
+            "additionalProperties": false
+        });
+        let schema = schema.as_object().cloned().unwrap_or_default(); // an object literal: always `Some`
+        mcp_resolve::ToolDefinition::new("json_schema_2020_12_tool", schema)
+            .description("Takes a contact whose input schema uses JSON Schema 2020-12 keywords.")
+    }
+
+    fn call(
+        &self,
+        call: mcp_resolve::ToolCall,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = CallToolResult> + Send + 'static>> {
+        let keys: Vec<String> = call.arguments.keys().cloned().collect();
+        Box::pin(async move {
+            CallToolResult::success(vec![Content::text(format!("Received the fields: {}", keys.join(", ")))])
+        })
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Resources and a template
 
 /// A static text resource.
@@ -531,6 +578,7 @@ async fn main() -> std::io::Result<()> {
         .tool(test_input_required_result_multi_round)
         .tool(test_input_required_result_multiple_inputs)
         .tool(test_streaming_elicitation)
+        .tool(JsonSchema202012)
         // `test://static-text` first: the caching check reads the first listed resource.
         .resource(static_text)
         .resource(static_binary)
