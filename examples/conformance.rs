@@ -20,7 +20,7 @@
 //!   `listChanged` is declared and those checks are skipped.
 //! - Imperative elicitation inside a tool body: every question here comes from a `#[resolver]`,
 //!   which asks with `elicitation/create` on 2025 and with an `InputRequiredResult` on 2026.
-//! - Unscored: `x-mcp-header` parameter validation, `test_reconnection`, the tasks extension.
+//! - Unscored: `test_reconnection` (SSE polling), the tasks extension.
 
 use base64::Engine as _;
 use mcp_resolve::prelude::*;
@@ -415,6 +415,17 @@ async fn test_streaming_elicitation(#[resolve(streaming_question)] name: MaybeNa
     }
 }
 
+/// Echoes a region that 2026 HTTP clients also mirror into the `Mcp-Param-Region` header
+/// (`x-mcp-header`); the server refuses a header that disagrees with the body.
+#[tool]
+async fn test_custom_header(
+    /// Where to run, e.g. `eu-west-1`.
+    #[arg(header = "Region")]
+    region: String,
+) -> String {
+    format!("Region: {region}")
+}
+
 // ---------------------------------------------------------------------------------------------
 // A hand-written input schema (unscored scenario json-schema-2020-12)
 
@@ -579,6 +590,7 @@ async fn main() -> std::io::Result<()> {
         .tool(test_input_required_result_multiple_inputs)
         .tool(test_streaming_elicitation)
         .tool(JsonSchema202012)
+        .tool(test_custom_header)
         // `test://static-text` first: the caching check reads the first listed resource.
         .resource(static_text)
         .resource(static_binary)
