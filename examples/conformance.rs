@@ -561,14 +561,10 @@ async fn test_prompt_with_image() -> Vec<PromptMessage> {
     ]
 }
 
-#[tokio::main]
-async fn main() -> std::io::Result<()> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
-        .init();
-    let server = Server::new("mcp-resolve-conformance")
+/// The server with every fixture; `test://static-text` is the first resource registered, since
+/// the caching check reads the first listed one.
+pub(crate) fn server() -> Server {
+    Server::new("mcp-resolve-conformance")
         .version(env!("CARGO_PKG_VERSION"))
         .tool(test_simple_text)
         .tool(test_image_content)
@@ -591,7 +587,6 @@ async fn main() -> std::io::Result<()> {
         .tool(test_streaming_elicitation)
         .tool(JsonSchema202012)
         .tool(test_custom_header)
-        // `test://static-text` first: the caching check reads the first listed resource.
         .resource(static_text)
         .resource(static_binary)
         .resource(watched_resource)
@@ -599,7 +594,17 @@ async fn main() -> std::io::Result<()> {
         .prompt(test_simple_prompt)
         .prompt(test_prompt_with_arguments)
         .prompt(test_prompt_with_embedded_resource)
-        .prompt(test_prompt_with_image);
+        .prompt(test_prompt_with_image)
+}
+
+#[tokio::main]
+async fn main() -> std::io::Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .init();
+    let server = server();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let http = match args.as_slice() {
         [] => None,

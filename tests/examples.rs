@@ -6,6 +6,9 @@
 #[path = "../examples/booking.rs"]
 mod booking;
 #[allow(dead_code)]
+#[path = "../examples/conformance.rs"]
+mod conformance;
+#[allow(dead_code)]
 #[path = "../examples/deploy.rs"]
 mod deploy;
 #[allow(dead_code)]
@@ -206,4 +209,99 @@ async fn deploy_asks_the_seed_form() {
         text(&r),
         "deploying api to staging at now, notifying the on-call channel"
     );
+}
+
+/// The conformance fixtures whose checks are weak or whose rounds the runner drives by hand
+/// (`docs/CONFORMANCE.md` §4.8, §5.3): the multi-round tool asks a second, differently sealed
+/// question after an empty first answer, and a tampered state is an error.
+#[tokio::test]
+async fn conformance_multi_round_and_tampered_state() {
+    let mut c = TestClient::stateless(conformance::server(), json!({"elicitation": {}}));
+    let tool = "test_input_required_result_multi_round";
+    let r1 = c.call_tool(tool, json!({})).await;
+    assert_eq!(r1["result"]["resultType"], "input_required", "{r1}");
+    assert_eq!(
+        r1["result"]["inputRequests"]["step1"]["params"]["message"],
+        "Step 1: What is your name?"
+    );
+    let s1 = r1["result"]["requestState"].clone();
+    let r2 = c
+        .request(
+            "tools/call",
+            json!({"name": tool, "arguments": {}, "requestState": s1,
+                   "inputResponses": {"step1": {"action": "accept", "content": {}}}}),
+        )
+        .await;
+    assert_eq!(r2["result"]["resultType"], "input_required", "{r2}");
+    let step2 = &r2["result"]["inputRequests"]["step2"]["params"];
+    assert_eq!(step2["message"], "Step 2: What is your favorite color?");
+    let s2 = r2["result"]["requestState"].clone();
+    assert_ne!(s1, s2, "each round has its own state");
+    let r3 = c
+        .request(
+            "tools/call",
+            json!({"name": tool, "arguments": {}, "requestState": s2,
+                   "inputResponses": {"step2": {"action": "accept", "content": {"color": "blue"}}}}),
+        )
+        .await;
+    assert_eq!(text(&r3), "Hello stranger, your favorite color is blue.");
+
+    let tool = "test_input_required_result_tampered_state";
+    let r1 = c.call_tool(tool, json!({})).await;
+    let state = format!("{}-TAMPERED", r1["result"]["requestState"].as_str().unwrap());
+    let r2 = c
+        .request(
+            "tools/call",
+            json!({"name": tool, "arguments": {}, "requestState": state,
+                   "inputResponses": {"confirm": {"action": "accept", "content": {"ok": true}}}}),
+        )
+        .await;
+    assert_eq!(r2["error"]["code"], -32602, "{r2}");
+}
+
+/// The 2025 elicitation fixtures ask the schemas the runner checks field by field, and a client
+/// without sampling gets -32021 from `test_missing_capability` on 2026.
+#[tokio::test]
+async fn conformance_elicitation_schemas_and_missing_capability() {
+    let answer = json!({"action": "accept", "content": {"name": "Jane Smith", "age": 25, "score": 88,
+                        "status": "inactive", "verified": false}});
+    let (q, r) = handshake_call(
+        conformance::server(),
+        "test_elicitation_sep1034_defaults",
+        json!({}),
+        answer,
+    )
+    .await;
+    assert_eq!(q.len(), 1);
+    let props = &q[0]["requestedSchema"]["properties"];
+    assert_eq!(props["age"]["type"], "integer");
+    assert_eq!(props["score"]["default"], 95.5);
+    assert_eq!(props["status"]["enum"], json!(["active", "inactive", "pending"]));
+    assert_eq!(props["status"]["default"], "active");
+    assert!(text(&r).contains("Jane Smith"), "{r}");
+
+    let answer = json!({"action": "accept", "content": {"untitledSingle": "option1", "titledSingle": "value1",
+        "legacyEnum": "opt1", "untitledMulti": ["option1", "option2"], "titledMulti": ["value1", "value2"]}});
+    let (q, r) = handshake_call(
+        conformance::server(),
+        "test_elicitation_sep1330_enums",
+        json!({}),
+        answer,
+    )
+    .await;
+    let props = &q[0]["requestedSchema"]["properties"];
+    assert_eq!(
+        props["legacyEnum"]["enumNames"],
+        json!(["Option One", "Option Two", "Option Three"])
+    );
+    assert_eq!(
+        props["titledMulti"]["items"]["anyOf"][0],
+        json!({"const": "value1", "title": "First Choice"})
+    );
+    assert_eq!(r["result"]["isError"], false, "{r}");
+
+    let mut c = TestClient::stateless(conformance::server(), json!({}));
+    let r = c.call_tool("test_missing_capability", json!({})).await;
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    assert_eq!(r["error"]["data"]["requiredCapabilities"], json!({"sampling": {}}));
 }
