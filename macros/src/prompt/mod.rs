@@ -5,17 +5,17 @@
 use crate::tool::args::AsWritten;
 use crate::tool::validate;
 use crate::util::errors::Errors;
-use crate::util::fn_value::FnValue;
+use crate::util::fn_value::{BodyParam, KeptFn, KeptFnValue, result_slot};
 use crate::util::param_attrs::{Helper, ParamAttrs};
-use crate::util::spans::{located_at, unraw};
-use crate::util::{attr_fn, docs, return_type};
+use crate::util::spans::unraw;
+use crate::util::{attr_fn, docs};
 use darling::FromMeta;
 use darling::util::SpannedValue;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use std::collections::HashSet;
 use syn::spanned::Spanned;
-use syn::{Attribute, FnArg, Ident, Pat, ReturnType, Type};
+use syn::{Attribute, FnArg, Ident, Pat, Type};
 
 /// The options of `#[prompt(...)]`.
 #[derive(Debug, Default, FromMeta)]
@@ -264,16 +264,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let ident = &sig.ident;
     let output = &sig.output;
-    let ret = return_type(output);
-    let body = format_ident!(
-        "__mcp_resolve_body_{}",
-        ident,
-        span = Span::mixed_site().located_at(ident.span())
-    );
     let idents: Vec<&Ident> = params.iter().map(|p| &p.ident).collect();
-    let tys: Vec<&Type> = params.iter().map(|p| &p.ty).collect();
-    let muts = params.iter().map(|p| &p.mutability);
-    let kept = params.iter().map(|p| &p.kept_attrs);
     let arguments = params.iter().filter_map(|p| {
         let key = &p.key;
         let desc = match &p.description {
@@ -296,33 +287,35 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             Kind::Optional => quote! { let #ident = #krate::__private::prompt_optional(&__call, #key); },
         }
     });
-    let ret_span = match output {
-        ReturnType::Default => ident.span(),
-        ReturnType::Type(_, ty) => ty.span(),
-    };
-    let out = Ident::new("__out", Span::mixed_site().located_at(ret_span));
-    let ret_krate = located_at(&krate, ret_span);
+    let (ret_span, out, ret_krate) = result_slot(&krate, ident, output);
     let into_result = quote_spanned! {ret_span=>
         #ret_krate::__private::IntoPromptResult::into_prompt_result(#out)
     };
-    let boxed = quote_spanned! {ident.span()=>
-        #krate::__private::boxed(#body(#(#idents),*))
-    };
-    let fn_ptr = quote! { fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret> };
-    let (value_items, value_impls) = FnValue {
+    let KeptFnValue {
+        items: value_items,
+        impls: value_impls,
+        fn_ptr,
+    } = KeptFn {
+        krate: &krate,
         vis: &vis,
         ident,
         ty_ident: &ty_ident,
         doc_attrs: &doc_attrs,
-        body_fn: quote! {
-            #(#fn_attrs)*
-            async fn #body(#(#(#kept)* #muts #idents: #tys),*) #output #block
-        },
-        fn_ptr: &fn_ptr,
-        closure: quote! { |#(#idents),*| #boxed },
+        fn_attrs: &fn_attrs,
+        params: params
+            .iter()
+            .map(|p| BodyParam {
+                ident: &p.ident,
+                ty: &p.ty,
+                mutability: &p.mutability,
+                kept_attrs: &p.kept_attrs,
+            })
+            .collect(),
+        output,
+        block: &block,
         debug_name: &wire_name,
     }
-    .expand();
+    .value();
     quote! {
         #value_items
 

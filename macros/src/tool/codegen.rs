@@ -1,14 +1,13 @@
 //! Code generation for `#[tool]`: quote only, no parsing.
 
 use super::param::{Param, Source};
-use crate::util::fn_value::FnValue;
+use crate::util::fn_value::{BodyParam, KeptFn, KeptFnValue, result_slot};
 use crate::util::return_type;
-use crate::util::spans::located_at;
 use crate::util::spans::unraw;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Attribute, Block, Ident, ReturnType, Type, Visibility};
+use syn::{Attribute, Block, Ident, ReturnType, Visibility};
 
 /// Everything codegen needs, already validated.
 pub(crate) struct ToolModel {
@@ -28,19 +27,9 @@ pub(crate) struct ToolModel {
     pub(crate) block: Block,
 }
 
-/// The body function's name: hygienic, but located at the user's fn name, so errors about the
-/// body's future (e.g. "future cannot be sent between threads safely") point there.
-fn body_ident(ident: &Ident) -> Ident {
-    format_ident!(
-        "__mcp_resolve_body_{}",
-        ident,
-        span = Span::mixed_site().located_at(ident.span())
-    )
-}
-
-/// The tool value's type. The value itself is a `static` named like the function: a `static`
-/// (unlike a unit struct or a `const`) is never a pattern, so `let add = …` elsewhere in the
-/// module still introduces a binding.
+/// The tool value's type. The value itself is a `static` named like the function. A `static`
+/// is never matched as a pattern (unlike a `const`), but rustc still refuses a `let add = …` in
+/// its scope (E0530, "let bindings cannot shadow statics"): a known limit of this layout.
 fn tool_type(ident: &Ident) -> Ident {
     format_ident!("__mcp_resolve_tool_{}", unraw(ident))
 }
@@ -58,12 +47,8 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
         block,
         ..
     } = m;
-    let body = body_ident(ident);
     let ret = return_type(output);
     let idents: Vec<&Ident> = params.iter().map(|p| &p.ident).collect();
-    let tys: Vec<&Type> = params.iter().map(|p| &p.ty).collect();
-    let muts = params.iter().map(|p| &p.mutability);
-    let kept = params.iter().map(|p| &p.kept_attrs);
     let wire_name = &m.wire_name;
     let title = match &m.title {
         Some(t) => quote!(::core::option::Option::Some(#t)),
@@ -208,27 +193,15 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
             }
         }
     };
-    let ret_span = match output {
-        ReturnType::Default => ident.span(),
-        ReturnType::Type(_, ty) => ty.span(),
-    };
     // The conversion is spanned on the return type, so a type that is not a tool result is
     // reported there (as the `.output::<R>()` check in `definition` is), not on `#[tool]`.
-    let out = Ident::new("__out", Span::mixed_site().located_at(ret_span));
-    let ret_krate = located_at(krate, ret_span);
+    let (ret_span, out, ret_krate) = result_slot(krate, ident, output);
     let into_result = quote_spanned! {ret_span=>
         #ret_krate::__private::IntoToolResult::into_tool_result(#out)
     };
     let output_check = quote_spanned! {ret_span=>
         .output::<#ret>()
     };
-    let boxed = quote_spanned! {ident.span()=>
-        #krate::__private::boxed(#body(#(#idents),*))
-    };
-    // Spanned on the fn name: a body whose future is not `Send` is reported there. The body's
-    // future goes through the same `boxed` call as the direct-call `Deref`, so rustc reports that
-    // error once, not a second time for this async block.
-    let fn_ptr = quote! { fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret> };
     let call_body = quote_spanned! {ident.span()=>
         let __mcp_resolve_f = self.__mcp_resolve_f;
         ::std::boxed::Box::pin(async move {
@@ -245,20 +218,31 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
         })
     };
     let ty_ident = tool_type(ident);
-    let (value_items, value_impls) = FnValue {
+    let KeptFnValue {
+        items: value_items,
+        impls: value_impls,
+        fn_ptr,
+    } = KeptFn {
+        krate,
         vis,
         ident,
         ty_ident: &ty_ident,
         doc_attrs,
-        body_fn: quote! {
-            #(#fn_attrs)*
-            async fn #body(#(#(#kept)* #muts #idents: #tys),*) #output #block
-        },
-        fn_ptr: &fn_ptr,
-        closure: quote! { |#(#idents),*| #boxed },
+        fn_attrs,
+        params: params
+            .iter()
+            .map(|p| BodyParam {
+                ident: &p.ident,
+                ty: &p.ty,
+                mutability: &p.mutability,
+                kept_attrs: &p.kept_attrs,
+            })
+            .collect(),
+        output,
+        block,
         debug_name: wire_name,
     }
-    .expand();
+    .value();
     quote! {
         #value_items
 

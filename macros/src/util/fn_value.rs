@@ -88,3 +88,111 @@ impl FnValue<'_> {
         (items, impls)
     }
 }
+
+/// One parameter of an `async fn`, as its body function declares it.
+pub(crate) struct BodyParam<'a> {
+    pub(crate) ident: &'a Ident,
+    pub(crate) ty: &'a syn::Type,
+    pub(crate) mutability: &'a Option<syn::token::Mut>,
+    /// Attributes kept on the body's parameter (e.g. `#[allow]`).
+    pub(crate) kept_attrs: &'a [Attribute],
+}
+
+/// An `async fn` that `#[tool]`, `#[prompt]` and `#[resource]` keep whole: its body becomes an
+/// `async fn` inside the static's initializer, called through a closure that boxes its future.
+pub(crate) struct KeptFn<'a> {
+    pub(crate) krate: &'a TokenStream,
+    pub(crate) vis: &'a Visibility,
+    pub(crate) ident: &'a Ident,
+    pub(crate) ty_ident: &'a Ident,
+    pub(crate) doc_attrs: &'a [Attribute],
+    pub(crate) fn_attrs: &'a [Attribute],
+    pub(crate) params: Vec<BodyParam<'a>>,
+    pub(crate) output: &'a syn::ReturnType,
+    pub(crate) block: &'a syn::Block,
+    pub(crate) debug_name: &'a str,
+}
+
+/// What [`KeptFn::value`] makes.
+pub(crate) struct KeptFnValue {
+    /// The static and its type (outside the `const _`).
+    pub(crate) items: TokenStream,
+    /// `Deref` and `Debug` (inside it).
+    pub(crate) impls: TokenStream,
+    /// `fn(A, B) -> BoxFuture<'static, R>`: the value type's parameter, for the trait impl.
+    pub(crate) fn_ptr: TokenStream,
+}
+
+/// The body function's name: hygienic, but located at the user's fn name, so errors about the
+/// body's future (e.g. "future cannot be sent between threads safely") point there.
+pub(crate) fn body_ident(ident: &Ident) -> Ident {
+    quote::format_ident!(
+        "__mcp_resolve_body_{}",
+        ident,
+        span = proc_macro2::Span::mixed_site().located_at(ident.span())
+    )
+}
+
+/// Where generated code holds the body's result: `__out`, located at the return type (or the fn
+/// name when there is none), with the facade's path located there too, so a return type that
+/// does not convert is reported on it. Returns the span, the name and the path.
+pub(crate) fn result_slot(
+    krate: &TokenStream,
+    ident: &Ident,
+    output: &syn::ReturnType,
+) -> (proc_macro2::Span, Ident, TokenStream) {
+    use syn::spanned::Spanned;
+    let ret_span = match output {
+        syn::ReturnType::Default => ident.span(),
+        syn::ReturnType::Type(_, ty) => ty.span(),
+    };
+    let out = Ident::new("__out", proc_macro2::Span::mixed_site().located_at(ret_span));
+    (ret_span, out, super::spans::located_at(krate, ret_span))
+}
+
+impl KeptFn<'_> {
+    /// The value: the static holding the body, and the function-pointer type.
+    pub(crate) fn value(&self) -> KeptFnValue {
+        let KeptFn {
+            krate,
+            vis,
+            ident,
+            ty_ident,
+            doc_attrs,
+            fn_attrs,
+            params,
+            output,
+            block,
+            debug_name,
+        } = self;
+        let body = body_ident(ident);
+        let ret = super::return_type(output);
+        let idents: Vec<&Ident> = params.iter().map(|p| p.ident).collect();
+        let tys = params.iter().map(|p| p.ty);
+        let sig_tys = params.iter().map(|p| p.ty);
+        let muts = params.iter().map(|p| p.mutability);
+        let kept = params.iter().map(|p| p.kept_attrs);
+        // Spanned on the fn name: a body whose future is not `Send` is reported there. The
+        // body's future goes through the same `boxed` call as the direct-call `Deref`, so rustc
+        // reports that error once.
+        let boxed = quote::quote_spanned! {ident.span()=>
+            #krate::__private::boxed(#body(#(#idents),*))
+        };
+        let fn_ptr = quote! { fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret> };
+        let (items, impls) = FnValue {
+            vis,
+            ident,
+            ty_ident,
+            doc_attrs,
+            body_fn: quote! {
+                #(#fn_attrs)*
+                async fn #body(#(#(#kept)* #muts #idents: #sig_tys),*) #output #block
+            },
+            fn_ptr: &fn_ptr,
+            closure: quote! { |#(#idents),*| #boxed },
+            debug_name,
+        }
+        .expand();
+        KeptFnValue { items, impls, fn_ptr }
+    }
+}
