@@ -1062,21 +1062,34 @@ async fn the_bearer_scheme_is_case_insensitive() {
     }
 }
 
+/// A prompt for callers granted `notes:prompts`.
+#[mcp_resolve::prompt(scopes = ["notes:prompts"])]
+async fn scoped_prompt() -> String {
+    "scoped".into()
+}
+
+/// A resource for callers granted `notes:secret`.
+#[mcp_resolve::resource(uri = "notes://secret", scopes = ["notes:secret"])]
+async fn secret_note() -> String {
+    "secret".into()
+}
+
 #[tokio::test]
 async fn protected_resource_metadata_is_served_and_linked_from_every_challenge() {
-    let addr = start(
+    let addr = start_with(
         HttpOptions::default()
             .bearer(Tokens)
             .authorization_server("https://auth.test")
             .scopes_supported(["notes:read"]),
+        |s| s.prompt(scoped_prompt).resource(secret_note),
     )
     .await;
     let port = addr.port();
     let expected = json!({
         "resource": format!("http://127.0.0.1:{port}/mcp"),
         "authorization_servers": ["https://auth.test"],
-        // The configured scopes, then every tool's.
-        "scopes_supported": ["notes:read", "notes:admin"],
+        // The configured scopes, then every tool's, prompt's and resource's.
+        "scopes_supported": ["notes:read", "notes:admin", "notes:prompts", "notes:secret"],
         "bearer_methods_supported": ["header"],
         "resource_name": "http-test",
     });

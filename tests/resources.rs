@@ -234,6 +234,26 @@ async fn subscriptions_exist_on_the_handshake_era_only() {
 }
 
 #[tokio::test]
+async fn one_session_holds_at_most_1024_subscriptions() {
+    let mut c = legacy().await;
+    let uri = |i: usize| json!({"uri": format!("test://template/{i}/data")});
+    for i in 0..1024 {
+        let r = c.request("resources/subscribe", uri(i)).await;
+        assert_eq!(r["result"], json!({}), "{i}: {r}");
+    }
+    let r = c.request("resources/subscribe", uri(1024)).await;
+    assert_eq!(error(&r)["code"], -32602, "{r}");
+    assert!(
+        error(&r)["message"].as_str().unwrap().contains("unsubscribe first"),
+        "{r}"
+    );
+    // One already held is no new one; after an unsubscribe there is room again.
+    assert_eq!(c.request("resources/subscribe", uri(7)).await["result"], json!({}));
+    assert_eq!(c.request("resources/unsubscribe", uri(7)).await["result"], json!({}));
+    assert_eq!(c.request("resources/subscribe", uri(1024)).await["result"], json!({}));
+}
+
+#[tokio::test]
 async fn the_resources_capability_differs_by_era_and_needs_a_resource() {
     let mut c = TestClient::raw(server());
     let init = c.initialize("2025-11-25", json!({})).await;

@@ -57,7 +57,8 @@ struct State {
     buffered: Budget,
     /// Where frames for no stream in particular go (a session's own peer outbound is never read).
     sink: Outbound,
-    /// The metadata's `scopes_supported`: the configured ones and every tool's, once each.
+    /// The metadata's `scopes_supported`: the configured ones, then every tool's, prompt's and
+    /// resource's, once each.
     scopes_supported: Vec<String>,
 }
 
@@ -145,7 +146,10 @@ impl State {
         // Messages for no stream in particular are dropped.
         tokio::spawn(async move { while rx.recv().await.is_some() {} });
         let mut scopes_supported = options.scopes_supported.clone();
-        for scope in server.tools().iter().flat_map(|t| &t.scopes) {
+        let required = (server.tools().iter().flat_map(|t| &t.scopes))
+            .chain(server.prompts().into_iter().flat_map(|p| &p.scopes))
+            .chain(server.resources().into_iter().flat_map(|r| &r.scopes));
+        for scope in required {
             if !scopes_supported.contains(scope) {
                 scopes_supported.push(scope.clone());
             }

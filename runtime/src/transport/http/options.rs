@@ -110,7 +110,8 @@ impl HttpOptions {
         self
     }
     /// Scopes listed in the Protected Resource Metadata (`scopes_supported`), besides the ones
-    /// the server's tools require (`#[tool(scopes = [...])]`), which are always listed.
+    /// the server's tools, prompts and resources require (`scopes = [...]` on their attributes),
+    /// which are always listed.
     pub fn scopes_supported<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.scopes_supported.extend(scopes.into_iter().map(Into::into));
         self
