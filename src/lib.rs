@@ -26,7 +26,10 @@ pub use mcp_resolve_runtime::{
 };
 // Resolvers and questions.
 #[doc(inline)]
-pub use mcp_resolve_runtime::{Action, Confirm, Elicit, ElicitationResult, IntoResolution, Resolution};
+pub use mcp_resolve_runtime::{
+    Action, Ask, Confirm, DEFAULT_MAX_TOKENS, Elicit, ElicitationResult, IntoResolution, ListRoots, Resolution, Root,
+    Sample, Sampled,
+};
 // The protocol model a tool may look at.
 #[doc(inline)]
 pub use mcp_resolve_runtime::{
@@ -64,7 +67,8 @@ pub mod prelude {
     #[cfg(feature = "macros")]
     pub use mcp_resolve_macros::{FormSchema, prompt, resolver, resource, tool};
     pub use mcp_resolve_runtime::{
-        Blob, CallToolResult, Confirm, Content, Context, Elicit, ElicitationResult, GetPromptResult, IntoToolResult,
-        Json, LogLevel, PromptMessage, Resolution, ResourceContents, Role, Server,
+        Ask, Blob, CallToolResult, Confirm, Content, Context, Elicit, ElicitationResult, GetPromptResult,
+        IntoToolResult, Json, ListRoots, LogLevel, PromptMessage, Resolution, ResourceContents, Role, Root, Sample,
+        Sampled, Server,
     };
 }

@@ -50,7 +50,13 @@ async fn every_question_and_answer_is_logged() {
         .lines()
         .find(|l| l.contains("question asked"))
         .unwrap_or_else(|| panic!("{text}"));
-    for field in ["tool=\"ship\"", "key=\"ok\"", "mode=\"form\"", "round=1"] {
+    for field in [
+        "kind=\"tool\"",
+        "target=\"ship\"",
+        "key=\"ok\"",
+        "mode=\"form\"",
+        "round=1",
+    ] {
         assert!(asked.contains(field), "{field} in {asked}");
     }
     let answered = text
@@ -58,7 +64,8 @@ async fn every_question_and_answer_is_logged() {
         .find(|l| l.contains("question answered"))
         .unwrap_or_else(|| panic!("{text}"));
     for field in [
-        "tool=\"ship\"",
+        "kind=\"tool\"",
+        "target=\"ship\"",
         "key=\"ok\"",
         "mode=\"form\"",
         "action=\"decline\"",

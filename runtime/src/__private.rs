@@ -50,7 +50,7 @@ impl ArgErrors {
     }
     fn resolved<C: FromResolved<O>, O>(&mut self, call: &ToolCall, index: usize, param: &'static str) -> Option<C> {
         let outcome = match call.resolved.get(index) {
-            Some(r) => C::from_resolved(r, param),
+            Some(r) => C::from_resolved(r, param, "tool"),
             None => Err(format!("internal error: `{param}` has no value")),
         };
         match outcome {
@@ -364,6 +364,40 @@ pub fn resource_definition(
         d = d.mime_type(m);
     }
     d.scopes(scopes.iter().copied())
+}
+
+/// The value of a prompt's resolved parameter `index` (filled by resolver `R`); a declined
+/// question (for a parameter that is not an `ElicitationResult`) is the request's -32603 error.
+pub fn prompt_resolved<C: FromResolved<R::Output>, R: Resolver>(
+    _: &R,
+    call: &PromptCall,
+    index: usize,
+    param: &'static str,
+) -> Result<C, ErrorObject> {
+    resolved_value(&call.resolved, index, param, "prompt")
+}
+
+/// [`prompt_resolved`] for a resource.
+pub fn resource_resolved<C: FromResolved<R::Output>, R: Resolver>(
+    _: &R,
+    call: &ResourceCall,
+    index: usize,
+    param: &'static str,
+) -> Result<C, ErrorObject> {
+    resolved_value(&call.resolved, index, param, "resource")
+}
+
+fn resolved_value<C: FromResolved<O>, O>(
+    resolved: &[Settled],
+    index: usize,
+    param: &'static str,
+    kind: &'static str,
+) -> Result<C, ErrorObject> {
+    match resolved.get(index) {
+        Some(r) => C::from_resolved(r, param, kind),
+        None => Err(format!("internal error: `{param}` has no value")),
+    }
+    .map_err(ErrorObject::internal)
 }
 
 /// A template variable's value (always there when the template matched).

@@ -11,7 +11,7 @@ use crate::protocol::jsonrpc::{RequestId, raw_str};
 use crate::protocol::messages::ParamsHead;
 use crate::protocol::{Implementation, ProtocolVersion};
 use crate::resolve::ask::{Asked, Collect, Question};
-use crate::resolve::def::{AskForm, Settled};
+use crate::resolve::def::{AskSpec, Settled};
 use crate::resolve::state::{CallBinding, RoundState};
 use crate::seal::Sealer;
 use crate::server::Session;
@@ -227,21 +227,21 @@ fn form_answer(asked: Asked) -> FormAnswer {
 /// Answers a question for form `F` with `answer` (an `inputResponses` entry) as a 2026-07-28 retry
 /// does, then, when the answer was kept, replays the kept answer from the next round's state
 /// (after a JSON round trip of that state, as sealing makes). Returns both outcomes.
-pub fn answer_form<F: FormSchema>(message: &str, answer: &Value) -> (FormAnswer, Option<FormAnswer>) {
+pub fn answer_form<F: FormSchema + Send + Sync + 'static>(
+    message: &str,
+    answer: &Value,
+) -> (FormAnswer, Option<FormAnswer>) {
     const KEY: &str = "answer";
-    let elicit = Elicit::<F>::form(message);
-    let form = AskForm {
-        message: elicit.message,
-        schema: elicit.schema,
-        parse: elicit.parse,
+    let ask = AskSpec::erase(crate::elicit::Ask::from(Elicit::<F>::form(message)));
+    let crate::elicit::AskRequest::Form { message, schema } = &ask.request else {
+        return (FormAnswer::Refused("a form question is a form".into()), None);
     };
-    let schema = (form.schema)(RenderOptions::default());
-    let digest = crate::seal::question_digest(&form.message, &schema);
+    let digest = crate::seal::question_digest(message, &schema(RenderOptions::default()));
     let question = Question {
-        tool: "fuzz",
+        kind: "tool",
+        target: "fuzz",
         key: KEY,
-        form: &form,
-        schema,
+        ask: &ask,
         digest: digest.clone(),
         version: ProtocolVersion::V2026_07_28,
     };

@@ -1,15 +1,84 @@
-//! What resolvers return and what tools receive: a value, or a question (`Elicit<F>`), and the
-//! three outcomes of a question.
+//! What resolvers return and what tools receive: a value, or a question ([`Ask`]: a form
+//! ([`Elicit`]), an LLM sample ([`Sample`](crate::Sample)) or the client's roots
+//! ([`ListRoots`](crate::ListRoots))), and the three outcomes of a question.
 
 use crate::form::{FieldKind, FieldSpec, FormError, FormField, FormSchema, RenderOptions};
+use crate::protocol::messages::CreateMessageParams;
 use serde_json::{Map, Value};
-use std::any::Any;
 use std::fmt::{self, Display};
 use std::marker::PhantomData;
-use std::sync::Arc;
 
-/// Parses accepted content into the form, type-erased.
-pub(crate) type ParseFn = fn(&Map<String, Value>) -> Result<Arc<dyn Any + Send + Sync>, FormError>;
+/// Reads the accepted answer (a form's content, a sampling or roots result) into the value.
+pub(crate) type ParseFn<T> = Box<dyn Fn(&Value) -> Result<T, String> + Send + Sync>;
+
+/// What a question asks the client for, as it goes on the wire.
+#[derive(Clone, Debug)]
+pub(crate) enum AskRequest {
+    /// `elicitation/create`, form mode: the message and the form.
+    Form {
+        message: String,
+        schema: fn(RenderOptions) -> Map<String, Value>,
+    },
+    /// `sampling/createMessage`.
+    Sampling(CreateMessageParams),
+    /// `roots/list`.
+    Roots,
+}
+
+/// A question a resolver asks, whose answer becomes its value `T`: a form ([`Elicit`]), an LLM
+/// sample ([`Sample`](crate::Sample)) or the client's roots ([`ListRoots`](crate::ListRoots)).
+/// On 2026-07-28 it is one entry of the round's `inputRequests`; on the handshake era a request
+/// to the client on the back-channel. The client must have declared the matching capability
+/// (`elicitation`, `sampling`, `roots`), else the call ends with -32021 naming it.
+///
+/// [`Ask::map`] turns the answer into another value, so one resolver can ask different kinds of
+/// questions depending on what the client can answer:
+///
+/// ```
+/// use mcp_resolve_runtime::{Ask, ListRoots, Sample};
+/// let roots: Ask<usize> = Ask::from(ListRoots).map(|roots| roots.len());
+/// let capital: Ask<String> = Ask::from(Sample::new("What is the capital of France?").max_tokens(100))
+///     .map(|reply| reply.text().unwrap_or_default().to_owned());
+/// # let _ = (roots, capital);
+/// ```
+pub struct Ask<T> {
+    pub(crate) request: AskRequest,
+    pub(crate) parse: ParseFn<T>,
+}
+
+impl<T> fmt::Debug for Ask<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ask")
+            .field("request", &self.request)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T: 'static> Ask<T> {
+    /// The same question, whose answer is turned into `U` by `f`.
+    pub fn map<U>(self, f: impl Fn(T) -> U + Send + Sync + 'static) -> Ask<U> {
+        let parse = self.parse;
+        Ask {
+            request: self.request,
+            parse: Box::new(move |v| parse(v).map(&f)),
+        }
+    }
+    /// The JSON-RPC method the question is asked with: `elicitation/create`,
+    /// `sampling/createMessage` or `roots/list`.
+    pub fn method(&self) -> &'static str {
+        self.request.method()
+    }
+}
+
+impl AskRequest {
+    pub(crate) fn method(&self) -> &'static str {
+        match self {
+            Self::Form { .. } => crate::protocol::messages::ELICITATION_CREATE,
+            Self::Sampling(_) => crate::protocol::messages::SAMPLING_CREATE_MESSAGE,
+            Self::Roots => crate::protocol::messages::ROOTS_LIST,
+        }
+    }
+}
 
 /// A form-mode question: a message and the form `F` the user fills in.
 ///
@@ -21,7 +90,6 @@ pub(crate) type ParseFn = fn(&Map<String, Value>) -> Result<Arc<dyn Any + Send +
 pub struct Elicit<F> {
     pub(crate) message: String,
     pub(crate) schema: fn(RenderOptions) -> Map<String, Value>,
-    pub(crate) parse: ParseFn,
     _form: PhantomData<fn() -> F>,
 }
 
@@ -33,17 +101,12 @@ impl<F> fmt::Debug for Elicit<F> {
     }
 }
 
-fn parse_erased<F: FormSchema>(content: &Map<String, Value>) -> Result<Arc<dyn Any + Send + Sync>, FormError> {
-    F::from_content(content).map(|f| Arc::new(f) as Arc<dyn Any + Send + Sync>)
-}
-
 impl<F: FormSchema> Elicit<F> {
     /// Asks the user to fill in form `F`, with this message.
     pub fn form(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
             schema: F::requested_schema,
-            parse: parse_erased::<F>,
             _form: PhantomData,
         }
     }
@@ -74,12 +137,34 @@ pub enum Resolution<T> {
     /// The value, with no question asked.
     Value(T),
     /// A question whose accepted answer is the value.
-    Ask(Elicit<T>),
+    Ask(Ask<T>),
 }
 
-impl<T> From<Elicit<T>> for Resolution<T> {
-    fn from(e: Elicit<T>) -> Self {
-        Self::Ask(e)
+impl<F: FormSchema> From<Elicit<F>> for Ask<F> {
+    fn from(e: Elicit<F>) -> Self {
+        Ask {
+            request: AskRequest::Form {
+                message: e.message,
+                schema: e.schema,
+            },
+            // The content of an accepted answer; the asker has checked it is an object.
+            parse: Box::new(|content| match content {
+                Value::Object(m) => F::from_content(m).map_err(|e| e.to_string()),
+                _ => Err("the content is not an object".into()),
+            }),
+        }
+    }
+}
+
+impl<T> From<Ask<T>> for Resolution<T> {
+    fn from(a: Ask<T>) -> Self {
+        Self::Ask(a)
+    }
+}
+
+impl<F: FormSchema> From<Elicit<F>> for Resolution<F> {
+    fn from(e: Elicit<F>) -> Self {
+        Self::Ask(e.into())
     }
 }
 
@@ -188,12 +273,13 @@ impl FormSchema for Confirm {
 
 const _: () = assert!(matches!(<bool as FormField>::KIND, FieldKind::Boolean));
 
-/// Converts what a resolver body returns into a [`Resolution`]: `Resolution<T>`, `Elicit<T>`, or
-/// `Result` of either (an `Err` stops the call with an `isError` result).
+/// Converts what a resolver body returns into a [`Resolution`]: `Resolution<T>`, `Elicit<F>`,
+/// [`Ask<T>`], [`Sample`](crate::Sample), [`ListRoots`](crate::ListRoots), or a `Result` of one of
+/// them (an `Err` stops the call with an `isError` result).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a `#[resolver]`",
     label = "not a resolution",
-    note = "return `Resolution<T>` (a value or a question), `Elicit<F>` (always ask), or a `Result` of either"
+    note = "return `Resolution<T>` (a value or a question), `Elicit<F>`, `Sample` or `ListRoots` (always ask), or a `Result` of one of them"
 )]
 pub trait IntoResolution {
     /// The resolved value's type.
@@ -209,7 +295,14 @@ impl<T: Clone + Send + Sync + 'static> IntoResolution for Resolution<T> {
     }
 }
 
-impl<T: Clone + Send + Sync + 'static> IntoResolution for Elicit<T> {
+impl<F: FormSchema + Clone + Send + Sync + 'static> IntoResolution for Elicit<F> {
+    type Output = F;
+    fn into_resolution(self) -> Result<Resolution<F>, String> {
+        Ok(Resolution::Ask(self.into()))
+    }
+}
+
+impl<T: Clone + Send + Sync + 'static> IntoResolution for Ask<T> {
     type Output = T;
     fn into_resolution(self) -> Result<Resolution<T>, String> {
         Ok(Resolution::Ask(self))

@@ -25,6 +25,7 @@ mod prompt;
 mod protocol;
 mod resolve;
 mod resource;
+mod sampling;
 mod seal;
 mod server;
 pub mod testing;
@@ -47,7 +48,7 @@ pub use auth::{AuthError, TokenVerifier};
 pub use auth::{Hs256Verifier, JwksVerifier};
 pub use completion::{Completer, MAX_COMPLETIONS};
 pub use context::{Context, Principal};
-pub use elicit::{Action, Confirm, Elicit, ElicitationResult, IntoResolution, Resolution};
+pub use elicit::{Action, Ask, Confirm, Elicit, ElicitationResult, IntoResolution, Resolution};
 pub use prompt::{
     GetPromptResult, IntoPromptResult, Prompt, PromptArgument, PromptCall, PromptDefinition, PromptMessage, Role,
 };
@@ -58,6 +59,7 @@ pub use resource::{
     Blob, IntoResourceContents, MAX_URI_BYTES, Resource, ResourceCall, ResourceContents, ResourceDefinition,
     ResourceUri, UriTemplate,
 };
+pub use sampling::{DEFAULT_MAX_TOKENS, ListRoots, Root, Sample, Sampled};
 pub use seal::{KeyTooShort, RandomUnavailable, StateKeyError, StateKeys};
 pub use server::{CacheScope, Server};
 pub use tool::{ArgsSchema, HeaderArgument, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};

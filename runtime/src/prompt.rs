@@ -275,12 +275,19 @@ pub struct PromptCall {
     pub arguments: Map<String, Value>,
     /// The request's context.
     pub context: Context,
+    /// The values of the prompt's resolved parameters, in the order of [`Prompt::resolvers`];
+    /// read by generated code only.
+    pub(crate) resolved: Vec<crate::resolve::Settled>,
 }
 
 impl PromptCall {
     /// A call with these arguments and context.
     pub fn new(arguments: Map<String, Value>, context: Context) -> Self {
-        Self { arguments, context }
+        Self {
+            arguments,
+            context,
+            resolved: Vec::new(),
+        }
     }
     /// The string value of argument `name`, if given.
     pub fn argument(&self, name: &str) -> Option<&str> {
@@ -316,6 +323,12 @@ impl PromptCall {
 pub trait Prompt: Send + Sync + 'static {
     /// The prompt's metadata; called once, at registration.
     fn definition(&self) -> PromptDefinition;
+    /// The parameters filled by resolvers (`#[resolve(fn)]`, whose parameters may read the
+    /// prompt's arguments); none by default.
+    #[doc(hidden)]
+    fn resolvers(&self) -> &'static [crate::resolve::ResolveSlot] {
+        &[]
+    }
     /// Renders the prompt.
     fn get(&self, call: PromptCall) -> BoxFuture<'static, Result<GetPromptResult, ErrorObject>>;
 }

@@ -247,6 +247,9 @@ pub struct ResourceCall {
     pub variables: Vec<(String, String)>,
     /// The request's context.
     pub context: Context,
+    /// The values of the resource's resolved parameters, in the order of
+    /// [`Resource::resolvers`]; read by generated code only.
+    pub(crate) resolved: Vec<crate::resolve::Settled>,
 }
 
 impl ResourceCall {
@@ -256,6 +259,7 @@ impl ResourceCall {
             uri: uri.into(),
             variables,
             context,
+            resolved: Vec::new(),
         }
     }
     /// The value of template variable `name`.
@@ -289,6 +293,12 @@ impl ResourceCall {
 pub trait Resource: Send + Sync + 'static {
     /// The resource's metadata; called once, at registration.
     fn definition(&self) -> ResourceDefinition;
+    /// The parameters filled by resolvers (`#[resolve(fn)]`, whose parameters may read the
+    /// template's variables); none by default.
+    #[doc(hidden)]
+    fn resolvers(&self) -> &'static [crate::resolve::ResolveSlot] {
+        &[]
+    }
     /// Reads it.
     fn read(&self, call: ResourceCall) -> BoxFuture<'static, Result<Vec<ResourceContents>, ErrorObject>>;
 }

@@ -443,6 +443,18 @@ pub(crate) fn question_digest(message: &str, schema: &Map<String, Value>) -> Str
     sha_tag(&s)
 }
 
+/// The digest pinning a request of another kind than a form: `{"method": …, "params": …}`
+/// (`sampling/createMessage`, `roots/list`).
+pub(crate) fn request_digest(method: &str, params: &Value) -> String {
+    let mut s = Vec::with_capacity(256);
+    s.extend_from_slice(b"{\"method\":");
+    let _ = serde_json::to_writer(&mut s, method);
+    s.extend_from_slice(b",\"params\":");
+    canonical(params, &mut s);
+    s.push(b'}');
+    sha_tag(&s)
+}
+
 /// The full SHA-256 of the arguments' canonical JSON.
 fn args_digest(arguments: &Map<String, Value>) -> String {
     let mut s = Vec::with_capacity(64);

@@ -1,12 +1,14 @@
 //! `#[prompt]`: parse → validate → generate. A prompt's arguments are strings, so its parameters
-//! are `String` (required), `Option<String>` (optional) or the `Context`; the signature rules,
-//! `scopes` and the value the function becomes are the tool's (`tool::validate`, `FnValue`).
+//! are `String` (required), `Option<String>` (optional), the `Context`, or `#[resolve(fn)]`
+//! values (hidden from the argument list, asked like a tool's); the signature rules, `scopes` and
+//! the value the function becomes are the tool's (`tool::validate`, `FnValue`).
 
 use crate::tool::args::AsWritten;
 use crate::tool::validate;
 use crate::util::errors::Errors;
 use crate::util::fn_value::{BodyParam, KeptFn, KeptFnValue, result_slot};
 use crate::util::param_attrs::{Helper, ParamAttrs};
+use crate::util::resolved::{Slots, args_type, has_args, ty};
 use crate::util::spans::unraw;
 use crate::util::{attr_fn, docs};
 use darling::FromMeta;
@@ -42,6 +44,8 @@ enum Kind {
     Optional,
     /// `Context`: not an argument.
     Context,
+    /// `#[resolve(path)]`: a resolver's value, not an argument.
+    Resolved(syn::Path),
 }
 
 struct Param {
@@ -56,7 +60,7 @@ struct Param {
     kept_attrs: Vec<Attribute>,
 }
 
-const TYPE_HINT: &str = "MCP prompt arguments are strings: use `String` for a required argument, `Option<String>` for an optional one, or `Context` for the request's context";
+const TYPE_HINT: &str = "MCP prompt arguments are strings: use `String` for a required argument, `Option<String>` for an optional one, `Context` for the request's context, or `#[resolve(a_resolver)]` for a value a resolver provides";
 
 /// The parameter's kind, read from how its type is written (`String`, `Option<String>`,
 /// `Context`, with or without a path).
@@ -95,6 +99,9 @@ fn parse_params(sig: &syn::Signature, errors: &mut Errors) -> Vec<Param> {
         };
         let attrs = ParamAttrs::parse(&pt.attrs, errors);
         let mut arg = None;
+        let mut resolve: Option<&syn::Path> = None;
+        // A parameter whose attribute was refused is left out: its type says nothing more.
+        let mut refused = false;
         for h in &attrs.helpers {
             match &h.helper {
                 Helper::Arg(options) if arg.is_none() => arg = Some(options),
@@ -102,14 +109,30 @@ fn parse_params(sig: &syn::Signature, errors: &mut Errors) -> Vec<Param> {
                     h.attr.path(),
                     "duplicate `#[arg]` attribute: put every option in one `#[arg(...)]`",
                 ),
-                Helper::Resolve(_) | Helper::Confirm(_) => errors.spanned(
+                Helper::Resolve(path) if resolve.is_none() => resolve = Some(path),
+                Helper::Resolve(_) => errors.spanned(
                     h.attr.path(),
-                    format!(
-                        "{} is not supported on `#[prompt]` parameters yet: take the argument as a `String` and ask in a tool",
-                        h.name()
-                    ),
+                    "a parameter takes one `#[resolve]`: remove this `#[resolve]`",
                 ),
+                Helper::Confirm(_) => {
+                    refused = true;
+                    errors.spanned(
+                        h.attr.path(),
+                        "`#[confirm]` is not supported on `#[prompt]` parameters: write a `#[resolver]` that returns `Elicit::<Confirm>::form(\"…\")` and take it with `#[resolve(that_resolver)]`",
+                    );
+                }
             }
+        }
+        if refused {
+            continue;
+        }
+        if let (Some(_), Some(options)) = (resolve, arg)
+            && (options.rename.is_some() || options.description.is_some() || options.complete.is_some())
+        {
+            errors.spanned(
+                &pt.ty,
+                "a `#[resolve]` parameter is not an argument, so `#[arg(...)]` options do not apply to it: remove them",
+            );
         }
         let (ident, mutability) = match &*pt.pat {
             Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (pi.ident.clone(), pi.mutability),
@@ -121,9 +144,15 @@ fn parse_params(sig: &syn::Signature, errors: &mut Errors) -> Vec<Param> {
                 continue;
             }
         };
-        let Some(kind) = kind_of(&pt.ty) else {
-            errors.spanned(&pt.ty, TYPE_HINT);
-            continue;
+        let kind = match resolve {
+            Some(path) => Kind::Resolved(path.clone()),
+            None => match kind_of(&pt.ty) {
+                Some(kind) => kind,
+                None => {
+                    errors.spanned(&pt.ty, TYPE_HINT);
+                    continue;
+                }
+            },
         };
         if let (Kind::Context, Some(options)) = (&kind, arg)
             && (options.rename.is_some() || options.description.is_some() || options.complete.is_some())
@@ -155,7 +184,10 @@ fn parse_params(sig: &syn::Signature, errors: &mut Errors) -> Vec<Param> {
         });
     }
     let mut seen = HashSet::new();
-    for p in params.iter().filter(|p| !matches!(p.kind, Kind::Context)) {
+    for p in params
+        .iter()
+        .filter(|p| matches!(p.kind, Kind::Required | Kind::Optional))
+    {
         if !seen.insert(p.key.as_str()) {
             errors.push(syn::Error::new(
                 p.key_span,
@@ -273,20 +305,45 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         };
         let complete = completer(&krate, p.complete.as_ref());
         match p.kind {
-            Kind::Context => None,
+            Kind::Context | Kind::Resolved(_) => None,
             Kind::Required => Some(quote!((#key, #desc, true, #complete))),
             Kind::Optional => Some(quote!((#key, #desc, false, #complete))),
         }
     });
-    let takes = params.iter().map(|p| {
-        let ident = &p.ident;
-        let key = &p.key;
-        match p.kind {
-            Kind::Context => quote! { let #ident = __call.context.clone(); },
-            Kind::Required => quote! { let #ident = #krate::__private::prompt_required(&__call, #key)?; },
-            Kind::Optional => quote! { let #ident = #krate::__private::prompt_optional(&__call, #key); },
-        }
-    });
+    let args_ty = args_type(&wire_name, "arguments");
+    let mut slots = Slots::default();
+    let takes: Vec<TokenStream> = params
+        .iter()
+        .map(|p| {
+            let ident = &p.ident;
+            let key = &p.key;
+            match &p.kind {
+                Kind::Context => quote! { let #ident = __call.context.clone(); },
+                Kind::Required => quote! { let #ident = #krate::__private::prompt_required(&__call, #key)?; },
+                Kind::Optional => quote! { let #ident = #krate::__private::prompt_optional(&__call, #key); },
+                Kind::Resolved(path) => {
+                    let name = unraw(ident);
+                    let index = slots.resolve(&krate, &args_ty, path, &name);
+                    let ty = &p.ty;
+                    let path_ref = quote_spanned! {path.span()=> &#path };
+                    let resolver_ty = quote_spanned! {path.span()=> _ };
+                    quote_spanned! {ty.span()=>
+                        let #ident = #krate::__private::prompt_resolved::<#ty, #resolver_ty>(#path_ref, &__call, #index, #name)?;
+                    }
+                }
+            }
+        })
+        .collect();
+    let has_args = has_args(
+        &krate,
+        &args_ty,
+        params.iter().filter_map(|p| match p.kind {
+            Kind::Required | Kind::Optional => Some((p.key.as_str(), ty(&p.ty))),
+            Kind::Context | Kind::Resolved(_) => None,
+        }),
+    );
+    let resolver_checks = slots.checks();
+    let resolvers_fn = slots.resolvers_fn(&krate);
     let (ret_span, out, ret_krate) = result_slot(&krate, ident, output);
     let into_result = quote_spanned! {ret_span=>
         #ret_krate::__private::IntoPromptResult::into_prompt_result(#out)
@@ -323,6 +380,8 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         #[allow(non_snake_case, non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
             #value_impls
+            #has_args
+            #(#resolver_checks)*
 
             #[automatically_derived]
             impl #krate::__private::Prompt for #ty_ident<#fn_ptr> {
@@ -335,6 +394,8 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                         &[#(#scopes),*],
                     )
                 }
+
+                #resolvers_fn
 
                 fn get(
                     &self,

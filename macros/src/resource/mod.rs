@@ -1,18 +1,22 @@
-//! `#[resource]`: parse → validate → generate. A static resource (`uri = "…"`) takes only the
-//! `Context`; a template (`template = "…{var}…"`) takes one `String` per variable, named like
-//! it. The signature rules, `scopes` and the value the function becomes are the tool's.
+//! `#[resource]`: parse → validate → generate. A static resource (`uri = "…"`) takes the
+//! `Context`; a template (`template = "…{var}…"`) also takes one `String` per variable, named
+//! like it. Either may take `#[resolve(fn)]` values (asked like a tool's; the resolvers may read
+//! the variables). The signature rules, `scopes` and the value the function becomes are the
+//! tool's.
 
 use crate::tool::args::AsWritten;
 use crate::tool::validate;
 use crate::util::errors::Errors;
 use crate::util::fn_value::{BodyParam, KeptFn, KeptFnValue, result_slot};
 use crate::util::param_attrs::{Helper, ParamAttrs};
+use crate::util::resolved::{Slots, args_type, has_args};
 use crate::util::spans::unraw;
 use crate::util::{attr_fn, docs};
 use darling::FromMeta;
 use darling::util::SpannedValue;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 use syn::{FnArg, Ident, Pat, Type};
 
 /// The options of `#[resource(...)]`.
@@ -82,6 +86,8 @@ fn template_variables(template: &str) -> Result<Vec<String>, String> {
 enum Kind {
     Variable,
     Context,
+    /// `#[resolve(path)]`: a resolver's value.
+    Resolved(syn::Path),
 }
 
 struct Param {
@@ -174,6 +180,9 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         };
         let attrs = ParamAttrs::parse(&pt.attrs, &mut errors);
         let mut complete = None;
+        let mut resolve: Option<syn::Path> = None;
+        // A parameter whose attribute was refused is left out: its type says nothing more.
+        let mut refused = false;
         for h in &attrs.helpers {
             let hint = match &h.helper {
                 Helper::Arg(o) if o.rename.is_none() && o.description.is_none() => {
@@ -183,11 +192,20 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 Helper::Arg(_) => {
                     "`#[arg]` takes only `complete = …` on `#[resource]` parameters: a template variable is named by its parameter"
                 }
-                Helper::Resolve(_) | Helper::Confirm(_) => {
-                    "`#[resolve]` and `#[confirm]` are not supported on `#[resource]` parameters yet"
+                Helper::Resolve(path) if resolve.is_none() => {
+                    resolve = Some(path.clone());
+                    continue;
+                }
+                Helper::Resolve(_) => "a parameter takes one `#[resolve]`: remove this `#[resolve]`",
+                Helper::Confirm(_) => {
+                    refused = true;
+                    "`#[confirm]` is not supported on `#[resource]` parameters: write a `#[resolver]` that returns `Elicit::<Confirm>::form(\"…\")` and take it with `#[resolve(that_resolver)]`"
                 }
             };
             errors.spanned(h.attr.path(), hint);
+        }
+        if refused {
+            continue;
         }
         let (ident, mutability) = match &*pt.pat {
             Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (pi.ident.clone(), pi.mutability),
@@ -199,7 +217,15 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 continue;
             }
         };
-        let kind = if is_named(&pt.ty, "Context") {
+        let kind = if let Some(path) = resolve {
+            if let Some(c) = complete.take() {
+                errors.spanned(
+                    c,
+                    "a `#[resolve]` parameter is not a template variable, so it has no completions: remove `complete`",
+                );
+            }
+            Kind::Resolved(path)
+        } else if is_named(&pt.ty, "Context") {
             if let Some(path) = complete.take() {
                 errors.spanned(
                     path,
@@ -234,7 +260,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             let name = unraw(&ident);
             errors.spanned(
                 &pt.ty,
-                format!("a template variable is a `String` (write `{name}: String`, and parse it in the body); the only other `#[resource]` parameter is the request's `Context`"),
+                format!("a template variable is a `String` (write `{name}: String`, and parse it in the body); the other `#[resource]` parameters are the request's `Context` and `#[resolve(a_resolver)]` values"),
             );
             bound.push(name);
             continue;
@@ -309,16 +335,38 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let ident = &sig.ident;
     let output = &sig.output;
     let idents: Vec<&Ident> = params.iter().map(|p| &p.ident).collect();
-    let takes = params.iter().map(|p| {
-        let ident = &p.ident;
-        match p.kind {
-            Kind::Context => quote! { let #ident = __call.context.clone(); },
-            Kind::Variable => {
-                let name = unraw(ident);
-                quote! { let #ident = #krate::__private::resource_variable(&__call, #name)?; }
+    let args_ty = args_type(&unraw(ident), "variables");
+    let mut slots = Slots::default();
+    let takes: Vec<TokenStream> = params
+        .iter()
+        .map(|p| {
+            let ident = &p.ident;
+            match &p.kind {
+                Kind::Context => quote! { let #ident = __call.context.clone(); },
+                Kind::Variable => {
+                    let name = unraw(ident);
+                    quote! { let #ident = #krate::__private::resource_variable(&__call, #name)?; }
+                }
+                Kind::Resolved(path) => {
+                    let name = unraw(ident);
+                    let index = slots.resolve(&krate, &args_ty, path, &name);
+                    let ty = &p.ty;
+                    let path_ref = quote_spanned! {path.span()=> &#path };
+                    let resolver_ty = quote_spanned! {path.span()=> _ };
+                    quote_spanned! {ty.span()=>
+                        let #ident = #krate::__private::resource_resolved::<#ty, #resolver_ty>(#path_ref, &__call, #index, #name)?;
+                    }
+                }
             }
-        }
-    });
+        })
+        .collect();
+    let has_args = has_args(
+        &krate,
+        &args_ty,
+        variables.iter().map(|v| (v.as_str(), quote!(::std::string::String))),
+    );
+    let resolver_checks = slots.checks();
+    let resolvers_fn = slots.resolvers_fn(&krate);
     let (ret_span, out, ret_krate) = result_slot(&krate, ident, output);
     let into_contents = quote_spanned! {ret_span=>
         #ret_krate::__private::IntoResourceContents::into_contents(#out, &__call.uri, #mime)
@@ -355,6 +403,8 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         #[allow(non_snake_case, non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
             #value_impls
+            #has_args
+            #(#resolver_checks)*
 
             #[automatically_derived]
             impl #krate::__private::Resource for #ty_ident<#fn_ptr> {
@@ -370,6 +420,8 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                     )
                     #(#completer_items)*
                 }
+
+                #resolvers_fn
 
                 fn read(
                     &self,

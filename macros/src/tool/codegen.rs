@@ -2,6 +2,7 @@
 
 use super::param::{Param, Source};
 use crate::util::fn_value::{BodyParam, KeptFn, KeptFnValue, result_slot};
+use crate::util::resolved::{Slots, args_type, has_args, ty};
 use crate::util::return_type;
 use crate::util::spans::unraw;
 use proc_macro2::{Span, TokenStream};
@@ -81,16 +82,9 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
         .map(|i| format_ident!("__arg{}", i, span = Span::mixed_site()))
         .collect();
     // Resolved parameters, in order: their index in `resolvers()` and `ToolCall::resolved`.
-    let mut resolved_entries = Vec::new();
+    let mut slots_of = Slots::default();
     let mut confirm_defs = Vec::new();
-    let mut resolver_checks = Vec::new();
-    // Named after the tool: it appears in the message when a resolver reads an argument the
-    // tool does not have.
-    let args_ty = format_ident!(
-        "{}_arguments",
-        m.wire_name.replace(['-', '.'], "_"),
-        span = Span::mixed_site()
-    );
+    let args_ty = args_type(&m.wire_name, "arguments");
     let takes: Vec<TokenStream> = params
         .iter()
         .zip(&slots)
@@ -103,25 +97,15 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
                     let #slot = __errors.take::<#ty>(&__call, #key);
                 },
                 Source::Resolve(path) => {
-                    let index = resolved_entries.len();
-                    // Spanned on the path: a function that is not a `#[resolver]` is reported
-                    // there, by each use.
-                    let def = quote_spanned! {path.span()=> #krate::__private::def_of(&#path) };
+                    let index = slots_of.resolve(krate, &args_ty, path, &name);
                     let path_ref = quote_spanned! {path.span()=> &#path };
                     let resolver_ty = quote_spanned! {path.span()=> _ };
-                    resolved_entries.push(quote! {
-                        #krate::__private::ResolveSlot {
-                            param: #name,
-                            resolver: #def,
-                        }
-                    });
-                    resolver_checks.push(quote_spanned! {path.span()=> #path!(#args_ty, [], [], #path); });
                     quote_spanned! {ty.span()=>
                         let #slot = __errors.take_resolved::<#ty, #resolver_ty>(#path_ref, &__call, #index, #name);
                     }
                 }
                 Source::Confirm(message) => {
-                    let index = resolved_entries.len();
+                    let index = slots_of.next_index();
                     let def = format_ident!("__MCP_RESOLVE_CONFIRM_{}", index, span = Span::mixed_site());
                     let run = format_ident!("__mcp_resolve_confirm_{}", index, span = Span::mixed_site());
                     let tool_name = &m.wire_name;
@@ -141,7 +125,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
                             run: #run,
                         };
                     });
-                    resolved_entries.push(quote! {
+                    slots_of.generated(quote! {
                         #krate::__private::ResolveSlot { param: #name, resolver: &#def }
                     });
                     quote_spanned! {ty.span()=>
@@ -152,29 +136,19 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
         })
         .collect();
     let arg_params: Vec<&Param> = params.iter().filter(|p| matches!(p.source, Source::Argument)).collect();
-    let has_args = arg_params.iter().map(|p| {
-        let ty = &p.ty;
-        let key = &p.key;
-        quote! {
-            impl #krate::__private::HasArg<{ #krate::__private::name_hash(#key) }> for #args_ty {
-                type Ty = #ty;
-            }
-        }
-    });
-    let resolver_count = resolved_entries.len();
+    let has_args = has_args(krate, &args_ty, arg_params.iter().map(|p| (p.key.as_str(), ty(&p.ty))));
+    let resolver_checks = slots_of.checks();
     let checks = arg_params.iter().map(|p| {
         let ty = &p.ty;
         let key = &p.key;
         quote_spanned! {ty.span()=> __errors.check::<#ty>(&__call, #key); }
     });
-    let resolvers_fn = if resolver_count == 0 {
+    let resolvers = slots_of.resolvers_fn(krate);
+    let resolvers_fn = if slots_of.is_empty() {
         quote!()
     } else {
         quote! {
-            fn resolvers(&self) -> &'static [#krate::__private::ResolveSlot] {
-                static __RESOLVED: [#krate::__private::ResolveSlot; #resolver_count] = [#(#resolved_entries),*];
-                &__RESOLVED
-            }
+            #resolvers
 
             fn check_arguments(
                 &self,
@@ -249,10 +223,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
         #[doc(hidden)]
         #[allow(non_snake_case, non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
-            /// The tool's arguments, by name: resolvers are checked against them.
-            #[allow(dead_code)]
-            struct #args_ty;
-            #(#has_args)*
+            #has_args
             #(#resolver_checks)*
             #(#confirm_defs)*
 

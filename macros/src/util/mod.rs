@@ -5,6 +5,7 @@ pub(crate) mod docs;
 pub(crate) mod errors;
 pub(crate) mod fn_value;
 pub(crate) mod param_attrs;
+pub(crate) mod resolved;
 pub(crate) mod spans;
 
 /// The type a function returns (`()` when it declares none).

@@ -199,7 +199,7 @@ pub(crate) struct ReadResourceResult<'a> {
 }
 
 /// `{}`: the result of `ping` and `logging/setLevel`.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 pub(crate) struct EmptyResult {}
 
 /// The 2026-07-28 answer of a call that needs the user first.
@@ -215,7 +215,55 @@ pub(crate) struct InputRequiredResult {
 #[derive(Debug, Serialize)]
 pub(crate) struct InputRequest {
     pub(crate) method: &'static str,
-    pub(crate) params: ElicitRequestParams,
+    pub(crate) params: InputParams,
+}
+
+/// The params of a request the server makes of the client (in `inputRequests` on 2026-07-28, on
+/// the back-channel on the handshake era).
+#[derive(Debug, Serialize)]
+#[serde(untagged)]
+pub(crate) enum InputParams {
+    /// `elicitation/create`.
+    Elicit(ElicitRequestParams),
+    /// `sampling/createMessage`.
+    Sampling(CreateMessageParams),
+    /// `roots/list`: `{}`.
+    Roots(EmptyResult),
+}
+
+/// The params of `sampling/createMessage`.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct CreateMessageParams {
+    pub(crate) messages: Vec<SamplingMessage>,
+    #[serde(rename = "maxTokens")]
+    pub(crate) max_tokens: u32,
+    #[serde(rename = "systemPrompt", skip_serializing_if = "Option::is_none")]
+    pub(crate) system_prompt: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) temperature: Option<f64>,
+    #[serde(rename = "stopSequences", skip_serializing_if = "Vec::is_empty")]
+    pub(crate) stop_sequences: Vec<String>,
+    #[serde(rename = "modelPreferences", skip_serializing_if = "Option::is_none")]
+    pub(crate) model_preferences: Option<ModelPreferences>,
+}
+
+/// One message of a sampling request.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct SamplingMessage {
+    pub(crate) role: crate::prompt::Role,
+    pub(crate) content: crate::tool_result::Content,
+}
+
+/// `modelPreferences` of a sampling request (only the hints are set by this crate).
+#[derive(Clone, Debug, Default, Serialize)]
+pub(crate) struct ModelPreferences {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub(crate) hints: Vec<ModelHint>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct ModelHint {
+    pub(crate) name: String,
 }
 
 /// The params of `elicitation/create` (form mode).
@@ -230,6 +278,8 @@ pub(crate) struct ElicitRequestParams {
 }
 
 pub(crate) const ELICITATION_CREATE: &str = "elicitation/create";
+pub(crate) const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
+pub(crate) const ROOTS_LIST: &str = "roots/list";
 pub(crate) const PROGRESS: &str = "notifications/progress";
 pub(crate) const CANCELLED: &str = "notifications/cancelled";
 

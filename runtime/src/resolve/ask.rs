@@ -5,11 +5,11 @@
 //! - [`BackChannel`] (handshake era): a question is an `elicitation/create` request to the client,
 //!   awaited now.
 
-use super::def::{AskForm, Settled};
+use super::def::{AskSpec, Settled};
 use super::state::{Kept, RoundState};
-use crate::elicit::Action;
+use crate::elicit::{Action, AskRequest};
 use crate::peer::{Peer, PeerError};
-use crate::protocol::messages::{ELICITATION_CREATE, ElicitRequestParams, ElicitResult, InputRequest};
+use crate::protocol::messages::{ElicitRequestParams, ElicitResult, EmptyResult, InputParams, InputRequest};
 use crate::protocol::{ErrorObject, ProtocolVersion};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
@@ -27,56 +27,141 @@ pub(crate) enum Asked {
 
 /// One question, as both askers see it.
 pub(crate) struct Question<'a> {
-    pub(crate) tool: &'a str,
+    /// What asks, for logs and messages: `tool`, `prompt`, `resource`.
+    pub(crate) kind: &'static str,
+    /// The tool's or prompt's name, the resource's URI.
+    pub(crate) target: &'a str,
     pub(crate) key: &'a str,
-    pub(crate) form: &'a AskForm,
-    /// The form rendered without its top-level title (the digest is taken over this).
-    pub(crate) schema: Map<String, Value>,
+    pub(crate) ask: &'a AskSpec,
+    /// The digest of its era-neutral rendering: an answer counts only for this very question.
     pub(crate) digest: String,
     pub(crate) version: ProtocolVersion,
 }
 
-impl Question<'_> {
-    /// The `elicitation/create` params; the handshake era gets the form's title back.
-    fn params(&self) -> ElicitRequestParams {
-        let requested_schema = match self.version.era() {
-            crate::Era::Handshake => (self.form.schema)(crate::form::RenderOptions { top_level_title: true }),
-            crate::Era::Stateless => self.schema.clone(),
-        };
-        ElicitRequestParams {
-            mode: (self.version > ProtocolVersion::V2025_06_18).then_some("form"),
-            message: self.form.message.clone(),
-            requested_schema,
+/// An answer as the asker reads it: an `ElicitResult` for a form, the whole result for a
+/// sampling or roots request.
+enum Answer {
+    Elicit(ElicitResult),
+    Result(Value),
+}
+
+impl Answer {
+    /// What the client sent for `request`.
+    fn read(request: &AskRequest, sent: Value) -> Self {
+        match request {
+            AskRequest::Form { .. } => Self::Elicit(ElicitResult::read(&sent).unwrap_or(ElicitResult {
+                action: String::new(),
+                content: None,
+            })),
+            _ => Self::Result(sent),
         }
     }
 
-    /// Applies one answer; `None` when it is malformed (not an `ElicitResult`).
-    fn apply(&self, answer: &ElicitResult, round: u64) -> Option<Result<Settled, String>> {
-        let action = Action::parse(&answer.action)?;
-        let key = self.key;
-        tracing::info!(
-            tool = self.tool,
-            key,
-            mode = "form",
-            action = action.as_str(),
-            round,
-            "question answered"
-        );
-        Some(match action {
-            Action::Accept => match &answer.content {
-                Some(Value::Object(content)) => match (self.form.parse)(content) {
-                    Ok(v) => Ok(Settled::Answered(Action::Accept, Some(v))),
-                    Err(e) => Err(format!(
-                        "resolver `{key}` received an answer that does not match its form: {e}"
-                    )),
-                },
-                Some(_) => Err(format!(
-                    "resolver `{key}` received accepted content that is not an object"
-                )),
-                None => Err(format!("resolver `{key}` received an accepted answer with no content")),
+    /// An answer kept in the state.
+    fn restore(request: &AskRequest, kept: &Kept) -> Self {
+        let content = kept.content.as_ref().and_then(|c| serde_json::from_str(c.get()).ok());
+        match request {
+            AskRequest::Form { .. } => Self::Elicit(ElicitResult {
+                action: kept.action.clone(),
+                content,
+            }),
+            _ => Self::Result(content.unwrap_or(Value::Null)),
+        }
+    }
+
+    /// The answer as the state keeps it.
+    fn keep(&self, digest: &str) -> Kept {
+        let raw = |v: &Value| serde_json::value::to_raw_value(v).ok();
+        match self {
+            Self::Elicit(e) => Kept {
+                action: e.action.clone(),
+                content: e.content.as_ref().and_then(raw),
+                q: digest.to_owned(),
             },
-            other => Ok(Settled::Answered(other, None)),
-        })
+            Self::Result(v) => Kept {
+                action: Action::Accept.as_str().to_owned(),
+                content: raw(v),
+                q: digest.to_owned(),
+            },
+        }
+    }
+}
+
+/// What a question is, in the words of its messages.
+fn what(request: &AskRequest) -> &'static str {
+    match request {
+        AskRequest::Form { .. } => "form",
+        AskRequest::Sampling(_) => "sampling",
+        AskRequest::Roots => "roots",
+    }
+}
+
+impl Question<'_> {
+    /// The request's params; a form gets its title back on the handshake era.
+    pub(crate) fn params(&self) -> InputParams {
+        match &self.ask.request {
+            AskRequest::Form { message, schema } => InputParams::Elicit(ElicitRequestParams {
+                mode: (self.version > ProtocolVersion::V2025_06_18).then_some("form"),
+                message: message.clone(),
+                requested_schema: schema(crate::form::RenderOptions {
+                    top_level_title: self.version.era() == crate::Era::Handshake,
+                }),
+            }),
+            AskRequest::Sampling(p) => InputParams::Sampling(p.clone()),
+            AskRequest::Roots => InputParams::Roots(EmptyResult {}),
+        }
+    }
+
+    /// Applies one answer; `None` when it is malformed (not an `ElicitResult`, or not an object).
+    fn apply(&self, answer: &Answer, round: u64) -> Option<Result<Settled, String>> {
+        let key = self.key;
+        let mode = what(&self.ask.request);
+        let settled = match answer {
+            Answer::Elicit(answer) => {
+                let action = Action::parse(&answer.action)?;
+                tracing::info!(
+                    kind = self.kind,
+                    target = self.target,
+                    key,
+                    mode,
+                    action = action.as_str(),
+                    round,
+                    "question answered"
+                );
+                match action {
+                    Action::Accept => match &answer.content {
+                        Some(content @ Value::Object(_)) => match (self.ask.parse)(content) {
+                            Ok(v) => Ok(Settled::Answered(Action::Accept, Some(v))),
+                            Err(e) => Err(format!(
+                                "resolver `{key}` received an answer that does not match its form: {e}"
+                            )),
+                        },
+                        Some(_) => Err(format!(
+                            "resolver `{key}` received accepted content that is not an object"
+                        )),
+                        None => Err(format!("resolver `{key}` received an accepted answer with no content")),
+                    },
+                    other => Ok(Settled::Answered(other, None)),
+                }
+            }
+            Answer::Result(result) => {
+                if !result.is_object() {
+                    return None;
+                }
+                tracing::info!(
+                    kind = self.kind,
+                    target = self.target,
+                    key,
+                    mode,
+                    round,
+                    "question answered"
+                );
+                (self.ask.parse)(result)
+                    .map(|v| Settled::Answered(Action::Accept, Some(v)))
+                    .map_err(|e| format!("resolver `{key}` received an answer it cannot read: {e}"))
+            }
+        };
+        Some(settled)
     }
 }
 
@@ -110,7 +195,7 @@ impl Collect {
         self.requests.insert(
             q.key.to_owned(),
             InputRequest {
-                method: ELICITATION_CREATE,
+                method: q.ask.request.method(),
                 params: q.params(),
             },
         );
@@ -118,7 +203,8 @@ impl Collect {
     }
 
     pub(crate) fn ask(&mut self, q: &Question<'_>) -> Asked {
-        let (tool, key) = (q.tool, q.key);
+        let (target, key) = (q.target, q.key);
+        let mode = what(&q.ask.request);
         let round = self.state.round;
         // An answer kept from an earlier round, to this very question; or one given now to the
         // question asked last round.
@@ -127,19 +213,13 @@ impl Collect {
             _ => None,
         };
         let answer = match &restored {
-            Some(kept) => Some(ElicitResult {
-                action: kept.action.clone(),
-                content: kept.content.as_ref().and_then(|c| serde_json::from_str(c.get()).ok()),
-            }),
+            Some(kept) => Some(Answer::restore(&q.ask.request, kept)),
             None => {
                 let asked_this = self.state.asked.get(key) == Some(&q.digest);
                 match self.responses.remove(key) {
-                    Some(answer) if asked_this => Some(ElicitResult::read(&answer).unwrap_or(ElicitResult {
-                        action: String::new(),
-                        content: None,
-                    })),
+                    Some(answer) if asked_this => Some(Answer::read(&q.ask.request, answer)),
                     Some(_) => {
-                        tracing::info!(tool, key, "answer discarded: the question changed since it was asked");
+                        tracing::info!(target, key, "answer discarded: the question changed since it was asked");
                         None
                     }
                     None => None,
@@ -147,28 +227,21 @@ impl Collect {
             }
         };
         let Some(answer) = answer else {
-            tracing::info!(tool, key, mode = "form", round = round + 1, "question asked");
+            tracing::info!(kind = q.kind, target, key, mode, round = round + 1, "question asked");
             return self.defer(q);
         };
         match q.apply(&answer, round) {
             Some(settled) => {
                 if settled.is_ok() {
                     // A kept answer goes on as the text it was sealed as; a new one is written once.
-                    let kept = restored.unwrap_or_else(|| Kept {
-                        content: answer
-                            .content
-                            .as_ref()
-                            .and_then(|c| serde_json::value::to_raw_value(c).ok()),
-                        action: answer.action,
-                        q: q.digest.clone(),
-                    });
+                    let kept = restored.unwrap_or_else(|| answer.keep(&q.digest));
                     self.keep.insert(key.to_owned(), kept);
                 }
                 Asked::Done(settled)
             }
             None => {
                 // Malformed: it never completes the call; ask again.
-                tracing::info!(tool, key, "malformed answer; asking again");
+                tracing::info!(target, key, "malformed answer; asking again");
                 self.defer(q)
             }
         }
@@ -185,24 +258,29 @@ pub(crate) struct BackChannel {
 
 impl BackChannel {
     pub(crate) async fn ask(&mut self, q: &Question<'_>) -> Asked {
-        let (tool, key) = (q.tool, q.key);
+        let (target, key) = (q.target, q.key);
+        let mode = what(&q.ask.request);
         self.questions += 1;
         if self.questions > self.max_questions {
             return Asked::Done(Err(format!(
-                "tool `{tool}` stopped: it needed more than {} questions",
-                self.max_questions
+                "{} `{target}` stopped: it needed more than {} questions",
+                q.kind, self.max_questions
             )));
         }
         let round = self.questions;
-        tracing::info!(tool, key, mode = "form", round, "question asked");
-        match self.peer.request(ELICITATION_CREATE, &q.params(), self.timeout).await {
-            Ok(answer) => match ElicitResult::read(&answer).and_then(|a| q.apply(&a, round)) {
+        tracing::info!(kind = q.kind, target, key, mode, round, "question asked");
+        match self
+            .peer
+            .request(q.ask.request.method(), &q.params(), self.timeout)
+            .await
+        {
+            Ok(answer) => match q.apply(&Answer::read(&q.ask.request, answer), round) {
                 Some(settled) => Asked::Done(settled),
                 None => Asked::Done(Err(format!("resolver `{key}` received a malformed answer"))),
             },
             Err(PeerError::Client(e)) => {
                 tracing::info!(
-                    tool,
+                    target,
                     key,
                     code = e.code,
                     "the client answered the question with an error"
@@ -214,7 +292,7 @@ impl BackChannel {
             }
             Err(PeerError::Busy(n)) => {
                 tracing::warn!(
-                    tool,
+                    target,
                     key,
                     waiting = n,
                     "question not asked: too many wait for the client"

@@ -3,8 +3,7 @@
 
 use crate::args::{ArgumentError, extract_argument};
 use crate::context::Context;
-use crate::elicit::{Action, ElicitationResult, IntoResolution, Resolution};
-use crate::form::RenderOptions;
+use crate::elicit::{Action, AskRequest, ElicitationResult, IntoResolution, ParseFn, Resolution};
 use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -90,10 +89,20 @@ impl fmt::Debug for Settled {
 }
 
 /// A question in flight, type-erased.
-pub struct AskForm {
-    pub(crate) message: String,
-    pub(crate) schema: fn(RenderOptions) -> Map<String, Value>,
-    pub(crate) parse: crate::elicit::ParseFn,
+pub struct AskSpec {
+    pub(crate) request: AskRequest,
+    pub(crate) parse: ParseFn<AnyValue>,
+}
+
+impl AskSpec {
+    /// The question, its value type erased.
+    pub(crate) fn erase<T: Send + Sync + 'static>(a: crate::elicit::Ask<T>) -> Self {
+        let parse = a.parse;
+        Self {
+            request: a.request,
+            parse: Box::new(move |v| parse(v).map(|t| Arc::new(t) as AnyValue)),
+        }
+    }
 }
 
 /// What one run of a resolver body produced.
@@ -101,7 +110,7 @@ pub enum Step {
     /// A value: nothing to ask.
     Value(AnyValue),
     /// A question.
-    Ask(AskForm),
+    Ask(AskSpec),
     /// The resolver body failed; the call stops with this message.
     Fail(String),
     /// The resolver could not run (a bad argument, a declined dependency); the call stops with
@@ -113,24 +122,23 @@ pub enum Step {
 pub fn into_step<R: IntoResolution>(r: R) -> Step {
     match r.into_resolution() {
         Ok(Resolution::Value(v)) => Step::Value(Arc::new(v)),
-        Ok(Resolution::Ask(e)) => Step::Ask(AskForm {
-            message: e.message,
-            schema: e.schema,
-            parse: e.parse,
-        }),
+        Ok(Resolution::Ask(a)) => Step::Ask(AskSpec::erase(a)),
         Err(message) => Step::Fail(message),
     }
 }
 
 /// What a resolver body can read: the tool's arguments, its dependencies' values, the context.
 pub struct ResolveInputs {
+    /// What the resolvers serve: `tool`, `prompt`, `resource`.
+    pub(crate) kind: &'static str,
+    /// The tool's or prompt's arguments, or the template's variables.
     pub(crate) arguments: Arc<Map<String, Value>>,
     pub(crate) context: Context,
     pub(crate) deps: Vec<(&'static ResolverSpec, Settled)>,
 }
 
 impl ResolveInputs {
-    /// A tool argument, by name.
+    /// An argument (a tool's or a prompt's, or a template's variable), by name.
     pub fn argument<T: DeserializeOwned>(&self, name: &str) -> Result<T, ArgumentError> {
         extract_argument(&self.arguments, name)
     }
@@ -145,7 +153,7 @@ impl ResolveInputs {
     /// The value of dependency `R`, as parameter `param` of type `C` wants it.
     pub fn dependency<C: FromResolved<R::Output>, R: Resolver>(&self, _: &R, param: &'static str) -> Result<C, String> {
         match self.deps.iter().find(|(d, _)| d.same(R::DEF)) {
-            Some((_, r)) => C::from_resolved(r, param),
+            Some((_, r)) => C::from_resolved(r, param, self.kind),
             None => Err(format!("the value for `{param}` is not available")),
         }
     }
@@ -159,8 +167,9 @@ impl ResolveInputs {
     note = "take `{O}` (a decline or cancel then stops the call before the body runs), or `ElicitationResult<{O}>` to branch on accept, decline and cancel"
 )]
 pub trait FromResolved<O>: Sized {
-    /// The conversion; `Err` stops the call with that message.
-    fn from_resolved(r: &Settled, param: &'static str) -> Result<Self, String>;
+    /// The conversion for parameter `param` of a `kind` (`tool`, `prompt`, `resource`); `Err`
+    /// stops the call with that message.
+    fn from_resolved(r: &Settled, param: &'static str, kind: &'static str) -> Result<Self, String>;
 }
 
 fn downcast<O: Clone + 'static>(v: &AnyValue, param: &str) -> Result<O, String> {
@@ -170,14 +179,14 @@ fn downcast<O: Clone + 'static>(v: &AnyValue, param: &str) -> Result<O, String> 
 }
 
 impl<O: Clone + 'static> FromResolved<O> for O {
-    fn from_resolved(r: &Settled, param: &'static str) -> Result<Self, String> {
+    fn from_resolved(r: &Settled, param: &'static str, kind: &'static str) -> Result<Self, String> {
         match r {
             Settled::Value(v) | Settled::Answered(Action::Accept, Some(v)) => downcast(v, param),
             Settled::Answered(Action::Decline, _) => Err(format!(
-                "`{param}` was not resolved: the user declined the question, so the tool did not run"
+                "`{param}` was not resolved: the user declined the question, so the {kind} did not run"
             )),
             Settled::Answered(Action::Cancel, _) => Err(format!(
-                "`{param}` was not resolved: the user cancelled the question, so the tool did not run"
+                "`{param}` was not resolved: the user cancelled the question, so the {kind} did not run"
             )),
             Settled::Answered(Action::Accept, None) => Err(format!("`{param}` was accepted without content")),
         }
@@ -185,7 +194,7 @@ impl<O: Clone + 'static> FromResolved<O> for O {
 }
 
 impl<O: Clone + 'static> FromResolved<O> for ElicitationResult<O> {
-    fn from_resolved(r: &Settled, param: &'static str) -> Result<Self, String> {
+    fn from_resolved(r: &Settled, param: &'static str, _: &'static str) -> Result<Self, String> {
         match r {
             Settled::Value(v) | Settled::Answered(Action::Accept, Some(v)) => {
                 downcast(v, param).map(ElicitationResult::Accepted)
@@ -198,8 +207,8 @@ impl<O: Clone + 'static> FromResolved<O> for ElicitationResult<O> {
 }
 
 impl FromResolved<crate::elicit::Confirm> for bool {
-    fn from_resolved(r: &Settled, param: &'static str) -> Result<Self, String> {
-        <crate::elicit::Confirm as FromResolved<crate::elicit::Confirm>>::from_resolved(r, param).map(|c| c.ok)
+    fn from_resolved(r: &Settled, param: &'static str, kind: &'static str) -> Result<Self, String> {
+        <crate::elicit::Confirm as FromResolved<crate::elicit::Confirm>>::from_resolved(r, param, kind).map(|c| c.ok)
     }
 }
 

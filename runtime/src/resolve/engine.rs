@@ -1,11 +1,12 @@
-//! The engine: visits a tool's resolvers (dependencies first), runs their bodies, and asks
-//! their questions through the era's asker ([`super::ask`]). It decides whether the tool body
-//! can run, must wait for answers, or stops.
+//! The engine: visits the resolvers of a tool, prompt or resource (dependencies first), runs
+//! their bodies, and asks their questions through the era's asker ([`super::ask`]). It decides
+//! whether the body can run, must wait for answers, or stops.
 
 use super::ask::{Asked, BackChannel, Collect, Question};
-use super::def::{AskForm, ResolveInputs, ResolveSlot, ResolverSpec, Settled, Step};
+use super::def::{AskSpec, ResolveInputs, ResolveSlot, ResolverSpec, Settled, Step};
 use super::state::RoundState;
 use crate::context::Context;
+use crate::elicit::AskRequest;
 use crate::form::RenderOptions;
 use crate::protocol::messages::InputRequest;
 use crate::protocol::{ErrorObject, codes};
@@ -66,8 +67,9 @@ pub(crate) enum Asker {
 pub(crate) enum Outcome {
     /// Every resolved parameter has its value, in declaration order.
     Ready(Vec<Settled>),
-    /// Stop with this result (a failed resolver, a declined question, too many rounds…).
-    Stop(crate::CallToolResult),
+    /// Stop with this message (a failed resolver, a declined question, too many rounds…): a
+    /// tool's `isError` result, a prompt's or resource's JSON-RPC error.
+    Stop(String),
     /// 2026-07-28: ask these questions; seal this state.
     InputRequired {
         requests: BTreeMap<String, InputRequest>,
@@ -86,7 +88,10 @@ enum Node {
 }
 
 pub(crate) struct Engine<'a> {
-    tool: &'a str,
+    /// What is resolved: `tool`, `prompt`, `resource`.
+    kind: &'static str,
+    /// Its name (a resource's URI).
+    target: &'a str,
     keys: &'a Keys,
     arguments: Arc<Map<String, Value>>,
     context: Context,
@@ -98,7 +103,8 @@ pub(crate) struct Engine<'a> {
 
 impl<'a> Engine<'a> {
     pub(crate) fn new(
-        tool: &'a str,
+        kind: &'static str,
+        target: &'a str,
         keys: &'a Keys,
         arguments: Arc<Map<String, Value>>,
         context: Context,
@@ -106,7 +112,8 @@ impl<'a> Engine<'a> {
         max_rounds: u64,
     ) -> Self {
         Self {
-            tool,
+            kind,
+            target,
             keys,
             arguments,
             context,
@@ -132,7 +139,7 @@ impl<'a> Engine<'a> {
         // A failure stops the call, whatever else is pending.
         for p in params {
             if let Some(Node::Failed(message)) = self.state(p.resolver) {
-                return Outcome::Stop(crate::CallToolResult::error(message.clone()));
+                return Outcome::Stop(message.clone());
             }
         }
         if let Asker::Collect(c) = &mut self.asker
@@ -140,10 +147,10 @@ impl<'a> Engine<'a> {
         {
             let round = c.state.round + 1;
             if round > self.max_rounds {
-                return Outcome::Stop(crate::CallToolResult::error(format!(
-                    "tool `{}` stopped: it needed more than {} rounds of questions",
-                    self.tool, self.max_rounds
-                )));
+                return Outcome::Stop(format!(
+                    "{} `{}` stopped: it needed more than {} rounds of questions",
+                    self.kind, self.target, self.max_rounds
+                ));
             }
             let state = RoundState {
                 round,
@@ -159,12 +166,7 @@ impl<'a> Engine<'a> {
         for p in params {
             match self.state(p.resolver) {
                 Some(Node::Done(r)) => values.push(r.clone()),
-                _ => {
-                    return Outcome::Stop(crate::CallToolResult::error(format!(
-                        "internal error: `{}` has no value",
-                        p.param
-                    )));
-                }
+                _ => return Outcome::Stop(format!("internal error: `{}` has no value", p.param)),
             }
         }
         Outcome::Ready(values)
@@ -209,6 +211,7 @@ impl<'a> Engine<'a> {
                 return;
             }
             let inputs = ResolveInputs {
+                kind: self.kind,
                 arguments: self.arguments.clone(),
                 context: self.context.clone(),
                 deps,
@@ -223,27 +226,44 @@ impl<'a> Engine<'a> {
         })
     }
 
-    async fn ask(&mut self, def: &'static ResolverSpec, form: AskForm) -> Node {
+    async fn ask(&mut self, def: &'static ResolverSpec, ask: AskSpec) -> Node {
         let key = self.keys.key(def);
-        if !self.context.client_capabilities().elicitation_form() {
+        let caps = self.context.client_capabilities();
+        let (declared, what, required) = match &ask.request {
+            AskRequest::Form { .. } => (
+                caps.elicitation_form(),
+                "form elicitation",
+                json!({ "elicitation": { "form": {} } }),
+            ),
+            AskRequest::Sampling(_) => (caps.sampling(), "sampling", json!({ "sampling": {} })),
+            AskRequest::Roots => (caps.roots(), "roots", json!({ "roots": {} })),
+        };
+        if !declared {
             self.abort = Some(
                 ErrorObject::new(
                     codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
-                    format!("Client did not declare the form elicitation capability required by resolver '{key}'"),
+                    format!("Client did not declare the {what} capability required by resolver '{key}'"),
                 )
-                .with_data(json!({ "requiredCapabilities": { "elicitation": { "form": {} } } })),
+                .with_data(json!({ "requiredCapabilities": required })),
             );
             return Node::Pending;
         }
         // The question is pinned by the digest of its era-neutral rendering; it is rendered for
         // the wire only when it is actually asked.
-        let schema = (form.schema)(RenderOptions::default());
-        let digest = crate::seal::question_digest(&form.message, &schema);
+        let digest = match &ask.request {
+            AskRequest::Form { message, schema } => {
+                crate::seal::question_digest(message, &schema(RenderOptions::default()))
+            }
+            AskRequest::Sampling(p) => {
+                crate::seal::request_digest(ask.request.method(), &serde_json::to_value(p).unwrap_or(Value::Null))
+            }
+            AskRequest::Roots => crate::seal::request_digest(ask.request.method(), &Value::Null),
+        };
         let question = Question {
-            tool: self.tool,
+            kind: self.kind,
+            target: self.target,
             key,
-            form: &form,
-            schema,
+            ask: &ask,
             digest,
             version: self.context.protocol_version(),
         };

@@ -92,6 +92,8 @@ pub(crate) struct Entry {
 /// A registered prompt.
 pub(crate) struct PromptEntry {
     pub(crate) prompt: Arc<dyn Prompt>,
+    /// The keys of its resolvers' questions.
+    pub(crate) keys: Arc<Keys>,
     /// Its definition: the arguments `prompts/get` checks, the scopes a caller needs.
     pub(crate) definition: PromptDefinition,
     pub(crate) scopes: Arc<[String]>,
@@ -103,6 +105,8 @@ pub(crate) type Variables = Vec<(String, String)>;
 /// A registered resource (static or template).
 pub(crate) struct ResourceEntry {
     pub(crate) resource: Arc<dyn Resource>,
+    /// The keys of its resolvers' questions.
+    pub(crate) keys: Arc<Keys>,
     pub(crate) definition: ResourceDefinition,
     pub(crate) scopes: Arc<[String]>,
 }
@@ -259,6 +263,7 @@ impl Server {
         );
         self.prompt_index.insert(definition.name.clone(), self.prompts.len());
         self.prompts.push(PromptEntry {
+            keys: Arc::new(Keys::for_tool(prompt.resolvers())),
             prompt: Arc::new(prompt),
             scopes: definition.scopes.clone().into(),
             definition,
@@ -316,6 +321,7 @@ impl Server {
             }
         }
         self.resources.push(ResourceEntry {
+            keys: Arc::new(Keys::for_tool(resource.resolvers())),
             resource: Arc::new(resource),
             scopes: definition.scopes.clone().into(),
             definition,
@@ -617,17 +623,19 @@ impl Server {
     }
 
     /// A `resources/read` result: never empty (an empty one is "not found"), with the caching
-    /// hints on 2026-07-28.
+    /// hints on 2026-07-28 unless it answers a `retry` (a request carrying `inputResponses` or
+    /// `requestState`, whose result must not be cached).
     pub(crate) fn read_result(
         &self,
         uri: &str,
         contents: &[ResourceContents],
         version: ProtocolVersion,
+        retry: bool,
     ) -> Result<Box<RawValue>, ErrorObject> {
         if contents.is_empty() {
             return Err(resource_not_found(uri));
         }
-        let cache = (version.era() == Era::Stateless).then(|| self.cache_hints());
+        let cache = (version.era() == Era::Stateless && !retry).then(|| self.cache_hints());
         self.complete(ReadResourceResult { contents, cache }, version)
     }
 

@@ -1,6 +1,7 @@
-//! One tool call, from its params to its result: resolvers first (asking on the back-channel, or
-//! answering with an `InputRequiredResult`), then the body. Panics in either become `isError`
-//! results.
+//! One call (a tool call, a prompt, a resource read, a completion), from its params to its
+//! result: resolvers first (asking on the back-channel, or answering with an
+//! `InputRequiredResult`), then the body. A tool's failures and panics become `isError` results;
+//! a prompt's or resource's, JSON-RPC errors.
 
 use super::Server;
 use super::session::Route;
@@ -13,10 +14,10 @@ use crate::protocol::envelope::Envelope;
 use crate::protocol::jsonrpc::raw_str;
 use crate::protocol::messages::{InputRequiredResult, ParamsHead};
 use crate::protocol::{Era, ErrorObject, ProtocolVersion, RequestId};
-use crate::resolve::Keys;
 use crate::resolve::ask::{BackChannel, Collect};
 use crate::resolve::engine::{Asker, Engine, Outcome};
 use crate::resolve::state::{CallBinding, RoundState, invalid_state};
+use crate::resolve::{Keys, ResolveSlot, Settled};
 use crate::resource::{Resource, ResourceCall};
 use crate::tool::{Tool, ToolCall};
 use crate::tool_result::CallToolResult;
@@ -32,16 +33,17 @@ use tokio_util::sync::CancellationToken;
 pub(crate) enum Work {
     /// `tools/call`: resolvers (the engine), then the tool body.
     Tool { tool: Arc<dyn Tool>, keys: Arc<Keys> },
-    /// `prompts/get`: the prompt body (arguments checked when the call was read).
-    Prompt(Arc<dyn Prompt>),
+    /// `prompts/get`: resolvers, then the prompt body (arguments checked when the call was read).
+    Prompt { prompt: Arc<dyn Prompt>, keys: Arc<Keys> },
     /// `completion/complete`: a completer (none: no values) and the value typed so far.
     Complete {
         completer: Option<crate::Completer>,
         value: String,
     },
-    /// `resources/read`: the resource body, with the template's variables.
+    /// `resources/read`: resolvers, then the resource body, with the template's variables.
     Resource {
         resource: Arc<dyn Resource>,
+        keys: Arc<Keys>,
         variables: Vec<(String, String)>,
     },
 }
@@ -51,7 +53,7 @@ impl Work {
     fn kind(&self) -> &'static str {
         match self {
             Self::Tool { .. } => "tool",
-            Self::Prompt(_) => "prompt",
+            Self::Prompt { .. } => "prompt",
             Self::Resource { .. } => "resource",
             Self::Complete { .. } => "completion target",
         }
@@ -61,7 +63,7 @@ impl Work {
     fn method(&self) -> &'static str {
         match self {
             Self::Tool { .. } => "tools/call",
-            Self::Prompt(_) => "prompts/get",
+            Self::Prompt { .. } => "prompts/get",
             Self::Resource { .. } => "resources/read",
             Self::Complete { .. } => "completion/complete",
         }
@@ -216,7 +218,10 @@ impl PendingCall {
         };
         let common = Common::read(server, head)?;
         crate::prompt::check_arguments(&entry.definition, &common.arguments)?;
-        let work = Work::Prompt(entry.prompt.clone());
+        let work = Work::Prompt {
+            prompt: entry.prompt.clone(),
+            keys: entry.keys.clone(),
+        };
         Ok(Self::new(
             work,
             entry.scopes.clone(),
@@ -237,6 +242,7 @@ impl PendingCall {
         let (entry, variables) = server.find_resource(&uri)?;
         let work = Work::Resource {
             resource: entry.resource.clone(),
+            keys: entry.keys.clone(),
             variables,
         };
         Ok(Self::new(
@@ -331,9 +337,22 @@ impl PendingCall {
         } = self;
         let version = envelope.version;
         let stateless = version.era() == Era::Stateless;
+        // Results of retries are never cached (2026-07-28): they carry no caching hints.
+        let retry = request_state.is_some() || !input_responses.is_empty();
         let state = match (&request_state, stateless) {
-            (Some(token), true) => binding(work.method(), &name, &arguments, server, principal.as_ref())
+            (Some(token), true) => match &work {
+                // A resource's state is bound to its URI and the variables read from it.
+                Work::Resource { variables, .. } => binding(
+                    work.method(),
+                    &name,
+                    &variables_map(variables),
+                    server,
+                    principal.as_ref(),
+                )
                 .open::<RoundState>(&server.config.sealer, token)?,
+                _ => binding(work.method(), &name, &arguments, server, principal.as_ref())
+                    .open::<RoundState>(&server.config.sealer, token)?,
+            },
             _ => RoundState::default(),
         };
         let context = Context::new(ContextParts {
@@ -347,22 +366,51 @@ impl PendingCall {
             outbound,
             cancel,
         });
+        let (kind, method) = (work.kind(), work.method());
+        let resolving = |slots, keys| Resolving {
+            kind,
+            method,
+            slots,
+            keys,
+            input_responses,
+            state,
+            principal,
+            peer,
+        };
         match work {
             Work::Tool { tool, keys } => {
-                let call = ToolRun {
-                    tool,
-                    keys,
-                    name,
-                    arguments,
-                    input_responses,
-                    state,
-                    principal,
-                    peer,
+                if !tool.resolvers().is_empty()
+                    && let Err(result) = tool.check_arguments(&arguments)
+                {
+                    return finish(server, result, version);
+                }
+                let (arguments, resolved) = match resolving(tool.resolvers(), keys)
+                    .run(server, &name, arguments, &context)
+                    .await
+                {
+                    Resolved::Ready(arguments, values) => (arguments, values),
+                    Resolved::Stop(message) => return finish(server, CallToolResult::error(message), version),
+                    Resolved::Answer(answer) => return answer,
                 };
-                call.run(server, context).await
+                let mut call = ToolCall::new(arguments, context);
+                call.resolved = resolved;
+                let result = match AssertUnwindSafe(tool.call(call)).catch_unwind().await {
+                    Ok(r) => r,
+                    Err(payload) => panicked(&name, &payload),
+                };
+                finish(server, result, version)
             }
-            Work::Prompt(prompt) => {
-                let call = PromptCall::new(arguments, context);
+            Work::Prompt { prompt, keys } => {
+                let (arguments, resolved) = match resolving(prompt.resolvers(), keys)
+                    .run(server, &name, arguments, &context)
+                    .await
+                {
+                    Resolved::Ready(arguments, values) => (arguments, values),
+                    Resolved::Stop(message) => return Err(ErrorObject::internal(message)),
+                    Resolved::Answer(answer) => return answer,
+                };
+                let mut call = PromptCall::new(arguments, context);
+                call.resolved = resolved;
                 let result = match AssertUnwindSafe(async move { prompt.get(call).await })
                     .catch_unwind()
                     .await
@@ -393,8 +441,21 @@ impl PendingCall {
                 };
                 server.complete(crate::completion::CompleteResult::capped(values), version)
             }
-            Work::Resource { resource, variables } => {
-                let call = ResourceCall::new(name.clone(), variables, context);
+            Work::Resource {
+                resource,
+                keys,
+                variables,
+            } => {
+                let resolved = match resolving(resource.resolvers(), keys)
+                    .run(server, &name, variables_map(&variables), &context)
+                    .await
+                {
+                    Resolved::Ready(_, values) => values,
+                    Resolved::Stop(message) => return Err(ErrorObject::internal(message)),
+                    Resolved::Answer(answer) => return answer,
+                };
+                let mut call = ResourceCall::new(name.clone(), variables, context);
+                call.resolved = resolved;
                 let contents = match AssertUnwindSafe(async move { resource.read(call).await })
                     .catch_unwind()
                     .await
@@ -407,95 +468,107 @@ impl PendingCall {
                         )));
                     }
                 };
-                server.read_result(&name, &contents, version)
+                server.read_result(&name, &contents, version, retry)
             }
         }
     }
 }
 
-/// The tool part of a call, once the common part (scopes, state, context) is done.
-struct ToolRun {
-    tool: Arc<dyn Tool>,
+/// A template's variables as the map resolvers read arguments from (and the state is bound to).
+fn variables_map(variables: &[(String, String)]) -> Map<String, Value> {
+    variables
+        .iter()
+        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+        .collect()
+}
+
+/// What resolving a call's `#[resolve]` parameters gave.
+enum Resolved {
+    /// Every value, in the order of the slots, and the arguments back: the body runs.
+    Ready(Map<String, Value>, Vec<Settled>),
+    /// The call stops with this message (a tool's `isError` result, else a JSON-RPC error).
+    Stop(String),
+    /// The call's answer is this: an `InputRequiredResult` (2026-07-28), or a JSON-RPC error.
+    Answer(Result<Box<RawValue>, ErrorObject>),
+}
+
+/// The resolver part of a call, the same for tools, prompts and resources.
+struct Resolving {
+    kind: &'static str,
+    method: &'static str,
+    slots: &'static [ResolveSlot],
     keys: Arc<Keys>,
-    name: String,
-    arguments: Map<String, Value>,
     input_responses: Map<String, Value>,
     state: RoundState,
     principal: Option<Principal>,
     peer: Option<Peer>,
 }
 
-impl ToolRun {
-    async fn run(self, server: &Server, context: Context) -> Result<Box<RawValue>, ErrorObject> {
+impl Resolving {
+    /// Runs the engine over `slots` (nothing to do without any): the values, a stop, or the
+    /// round's `InputRequiredResult`, whose state is sealed and bound to the method, `name` and
+    /// `arguments`.
+    async fn run(self, server: &Server, name: &str, arguments: Map<String, Value>, context: &Context) -> Resolved {
         let Self {
-            tool,
+            kind,
+            method,
+            slots,
             keys,
-            name,
-            arguments,
             input_responses,
             state,
             principal,
             peer,
         } = self;
+        if slots.is_empty() {
+            return Resolved::Ready(arguments, Vec::new());
+        }
         let version = context.protocol_version();
         let stateless = version.era() == Era::Stateless;
-        let params = tool.resolvers();
-        let mut resolved = Vec::new();
-        let mut arguments = arguments;
-        if !params.is_empty() {
-            if let Err(result) = tool.check_arguments(&arguments) {
-                return finish(server, result, version);
+        let shared = Arc::new(arguments);
+        let asker = match (stateless, peer) {
+            (false, Some(peer)) => Asker::BackChannel(BackChannel {
+                peer,
+                timeout: server.config.elicitation_timeout,
+                max_questions: server.config.max_rounds,
+                questions: 0,
+            }),
+            _ => Asker::Collect(Collect::new(state, input_responses)),
+        };
+        let engine = Engine::new(
+            kind,
+            name,
+            &keys,
+            shared.clone(),
+            context.clone(),
+            asker,
+            server.config.max_rounds,
+        );
+        let outcome = match AssertUnwindSafe(engine.run(slots)).catch_unwind().await {
+            Ok(o) => o,
+            Err(payload) => {
+                panic_text("resolver", name, &payload);
+                Outcome::Stop(format!("{kind} `{name}` failed: internal error"))
             }
-            let shared = Arc::new(arguments);
-            let asker = match (stateless, peer) {
-                (false, Some(peer)) => Asker::BackChannel(BackChannel {
-                    peer,
-                    timeout: server.config.elicitation_timeout,
-                    max_questions: server.config.max_rounds,
-                    questions: 0,
-                }),
-                _ => Asker::Collect(Collect::new(state, input_responses)),
-            };
-            let engine = Engine::new(
-                &name,
-                &keys,
-                shared.clone(),
-                context.clone(),
-                asker,
-                server.config.max_rounds,
-            );
-            let outcome = match AssertUnwindSafe(engine.run(params)).catch_unwind().await {
-                Ok(o) => o,
-                Err(payload) => Outcome::Stop(panicked(&name, &payload)),
-            };
-            match outcome {
-                Outcome::Ready(values) => resolved = values,
-                Outcome::Stop(result) => return finish(server, result, version),
-                Outcome::Abort(e) => return Err(e),
-                Outcome::InputRequired { requests, state } if stateless => {
-                    let request_state = binding("tools/call", &name, &shared, server, principal.as_ref())
-                        .seal(&server.config.sealer, &state)?;
+        };
+        match outcome {
+            Outcome::Ready(values) => Resolved::Ready(Arc::try_unwrap(shared).unwrap_or_else(|a| (*a).clone()), values),
+            Outcome::Stop(message) => Resolved::Stop(message),
+            Outcome::Abort(e) => Resolved::Answer(Err(e)),
+            Outcome::InputRequired { requests, state } if stateless => {
+                let sealed =
+                    binding(method, name, &shared, server, principal.as_ref()).seal(&server.config.sealer, &state);
+                Resolved::Answer(sealed.and_then(|request_state| {
                     let body = InputRequiredResult {
                         input_requests: requests,
                         request_state,
                     };
-                    return server.result(&body, version, "input_required");
-                }
-                Outcome::InputRequired { .. } => {
-                    return Err(ErrorObject::internal(
-                        "a handshake-era call cannot return InputRequiredResult",
-                    ));
-                }
+                    server.result(&body, version, "input_required")
+                }))
             }
-            arguments = Arc::try_unwrap(shared).unwrap_or_else(|a| (*a).clone());
+            Outcome::InputRequired { .. } => Resolved::Answer(Err(ErrorObject::internal(
+                "a handshake-era call cannot return InputRequiredResult",
+            ))),
         }
-        let mut call = ToolCall::new(arguments, context);
-        call.resolved = resolved;
-        let result = match AssertUnwindSafe(tool.call(call)).catch_unwind().await {
-            Ok(r) => r,
-            Err(payload) => panicked(&name, &payload),
-        };
-        finish(server, result, version)
     }
 }
 

@@ -1,0 +1,109 @@
+//! The `#[resolve(path)]` parameters of a `#[tool]`, `#[prompt]` or `#[resource]`, as codegen
+//! needs them: one `ResolveSlot` each (in order: their index in `resolvers()` and in the call's
+//! resolved values), the compile-time check of each resolver against the arguments, and the
+//! arguments themselves as `HasArg` impls on a type named after the item.
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{Ident, Type};
+
+/// The type the resolvers' parameters are checked against, named after the item (it appears
+/// in the message when a resolver reads an argument the item does not have): `{name}_{what}`,
+/// e.g. `delete_folder_arguments`.
+pub(crate) fn args_type(name: &str, what: &str) -> Ident {
+    let clean: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .collect();
+    let clean = if clean.starts_with(|c: char| c.is_ascii_digit()) || clean.is_empty() {
+        format!("_{clean}")
+    } else {
+        clean
+    };
+    format_ident!("{}_{}", clean, what, span = Span::mixed_site())
+}
+
+/// The resolved parameters of one item, collected in order.
+#[derive(Default)]
+pub(crate) struct Slots {
+    entries: Vec<TokenStream>,
+    checks: Vec<TokenStream>,
+}
+
+impl Slots {
+    /// Adds `#[resolve(path)]` parameter `param`, checked against `args_ty`; returns its index.
+    pub(crate) fn resolve(&mut self, krate: &TokenStream, args_ty: &Ident, path: &syn::Path, param: &str) -> usize {
+        // Spanned on the path: a function that is not a `#[resolver]` is reported there.
+        let def = quote_spanned! {path.span()=> #krate::__private::def_of(&#path) };
+        self.entries.push(quote! {
+            #krate::__private::ResolveSlot { param: #param, resolver: #def }
+        });
+        self.checks
+            .push(quote_spanned! {path.span()=> #path!(#args_ty, [], [], #path); });
+        self.entries.len() - 1
+    }
+
+    /// The index the next slot gets.
+    pub(crate) fn next_index(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Adds a slot whose resolver is generated with the item (`#[confirm]`).
+    pub(crate) fn generated(&mut self, entry: TokenStream) {
+        self.entries.push(entry);
+    }
+
+    /// Whether there is none.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The resolvers' checks: each resolver's checker macro, invoked with the arguments' type.
+    pub(crate) fn checks(&self) -> &[TokenStream] {
+        &self.checks
+    }
+
+    /// `fn resolvers(&self)` of the item's trait impl, or nothing without any slot.
+    pub(crate) fn resolvers_fn(&self, krate: &TokenStream) -> TokenStream {
+        if self.entries.is_empty() {
+            return quote!();
+        }
+        let n = self.entries.len();
+        let entries = &self.entries;
+        quote! {
+            fn resolvers(&self) -> &'static [#krate::__private::ResolveSlot] {
+                static __RESOLVED: [#krate::__private::ResolveSlot; #n] = [#(#entries),*];
+                &__RESOLVED
+            }
+        }
+    }
+}
+
+/// The arguments' type and one `HasArg` impl per argument (its wire key and its type), so a
+/// resolver parameter naming no argument, or of another type, fails to compile at that
+/// parameter.
+pub(crate) fn has_args<'a>(
+    krate: &TokenStream,
+    args_ty: &Ident,
+    args: impl IntoIterator<Item = (&'a str, TokenStream)>,
+) -> TokenStream {
+    let impls = args.into_iter().map(|(key, ty)| {
+        quote! {
+            impl #krate::__private::HasArg<{ #krate::__private::name_hash(#key) }> for #args_ty {
+                type Ty = #ty;
+            }
+        }
+    });
+    quote! {
+        /// The arguments, by name: resolvers are checked against them.
+        #[allow(dead_code)]
+        struct #args_ty;
+        #(#impls)*
+    }
+}
+
+/// `ty` as tokens, for [`has_args`].
+pub(crate) fn ty(ty: &Type) -> TokenStream {
+    quote!(#ty)
+}
