@@ -6,20 +6,14 @@
 //! scripts/conformance.sh -- target/release/examples/conformance --http '127.0.0.1:{PORT}'
 //! ```
 //!
-//! Fixtures left out, because the framework cannot serve them yet:
+//! Questions come from resolvers: forms, samples (`Sample`) and roots (`ListRoots`), asked with an
+//! `InputRequiredResult` on 2026-07-28 and on the back-channel on 2025; the prompt
+//! `test_input_required_result_prompt` asks too.
 //!
-//! - `test_sampling` (2025): a tool body cannot send `sampling/createMessage` mid-call.
-//! - `test_input_required_result_sampling`, `test_input_required_result_list_roots` and
-//!   `test_input_required_result_capabilities` (2026): resolvers ask only form elicitations, not
-//!   sampling or `roots/list` input requests.
-//! - `test_input_required_result_multiple_inputs` is served with its elicitation only (no sampling
-//!   or roots request), for the same reason.
-//! - `test_input_required_result_prompt` (2026): prompts cannot take `#[resolve]` (no MRTR on
-//!   `prompts/get`).
-//! - `test_trigger_tool_change`, `test_trigger_prompt_change`: no `subscriptions/listen`, so no
+//! Fixtures left out:
+//!
+//! - `test_trigger_tool_change`, `test_trigger_prompt_change`: the lists never change, so no
 //!   `listChanged` is declared and those checks are skipped.
-//! - Imperative elicitation inside a tool body: every question here comes from a `#[resolver]`,
-//!   which asks with `elicitation/create` on 2025 and with an `InputRequiredResult` on 2026.
 //! - Unscored: `test_reconnection` (SSE polling), the tasks extension.
 
 use base64::Engine as _;
@@ -391,14 +385,98 @@ async fn ask_optional_name() -> Elicit<MaybeName> {
     Elicit::form("What is your name?")
 }
 
-/// Asks the user's name (optional); the sampling and roots questions of the fixture are not
-/// servable yet.
+#[resolver(key = "greeting")]
+async fn sample_greeting() -> Sample {
+    Sample::new("Generate a greeting").max_tokens(50)
+}
+
+#[resolver(key = "client_roots")]
+async fn client_roots() -> ListRoots {
+    ListRoots
+}
+
+/// Three input requests of three kinds in one round: a name, a sampled greeting, the roots.
 #[tool]
-async fn test_input_required_result_multiple_inputs(#[resolve(ask_optional_name)] name: MaybeName) -> String {
-    match name.name {
-        Some(n) => format!("All inputs received: name={n}"),
-        None => "All inputs received: no name given".into(),
+async fn test_input_required_result_multiple_inputs(
+    #[resolve(ask_optional_name)] name: MaybeName,
+    #[resolve(sample_greeting)] greeting: Sampled,
+    #[resolve(client_roots)] roots: Vec<Root>,
+) -> String {
+    format!(
+        "Name: {}; Greeting: {}; Roots: {}",
+        name.name.as_deref().unwrap_or("(none given)"),
+        greeting.text().unwrap_or("(no text)"),
+        roots.len()
+    )
+}
+
+#[resolver(key = "capital_question")]
+async fn capital_question() -> Sample {
+    Sample::new("What is the capital of France?").max_tokens(100)
+}
+
+/// Asks the client's LLM (a `sampling/createMessage` input request) and echoes the answer.
+#[tool]
+async fn test_input_required_result_sampling(#[resolve(capital_question)] reply: Sampled) -> String {
+    format!("Sampled: {}", reply.text().unwrap_or("(no text)"))
+}
+
+/// Asks the client for its roots (a `roots/list` input request) and counts them.
+#[tool]
+async fn test_input_required_result_list_roots(#[resolve(client_roots)] roots: Vec<Root>) -> String {
+    let uris: Vec<&str> = roots.iter().map(|r| r.uri.as_str()).collect();
+    format!("Received {} root(s): {}", roots.len(), uris.join(", "))
+}
+
+/// A sample, only when this request's client can sample.
+#[resolver(key = "sample_if_able")]
+async fn sample_if_able(cx: Context) -> Resolution<Option<String>> {
+    if !cx.client_capabilities().sampling() {
+        return Resolution::Value(None);
     }
+    Ask::from(Sample::new("Say something").max_tokens(50))
+        .map(|reply| Some(reply.text().unwrap_or_default().to_owned()))
+        .into()
+}
+
+/// A name, only when this request's client can show a form.
+#[resolver(key = "elicit_if_able")]
+async fn elicit_if_able(cx: Context) -> Resolution<Option<String>> {
+    if !cx.client_capabilities().elicitation_form() {
+        return Resolution::Value(None);
+    }
+    Ask::from(Elicit::<MaybeName>::form("What is your name?"))
+        .map(|n| Some(n.name.unwrap_or_default()))
+        .into()
+}
+
+/// Asks only what the capabilities of this request's `_meta` allow; with neither sampling nor
+/// elicitation it completes at once, saying so.
+#[tool]
+async fn test_input_required_result_capabilities(
+    #[resolve(sample_if_able)] sampled: Option<String>,
+    #[resolve(elicit_if_able)] elicited: Option<String>,
+) -> String {
+    match (sampled, elicited) {
+        (None, None) => "No sampling or elicitation capability declared: nothing to ask".into(),
+        (s, e) => format!("Sampled: {s:?}; elicited: {e:?}"),
+    }
+}
+
+/// Asks the client's LLM mid-call (2025: a `sampling/createMessage` request on the back-channel).
+#[resolver]
+async fn sample_prompt(prompt: String) -> Sample {
+    Sample::new(prompt).max_tokens(100)
+}
+
+/// Sends the prompt to the client's LLM and returns its reply.
+#[tool]
+async fn test_sampling(
+    /// The prompt to send to the LLM.
+    prompt: String,
+    #[resolve(sample_prompt)] reply: Sampled,
+) -> String {
+    format!("LLM response to {prompt:?}: {}", reply.text().unwrap_or("(no text)"))
 }
 
 #[resolver(key = "user_input")]
@@ -561,6 +639,23 @@ async fn test_prompt_with_image() -> Vec<PromptMessage> {
     ]
 }
 
+/// The context a prompt should use.
+#[derive(Clone, Debug, FormSchema)]
+struct PromptContext {
+    context: String,
+}
+
+#[resolver(key = "user_context")]
+async fn user_context() -> Elicit<PromptContext> {
+    Elicit::form("What context should the prompt use?")
+}
+
+/// A prompt that asks the user first (2026: an InputRequiredResult on `prompts/get`).
+#[prompt]
+async fn test_input_required_result_prompt(#[resolve(user_context)] given: PromptContext) -> String {
+    format!("Use this context: {}", given.context)
+}
+
 /// The server with every fixture; `test://static-text` is the first resource registered, since
 /// the caching check reads the first listed one.
 pub(crate) fn server() -> Server {
@@ -584,6 +679,10 @@ pub(crate) fn server() -> Server {
         .tool(test_input_required_result_tampered_state)
         .tool(test_input_required_result_multi_round)
         .tool(test_input_required_result_multiple_inputs)
+        .tool(test_input_required_result_sampling)
+        .tool(test_input_required_result_list_roots)
+        .tool(test_input_required_result_capabilities)
+        .tool(test_sampling)
         .tool(test_streaming_elicitation)
         .tool(JsonSchema202012)
         .tool(test_custom_header)
@@ -595,6 +694,7 @@ pub(crate) fn server() -> Server {
         .prompt(test_prompt_with_arguments)
         .prompt(test_prompt_with_embedded_resource)
         .prompt(test_prompt_with_image)
+        .prompt(test_input_required_result_prompt)
 }
 
 #[tokio::main]
