@@ -1,5 +1,7 @@
 //! The Notes server of the tutorial: folders of notes kept in memory, a tool that deletes a
-//! folder — asking first when it still has files — and a tool that adds two numbers.
+//! folder — asking first when it still has files — and a tool that adds two numbers; a prompt
+//! that asks how long a folder's summary should be (unless told), and a resource per folder
+//! (`notes://folder/{name}`) that asks before sharing a folder's file names.
 //!
 //! ```text
 //! cargo run --example notes                          # stdio
@@ -27,6 +29,10 @@ static FOLDERS: LazyLock<Mutex<BTreeMap<String, Vec<String>>>> = LazyLock::new(|
         (
             "/tmp/notes/drafts".to_string(),
             vec!["a.md".to_string(), "b.md".to_string()],
+        ),
+        (
+            "/tmp/notes/ideas".to_string(),
+            vec!["garden.md".to_string(), "trip.md".to_string()],
         ),
     ]))
 });
@@ -77,6 +83,90 @@ pub(crate) async fn add(a: i64, b: i64) -> Json<i64> {
     Json(a.saturating_add(b))
 }
 
+/// How long a summary should be.
+#[derive(Clone, Copy, Debug, FormSchema)]
+#[form(rename_all = "lowercase")]
+pub(crate) enum Length {
+    Short,
+    Detailed,
+}
+
+/// The summary form.
+#[derive(Clone, Debug, FormSchema)]
+pub(crate) struct SummaryStyle {
+    /// How long the summary should be
+    length: Length,
+}
+
+/// Asks how long the summary should be, unless the prompt was told.
+#[resolver(key = "summary_length")]
+async fn ask_length(path: String, length: Option<String>) -> Resolution<SummaryStyle> {
+    match length.as_deref() {
+        Some("short") => Resolution::Value(SummaryStyle { length: Length::Short }),
+        Some("detailed") => Resolution::Value(SummaryStyle {
+            length: Length::Detailed,
+        }),
+        _ => Elicit::form(format!("How long should the summary of {path} be?")).into(),
+    }
+}
+
+/// Summarize the notes of a folder.
+#[prompt]
+pub(crate) async fn summarize_folder(
+    /// The folder, e.g. `/tmp/notes/drafts`.
+    path: String,
+    /// `short` or `detailed`; asked when left out.
+    length: Option<String>,
+    #[resolve(ask_length)] style: SummaryStyle,
+) -> Vec<PromptMessage> {
+    let _ = length;
+    let files = FOLDERS
+        .lock()
+        .map(|f| f.get(&path).cloned().unwrap_or_default())
+        .unwrap_or_default();
+    let how = match style.length {
+        Length::Short => "in one sentence",
+        Length::Detailed => "file by file",
+    };
+    vec![PromptMessage::user(Content::text(format!(
+        "Summarize the notes in {path} ({}) {how}.",
+        if files.is_empty() {
+            "no files".to_string()
+        } else {
+            files.join(", ")
+        }
+    )))]
+}
+
+/// Asks before a folder's file names go to the assistant.
+#[resolver(key = "share_folder")]
+async fn consent_to_share(name: String) -> Resolution<Confirm> {
+    let path = format!("/tmp/notes/{name}");
+    match file_count(&path) {
+        0 => Resolution::Value(Confirm { ok: true }),
+        n => Elicit::form(format!(
+            "Share the names of the {n} file(s) in {path} with the assistant?"
+        ))
+        .into(),
+    }
+}
+
+/// The file names of a notes folder, one per line; shared only with the user's consent. No
+/// contents for an unknown folder: the client gets "resource not found".
+#[resource(template = "notes://folder/{name}", mime_type = "text/plain")]
+pub(crate) async fn folder(
+    name: String,
+    #[resolve(consent_to_share)] consent: ElicitationResult<Confirm>,
+) -> Result<Vec<String>, String> {
+    let path = format!("/tmp/notes/{name}");
+    let files = FOLDERS.lock().ok().and_then(|f| f.get(&path).cloned());
+    match (files, consent) {
+        (None, _) => Ok(Vec::new()),
+        (Some(files), ElicitationResult::Accepted(Confirm { ok: true })) => Ok(vec![files.join("\n")]),
+        (Some(_), _) => Err(format!("the user did not agree to share the file names in {path}")),
+    }
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     tracing_subscriber::fmt()
@@ -87,7 +177,9 @@ async fn main() -> std::io::Result<()> {
     let mut server = Server::new("notes")
         .version(env!("CARGO_PKG_VERSION"))
         .tool(delete_folder)
-        .tool(add);
+        .tool(add)
+        .prompt(summarize_folder)
+        .resource(folder);
     let args: Vec<String> = std::env::args().skip(1).collect();
     let http = match args.as_slice() {
         [] => None,

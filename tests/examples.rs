@@ -28,8 +28,14 @@ fn text(frame: &Value) -> String {
 
 /// One call on 2026-07-28, answering any question with `answer`; returns (questions, result).
 async fn stateless_call(server: Server, tool: &str, args: Value, answer: Value) -> (Vec<Value>, Value) {
+    stateless_request(server, "tools/call", json!({"name": tool, "arguments": args}), answer).await
+}
+
+/// One request of `method` (`tools/call`, `prompts/get`, `resources/read`) on 2026-07-28,
+/// retried with `answer` to every question until it completes; returns (questions, result).
+async fn stateless_request(server: Server, method: &str, params: Value, answer: Value) -> (Vec<Value>, Value) {
     let mut c = TestClient::stateless(server, json!({"elicitation": {"form": {}, "url": {}}}));
-    let mut r = c.call_tool(tool, args.clone()).await;
+    let mut r = c.request(method, params.clone()).await;
     let mut questions = Vec::new();
     while r["result"]["resultType"] == "input_required" {
         let requests = r["result"]["inputRequests"].as_object().unwrap().clone();
@@ -38,21 +44,23 @@ async fn stateless_call(server: Server, tool: &str, args: Value, answer: Value) 
             questions.push(q["params"].clone());
             responses.insert(k, answer.clone());
         }
-        let state = r["result"]["requestState"].clone();
-        r = c
-            .request(
-                "tools/call",
-                json!({"name": tool, "arguments": args, "inputResponses": responses, "requestState": state}),
-            )
-            .await;
+        let mut retry = params.clone();
+        retry["inputResponses"] = Value::Object(responses);
+        retry["requestState"] = r["result"]["requestState"].clone();
+        r = c.request(method, retry).await;
     }
     (questions, r)
 }
 
 /// One call on 2025-11-25, answering every back-channel question with `answer`.
 async fn handshake_call(server: Server, tool: &str, args: Value, answer: Value) -> (Vec<Value>, Value) {
+    handshake_request(server, "tools/call", json!({"name": tool, "arguments": args}), answer).await
+}
+
+/// One request of `method` on 2025-11-25, answering every back-channel question with `answer`.
+async fn handshake_request(server: Server, method: &str, params: Value, answer: Value) -> (Vec<Value>, Value) {
     let mut c = TestClient::handshake(server, ProtocolVersion::V2025_11_25, json!({"elicitation": {}})).await;
-    let id = c.start("tools/call", json!({"name": tool, "arguments": args})).await;
+    let id = c.start(method, params).await;
     let mut questions = Vec::new();
     loop {
         let frame = c.recv().await;
@@ -63,6 +71,83 @@ async fn handshake_call(server: Server, tool: &str, args: Value, answer: Value) 
         questions.push(frame["params"].clone());
         c.send(&json!({"jsonrpc": "2.0", "id": frame["id"], "result": answer}))
             .await;
+    }
+}
+
+/// The notes prompt asks how long the summary should be (unless told), and the folder resource
+/// asks before sharing file names; both on both eras. (`/tmp/notes/ideas`: the tutorial test
+/// deletes `drafts` meanwhile.)
+#[tokio::test]
+async fn notes_prompt_and_resource_ask_on_both_eras() {
+    let server = || {
+        Server::new("notes")
+            .prompt(notes::summarize_folder)
+            .resource(notes::folder)
+    };
+    for legacy in [false, true] {
+        let request = |method: &'static str, params: Value, answer: Value| async move {
+            if legacy {
+                handshake_request(server(), method, params, answer).await
+            } else {
+                stateless_request(server(), method, params, answer).await
+            }
+        };
+        let detailed = json!({"action": "accept", "content": {"length": "detailed"}});
+        let (q, r) = request(
+            "prompts/get",
+            json!({"name": "summarize_folder", "arguments": {"path": "/tmp/notes/ideas"}}),
+            detailed,
+        )
+        .await;
+        assert_eq!(q.len(), 1, "{q:?}");
+        assert_eq!(q[0]["message"], "How long should the summary of /tmp/notes/ideas be?");
+        assert_eq!(
+            q[0]["requestedSchema"]["properties"]["length"]["enum"],
+            json!(["short", "detailed"])
+        );
+        assert_eq!(
+            r["result"]["messages"][0]["content"]["text"],
+            "Summarize the notes in /tmp/notes/ideas (garden.md, trip.md) file by file."
+        );
+        // Told the length: nothing asked.
+        let (q, r) = request(
+            "prompts/get",
+            json!({"name": "summarize_folder", "arguments": {"path": "/tmp/notes/empty", "length": "short"}}),
+            json!({"action": "cancel"}),
+        )
+        .await;
+        assert!(q.is_empty(), "{q:?}");
+        assert_eq!(
+            r["result"]["messages"][0]["content"]["text"],
+            "Summarize the notes in /tmp/notes/empty (no files) in one sentence."
+        );
+        // The resource asks before sharing; a decline shares nothing.
+        let yes = json!({"action": "accept", "content": {"ok": true}});
+        let (q, r) = request("resources/read", json!({"uri": "notes://folder/ideas"}), yes).await;
+        assert_eq!(
+            q[0]["message"],
+            "Share the names of the 2 file(s) in /tmp/notes/ideas with the assistant?"
+        );
+        assert_eq!(r["result"]["contents"][0]["text"], "garden.md\ntrip.md");
+        let (_, r) = request(
+            "resources/read",
+            json!({"uri": "notes://folder/ideas"}),
+            json!({"action": "decline"}),
+        )
+        .await;
+        assert_eq!(
+            r["error"]["message"],
+            "the user did not agree to share the file names in /tmp/notes/ideas"
+        );
+        let (q, r) = request(
+            "resources/read",
+            json!({"uri": "notes://folder/nowhere"}),
+            json!({"action": "decline"}),
+        )
+        .await;
+        assert!(q.is_empty());
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        assert_eq!(r["error"]["data"]["uri"], "notes://folder/nowhere");
     }
 }
 
