@@ -3,13 +3,13 @@
 #
 # It installs what the tests need (a Python venv with the official MCP SDK, Node 22 with the
 # official TypeScript client and the official conformance runners, nginx; all under target/),
-# builds the release `notes` example that the interop tests drive, the release `bench_server` the
-# replicas smoke test runs behind nginx, the release `conformance` example, and the load
-# benchmark's driver and rmcp peer (debug; the smoke tests run them), and runs every test of the
-# workspace: unit tests, protocol tests, trybuild UI tests, interop tests, the benchmark smoke
-# tests and doctests. Last, the official conformance suite scores the `conformance` example
-# (0.1.16 --suite active, 0.2.0-alpha.12 --requirements 2025-11-25 and 2026-07-28): every scored
-# scenario must pass, or be a runner bug listed in tests/conformance/baseline.txt.
+# builds the release `notes` and `conformance` examples that the interop tests drive, the release
+# `bench_server` the replicas smoke test runs behind nginx, and the load benchmark's driver and
+# rmcp peer (debug; the smoke tests run them), and runs every test of the workspace: unit tests,
+# protocol tests, trybuild UI tests, interop tests, the benchmark smoke tests and doctests. Last,
+# the official conformance suite scores the `conformance` example (0.1.16 --suite active,
+# 0.2.0-alpha.12 --requirements 2025-11-25 and 2026-07-28): every scored scenario must pass, or be
+# a runner bug listed in tests/conformance/baseline.txt.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

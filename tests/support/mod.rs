@@ -1,5 +1,5 @@
-//! Shared by the interop tests: the release `notes` binary and the peers' installers, each
-//! obtained once per test binary.
+//! Shared by the interop tests: the release `notes` and `conformance` binaries and the peers'
+//! installers, each obtained once per test binary.
 #![allow(dead_code)]
 
 use serde_json::Value;
@@ -17,13 +17,15 @@ pub(crate) fn target_dir() -> PathBuf {
     }
 }
 
-fn build_notes() -> Result<PathBuf, String> {
-    if let Some(bin) = std::env::var_os("MCP_RESOLVE_NOTES_BIN") {
+/// Runs `cargo build --release --example <example> --all-features` (a no-op when it is built
+/// already) and returns the binary, or the binary `$<env>` names instead.
+fn build_example(example: &str, env: &str) -> Result<PathBuf, String> {
+    if let Some(bin) = std::env::var_os(env) {
         let bin = PathBuf::from(bin);
         return if bin.is_file() {
             Ok(bin)
         } else {
-            Err(format!("MCP_RESOLVE_NOTES_BIN={} is not a file", bin.display()))
+            Err(format!("{env}={} is not a file", bin.display()))
         };
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_string());
@@ -34,7 +36,7 @@ fn build_notes() -> Result<PathBuf, String> {
             "build",
             "--release",
             "--example",
-            "notes",
+            example,
             "--all-features",
             "--message-format=json-render-diagnostics",
         ])
@@ -46,9 +48,9 @@ fn build_notes() -> Result<PathBuf, String> {
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
         return Err(format!(
-            "`cargo build --release --example notes --all-features` failed ({}):\n{stderr}\n\
-             Build it yourself with `cargo build --release --example notes --all-features`, \
-             or point MCP_RESOLVE_NOTES_BIN at a built notes binary.",
+            "`cargo build --release --example {example} --all-features` failed ({}):\n{stderr}\n\
+             Build it yourself with `cargo build --release --example {example} --all-features`, \
+             or point {env} at a built {example} binary.",
             out.status
         ));
     }
@@ -56,16 +58,16 @@ fn build_notes() -> Result<PathBuf, String> {
     let reported = String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "notes")
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == example)
         .find_map(|m| m["executable"].as_str().map(PathBuf::from));
     let bin = reported.unwrap_or_else(|| {
         target_dir()
             .join("release")
             .join("examples")
-            .join(format!("notes{}", std::env::consts::EXE_SUFFIX))
+            .join(format!("{example}{}", std::env::consts::EXE_SUFFIX))
     });
     eprintln!(
-        "interop-http: notes binary {} (cargo build took {:.1?})",
+        "interop: {example} binary {} (cargo build took {:.1?})",
         bin.display(),
         started.elapsed()
     );
@@ -73,15 +75,25 @@ fn build_notes() -> Result<PathBuf, String> {
         Ok(bin)
     } else {
         Err(format!(
-            "cargo built the notes example, but {} does not exist",
+            "cargo built the {example} example, but {} does not exist",
             bin.display()
         ))
     }
 }
 
+/// The release `notes` example (`MCP_RESOLVE_NOTES_BIN` overrides it).
 pub(crate) fn notes_bin() -> &'static Path {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    match BIN.get_or_init(build_notes) {
+    match BIN.get_or_init(|| build_example("notes", "MCP_RESOLVE_NOTES_BIN")) {
+        Ok(bin) => bin,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The release `conformance` example (`MCP_RESOLVE_CONFORMANCE_BIN` overrides it).
+pub(crate) fn conformance_bin() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match BIN.get_or_init(|| build_example("conformance", "MCP_RESOLVE_CONFORMANCE_BIN")) {
         Ok(bin) => bin,
         Err(e) => panic!("{e}"),
     }
