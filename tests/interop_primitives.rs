@@ -1,5 +1,6 @@
 //! Interop: every non-tool primitive of the release-built `conformance` example (prompts,
-//! resources and URI templates, completions, logging, `resources/subscribe`) driven by the
+//! resources and URI templates, completions, logging, `resources/subscribe`, and the questions
+//! resolvers ask: samples, roots, forms, a prompt that asks) driven by the
 //! official MCP Python SDK client (`mcp==2.3.0`, through `tests/interop/py_client.py`) on both
 //! protocol eras: `--mode auto` (2026-07-28: stateless, `server/discover`, every request carries
 //! the `_meta` envelope) and `--mode legacy` (2025-11-25: `initialize` handshake), over stdio and
@@ -611,6 +612,7 @@ fn sleep(seconds: f64) -> Value {
 const ARGS_PROMPT: &str = "test_prompt_with_arguments";
 const EMBED_PROMPT: &str = "test_prompt_with_embedded_resource";
 const IMAGE_PROMPT: &str = "test_prompt_with_image";
+const ASKING_PROMPT: &str = "test_input_required_result_prompt";
 const SIMPLE_PROMPT: &str = "test_simple_prompt";
 const STATIC_TEXT: &str = "test://static-text";
 const STATIC_BINARY: &str = "test://static-binary";
@@ -656,7 +658,7 @@ impl Run {
         let prompts = event["prompts"].as_array().cloned().unwrap_or_default();
         let names: Vec<&str> = prompts.iter().filter_map(|p| p["name"].as_str()).collect();
         self.check(
-            names == [SIMPLE_PROMPT, ARGS_PROMPT, EMBED_PROMPT, IMAGE_PROMPT],
+            names == [SIMPLE_PROMPT, ARGS_PROMPT, EMBED_PROMPT, IMAGE_PROMPT, ASKING_PROMPT],
             format_args!("prompt names: {names:?}"),
         );
         let prompt = |name: &str| prompts.iter().find(|p| p["name"] == name).unwrap();
@@ -665,6 +667,10 @@ impl Run {
             (ARGS_PROMPT, "A prompt with two required arguments."),
             (EMBED_PROMPT, "A prompt embedding the resource it is given."),
             (IMAGE_PROMPT, "A prompt with an image."),
+            (
+                ASKING_PROMPT,
+                "A prompt that asks the user first (2026: an InputRequiredResult on `prompts/get`).",
+            ),
         ] {
             self.check_eq(
                 &prompt(name)["description"],
@@ -678,6 +684,11 @@ impl Run {
         };
         self.check(no_args(SIMPLE_PROMPT), "test_simple_prompt takes no arguments");
         self.check(no_args(IMAGE_PROMPT), "test_prompt_with_image takes no arguments");
+        // Its resolved parameter is not an argument.
+        self.check(
+            no_args(ASKING_PROMPT),
+            "test_input_required_result_prompt takes no arguments",
+        );
         self.check_eq(
             &prompt(ARGS_PROMPT)["arguments"],
             &json!([
@@ -1290,8 +1301,9 @@ fn auto_subscribe_and_unsubscribe_do_not_exist() {
 /// The driver's `--sampling` installs a sampling callback, so the client declares `sampling`
 /// (`initialize` capabilities on 2025-11-25, every request's `_meta` on 2026-07-28) and
 /// `test_missing_capability` answers; without it the same call is -32021 with
-/// `data.requiredCapabilities = {"sampling": {}}`. `--roots` alongside changes nothing for this
-/// server (none of its fixtures asks for sampling or roots, so no `sampling`/`roots` event).
+/// `data.requiredCapabilities = {"sampling": {}}`. `--roots` alongside changes nothing for these
+/// two steps (neither asks for a sample or the roots, so no `sampling`/`roots` event; the
+/// fixtures that do are in `questions_resolvers_ask`).
 fn sampling_capability(era: Era) {
     let steps = json!([call("test_missing_capability"), read(STATIC_TEXT)]);
     let roots = r#"[{"uri":"file:///test/root","name":"Test Root"}]"#;
@@ -1423,4 +1435,174 @@ fn auto_http_prompts_resources_completion_and_logging() {
 #[test]
 fn legacy_http_prompts_resources_completion_and_logging() {
     over_http(LEGACY);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Questions resolvers ask: the client's LLM, its roots, several kinds at once, and a prompt that
+// asks the user (issue 12, points 5 and 6)
+// ---------------------------------------------------------------------------------------------
+
+const SAMPLED_TEXT: &str = "This is a test response from the client";
+
+fn call_with(tool: &str, args: Value) -> Value {
+    json!({"op": "call", "tool": tool, "args": args})
+}
+
+/// The notifications of a step, by event kind (`sampling`, `roots`, `elicitation`), in order.
+fn kinds<'a>(step: &Step<'a>) -> Vec<&'a str> {
+    step.notes
+        .iter()
+        .map(|n| n["event"].as_str().unwrap_or_default())
+        .collect()
+}
+
+/// Through the Python SDK client's own sampling, roots and elicitation callbacks:
+/// - `test_sampling` asks the client's LLM for the prompt it was given (2026-07-28: a
+///   `sampling/createMessage` input request, 2025-11-25: a back-channel request) and returns
+///   the reply;
+/// - `test_input_required_result_list_roots` asks `roots/list` and names the root;
+/// - `test_input_required_result_multiple_inputs` asks a form, a sample and the roots in one
+///   call (one round on 2026-07-28, three requests in turn on 2025-11-25);
+/// - `test_input_required_result_prompt` is a prompt that asks the user first.
+fn questions_resolvers_ask(era: Era) {
+    let roots = r#"[{"uri":"file:///test/root","name":"Test Root"}]"#;
+    let steps = json!([
+        call_with("test_sampling", json!({"prompt": "What is 2+2?"})),
+        call("test_input_required_result_list_roots"),
+        call("test_input_required_result_multiple_inputs"),
+        get_prompt("test_input_required_result_prompt", Value::Null),
+    ]);
+    let run = drive(
+        "questions",
+        era,
+        Transport::Stdio,
+        &[
+            "--sampling",
+            SAMPLED_TEXT,
+            "--roots",
+            roots,
+            "--answer",
+            r#"{"name":"Zed","context":"test context"}"#,
+        ],
+        &steps,
+    );
+    run.assert_clean();
+    run.assert_connected();
+    let s = run.steps(&steps);
+
+    let (text, result) = run.text_result(&s[0]);
+    run.check_eq(
+        &json!(text),
+        &json!(format!("LLM response to \"What is 2+2?\": {SAMPLED_TEXT}")),
+        "test_sampling text",
+    );
+    run.assert_era_result(result, false, "test_sampling");
+    run.check_eq(
+        &json!(kinds(&s[0])),
+        &json!(["sampling"]),
+        "test_sampling asks one sample",
+    );
+    let sampled = &s[0].notes[0]["params"];
+    run.check_eq(
+        &sampled["messages"],
+        &json!([{"role": "user", "content": {"type": "text", "text": "What is 2+2?"}}]),
+        "the sampling request's messages",
+    );
+    run.check_eq(&sampled["maxTokens"], &json!(100), "the sampling request's maxTokens");
+
+    let (text, _) = run.text_result(&s[1]);
+    run.check_eq(
+        &json!(text),
+        &json!("Received 1 root(s): file:///test/root"),
+        "list_roots text",
+    );
+    run.check_eq(&json!(kinds(&s[1])), &json!(["roots"]), "list_roots asks the roots");
+
+    let (text, _) = run.text_result(&s[2]);
+    run.check_eq(
+        &json!(text),
+        &json!(format!("Name: Zed; Greeting: {SAMPLED_TEXT}; Roots: 1")),
+        "multiple_inputs text",
+    );
+    let mut asked = kinds(&s[2]);
+    asked.sort_unstable();
+    run.check_eq(
+        &json!(asked),
+        &json!(["elicitation", "roots", "sampling"]),
+        "multiple_inputs asks a form, a sample and the roots",
+    );
+    if era.modern() {
+        // One round: the client's callbacks see the inputRequests keys.
+        let mut keys: Vec<&str> = s[2]
+            .notes
+            .iter()
+            .map(|n| n["request_id"].as_str().unwrap_or_default())
+            .collect();
+        keys.sort_unstable();
+        run.check_eq(
+            &json!(keys),
+            &json!(["client_roots", "greeting", "user_name"]),
+            "multiple_inputs input request keys",
+        );
+    }
+
+    let prompt = &run.ok(&s[3])["result"];
+    run.check_eq(
+        &prompt["messages"],
+        &json!([{"role": "user", "content": {"type": "text", "text": "Use this context: test context"}}]),
+        "the asking prompt's messages",
+    );
+    run.check_eq(&json!(kinds(&s[3])), &json!(["elicitation"]), "the prompt asks once");
+    run.check_eq(
+        &s[3].notes[0]["message"],
+        &json!("What context should the prompt use?"),
+        "the prompt's question",
+    );
+    run.assert_era_result(prompt, false, "the asking prompt");
+}
+
+#[test]
+fn auto_resolvers_ask_samples_roots_and_a_prompt_asks() {
+    questions_resolvers_ask(AUTO);
+}
+
+#[test]
+fn legacy_resolvers_ask_samples_roots_and_a_prompt_asks() {
+    questions_resolvers_ask(LEGACY);
+}
+
+/// A client that declares neither sampling nor roots gets -32021 naming the capability a
+/// resolver needed, and the server goes on serving.
+fn capabilities_of_questions(era: Era) {
+    let steps = json!([
+        call_with("test_sampling", json!({"prompt": "x"})),
+        call("test_input_required_result_list_roots"),
+        read(STATIC_TEXT),
+    ]);
+    let run = drive("no-callbacks", era, Transport::Stdio, &[], &steps);
+    run.assert_clean();
+    let s = run.steps(&steps);
+    let e = run.err(&s[0], MISSING_CAPABILITY);
+    run.check_eq(
+        &e["data"],
+        &json!({"requiredCapabilities": {"sampling": {}}}),
+        "test_sampling without sampling",
+    );
+    let e = run.err(&s[1], MISSING_CAPABILITY);
+    run.check_eq(
+        &e["data"],
+        &json!({"requiredCapabilities": {"roots": {}}}),
+        "list_roots without roots",
+    );
+    run.assert_static_text(&s[2]);
+}
+
+#[test]
+fn auto_questions_need_their_capabilities() {
+    capabilities_of_questions(AUTO);
+}
+
+#[test]
+fn legacy_questions_need_their_capabilities() {
+    capabilities_of_questions(LEGACY);
 }

@@ -12,7 +12,8 @@
 //! decline / cancel each give their clean result; a client without the elicitation capability gets
 //! -32021 instead and the server keeps serving. Each runs on both eras (`--mode auto` → 2026-07-28,
 //! InputRequiredResult + retry; `--mode legacy` → 2025-11-25, back-channel `elicitation/create`).
-//! The driver's `--answer` is fixed per run, so there is one test per (era, answer).
+//! The driver's `--answer` is fixed per run, so there is one test per (era, answer). Last, the
+//! prompt and the resource of `notes` that ask the user, accepted and declined, on both eras.
 //!
 //! Each driver run costs about 2 s (importing `mcp`), so every test batches its steps into one run.
 //! On failure the assertion message carries the driver's full stdout and stderr (the server's
@@ -535,4 +536,134 @@ fn pinned_2026_07_28_mode_calls_add() {
         &json!("notes"),
         "result _meta serverInfo.name",
     );
+}
+
+// ---------------------------------------------------------------------------------------------
+// A prompt and a resource that ask the user (issue 12, point 5)
+// ---------------------------------------------------------------------------------------------
+
+const IDEAS: &str = "/tmp/notes/ideas";
+
+/// `notes`' prompt `summarize_folder` asks how long the summary should be unless told, and its
+/// resource `notes://folder/{name}` asks before sharing a folder's file names, through the Python
+/// SDK client: on 2026-07-28 as an `InputRequiredResult` to `prompts/get` / `resources/read` that
+/// the client's driver answers and retries, on 2025-11-25 as back-channel `elicitation/create`
+/// requests while the request waits. Accepted, the messages and the contents reflect the answer;
+/// declined, both requests fail with the error naming why; nothing is asked when nothing needs to
+/// be (the length given, an empty folder).
+fn prompt_and_resource_ask(era: Era) {
+    let steps = json!([
+        {"op": "get_prompt", "name": "summarize_folder", "args": {"path": IDEAS}},
+        {"op": "get_prompt", "name": "summarize_folder", "args": {"path": IDEAS, "length": "short"}},
+        {"op": "read_resource", "uri": "notes://folder/ideas"},
+        {"op": "read_resource", "uri": "notes://folder/empty"},
+    ]);
+    // One answer fits both forms: each form reads its own field and ignores the other.
+    let run = drive("asking", era.mode, r#"{"length": "detailed", "ok": true}"#, &steps);
+    run.assert_clean();
+    run.assert_connected(era.version, true);
+    let per_step = run.asked_per_step(4);
+    let messages: Vec<&str> = per_step
+        .iter()
+        .map(|(questions, _)| {
+            questions
+                .iter()
+                .map(|q| q["message"].as_str().unwrap_or(""))
+                .collect::<Vec<_>>()
+        })
+        .map(|m| if m.is_empty() { "" } else { m[0] })
+        .collect();
+    run.check(
+        messages
+            == [
+                "How long should the summary of /tmp/notes/ideas be?",
+                "",
+                "Share the names of the 2 file(s) in /tmp/notes/ideas with the assistant?",
+                "",
+            ],
+        format_args!("questions per step: {messages:?}"),
+    );
+    run.check(
+        per_step.iter().all(|(q, _)| q.len() <= 1),
+        "at most one question per step",
+    );
+    let prompt_text = |i: usize| per_step[i].1["result"]["messages"][0]["content"]["text"].clone();
+    run.check_eq(
+        &prompt_text(0),
+        &json!("Summarize the notes in /tmp/notes/ideas (garden.md, trip.md) file by file."),
+        "the asked prompt",
+    );
+    run.check_eq(
+        &prompt_text(1),
+        &json!("Summarize the notes in /tmp/notes/ideas (garden.md, trip.md) in one sentence."),
+        "the prompt told its length",
+    );
+    run.check_eq(
+        &per_step[2].1["result"]["contents"][0]["text"],
+        &json!("garden.md\ntrip.md"),
+        "the shared folder",
+    );
+    run.check_eq(
+        &per_step[3].1["result"]["contents"][0]["text"],
+        &json!(""),
+        "the empty folder, shared without a question",
+    );
+    if era.version == NEW_ERA {
+        let schema = &per_step[0].0[0]["requestedSchema"];
+        run.check_eq(
+            &schema["properties"]["length"]["enum"],
+            &json!(["short", "detailed"]),
+            "the prompt's form",
+        );
+    }
+
+    let run = drive("asking-declined", era.mode, "decline", &steps);
+    run.assert_clean();
+    let per_step = run.asked_per_step(4);
+    run.check_eq(&per_step[0].1["event"], &json!("error"), "a declined prompt question");
+    run.check_eq(&per_step[0].1["code"], &json!(-32603), "its code");
+    run.check_eq(
+        &per_step[0].1["message"],
+        &json!("`style` was not resolved: the user declined the question, so the prompt did not run"),
+        "its message",
+    );
+    run.check_eq(&per_step[1].1["event"], &json!("prompt"), "the prompt told its length");
+    run.check_eq(
+        &per_step[2].1["message"],
+        &json!("the user did not agree to share the file names in /tmp/notes/ideas"),
+        "a declined resource question",
+    );
+    run.check_eq(&per_step[3].1["event"], &json!("resource"), "the empty folder");
+}
+
+impl Run {
+    /// Per step: the questions asked during it and its outcome (`prompt`, `resource`, `error`),
+    /// checked to be exactly `steps` outcomes.
+    #[track_caller]
+    fn asked_per_step(&self, steps: usize) -> Vec<(Vec<&Value>, &Value)> {
+        let mut out = Vec::new();
+        let mut questions = Vec::new();
+        for event in &self.events {
+            match event["event"].as_str() {
+                Some("elicitation") => questions.push(event),
+                Some("prompt" | "resource" | "error") => out.push((std::mem::take(&mut questions), event)),
+                _ => {}
+            }
+        }
+        self.check(
+            out.len() == steps,
+            format_args!("expected {steps} step outcomes, got {}", out.len()),
+        );
+        out
+    }
+}
+
+#[test]
+fn auto_a_prompt_and_a_resource_ask() {
+    prompt_and_resource_ask(AUTO);
+}
+
+#[test]
+fn legacy_a_prompt_and_a_resource_ask() {
+    prompt_and_resource_ask(LEGACY);
 }
