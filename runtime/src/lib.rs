@@ -59,7 +59,7 @@ pub use resource::{
     ResourceUri, UriTemplate,
 };
 pub use seal::{KeyTooShort, RandomUnavailable, StateKeyError, StateKeys};
-pub use server::{CacheScope, Server};
+pub use server::{CacheScope, ResourceUpdates, Server};
 pub use tool::{ArgsSchema, HeaderArgument, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};
 pub use tool_result::{CallToolResult, Content, EmbeddedResource, IntoToolResult, Json};
 #[cfg(feature = "http")]

@@ -346,6 +346,7 @@ impl PendingCall {
             log_level: envelope.log_level,
             outbound,
             cancel,
+            updates: server.resource_updates(),
         });
         match work {
             Work::Tool { tool, keys } => {

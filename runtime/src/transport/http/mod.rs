@@ -279,8 +279,13 @@ impl State {
             Err(refused) => return refused,
         };
         let session_id = header_str(req.headers(), SESSION_HEADER).map(str::to_owned);
+        // 2026-07-28 has no GET stream (nor sessions): its GET is refused whatever it carries.
+        let stateless = header_str(req.headers(), VERSION_HEADER)
+            .and_then(crate::ProtocolVersion::parse)
+            .is_some_and(|v| v.era() == crate::Era::Stateless);
         match (req.method(), &session_id) {
             (&Method::POST, _) => {}
+            (&Method::GET, Some(id)) if !stateless => return self.listen(req.headers(), id, principal),
             (&Method::DELETE, Some(id)) => {
                 return empty(if self.sessions.close(id, principal.as_ref()) {
                     StatusCode::OK
@@ -288,10 +293,17 @@ impl State {
                     StatusCode::NOT_FOUND
                 });
             }
-            _ => {
+            // `Allow` names what a request like this one could use: with a session, its GET
+            // stream, its requests and its end; without one (2026-07-28 traffic, or a client yet
+            // to send `initialize`), POST only.
+            (_, id) => {
+                let allow = if id.is_some() && !stateless {
+                    "GET, POST, DELETE"
+                } else {
+                    "POST"
+                };
                 let mut r = empty(StatusCode::METHOD_NOT_ALLOWED);
-                r.headers_mut()
-                    .insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
+                r.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
                 return r;
             }
         }
