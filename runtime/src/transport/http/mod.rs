@@ -3,7 +3,9 @@
 //! The path of a POST: [`guard`] (`Host`/`Origin`, bearer token), the body read within its limit,
 //! one parse, then [`stateless`] (2026-07-28: headers checked against the body, a fresh session
 //! per request) or [`handshake`] (2025-era sessions from [`sessions`]); replies are JSON bodies
-//! or [`sse`] streams. Both hand messages to the same dispatcher as stdio does.
+//! or [`sse`] streams. Both hand messages to the same dispatcher as stdio does. A GET naming a
+//! session passes the same guard, then opens that session's [`sse`] stream of notifications
+//! ([`handshake`]); `DELETE` ends a session.
 
 mod guard;
 mod handshake;
