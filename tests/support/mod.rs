@@ -26,15 +26,25 @@ fn build_notes() -> Result<PathBuf, String> {
             Err(format!("MCP_RESOLVE_NOTES_BIN={} is not a file", bin.display()))
         };
     }
+    build_example("notes", true).map_err(|e| format!("{e}\nOr point MCP_RESOLVE_NOTES_BIN at a built notes binary."))
+}
+
+/// Builds an example (`--all-features`, release or debug) through `$CARGO` and returns its path.
+fn build_example(name: &str, release: bool) -> Result<PathBuf, String> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_string());
     let manifest = Path::new(MANIFEST_DIR).join("Cargo.toml");
+    let profile: &[&str] = if release { &["--release"] } else { &[] };
+    let shown = format!(
+        "cargo build {}--example {name} --all-features",
+        if release { "--release " } else { "" }
+    );
     let started = Instant::now();
     let out = Command::new(&cargo)
+        .arg("build")
+        .args(profile)
         .args([
-            "build",
-            "--release",
             "--example",
-            "notes",
+            name,
             "--all-features",
             "--message-format=json-render-diagnostics",
         ])
@@ -46,9 +56,7 @@ fn build_notes() -> Result<PathBuf, String> {
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
         return Err(format!(
-            "`cargo build --release --example notes --all-features` failed ({}):\n{stderr}\n\
-             Build it yourself with `cargo build --release --example notes --all-features`, \
-             or point MCP_RESOLVE_NOTES_BIN at a built notes binary.",
+            "`{shown}` failed ({}):\n{stderr}\nBuild it yourself with `{shown}`.",
             out.status
         ));
     }
@@ -56,16 +64,16 @@ fn build_notes() -> Result<PathBuf, String> {
     let reported = String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == "notes")
+        .filter(|m| m["reason"] == "compiler-artifact" && m["target"]["name"] == name)
         .find_map(|m| m["executable"].as_str().map(PathBuf::from));
     let bin = reported.unwrap_or_else(|| {
         target_dir()
-            .join("release")
+            .join(if release { "release" } else { "debug" })
             .join("examples")
-            .join(format!("notes{}", std::env::consts::EXE_SUFFIX))
+            .join(format!("{name}{}", std::env::consts::EXE_SUFFIX))
     });
     eprintln!(
-        "interop-http: notes binary {} (cargo build took {:.1?})",
+        "interop: {name} binary {} (cargo build took {:.1?})",
         bin.display(),
         started.elapsed()
     );
@@ -73,9 +81,18 @@ fn build_notes() -> Result<PathBuf, String> {
         Ok(bin)
     } else {
         Err(format!(
-            "cargo built the notes example, but {} does not exist",
+            "cargo built the {name} example, but {} does not exist",
             bin.display()
         ))
+    }
+}
+
+/// The `watch` example, built in the debug profile (as the tests themselves are).
+pub(crate) fn watch_bin() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match BIN.get_or_init(|| build_example("watch", false)) {
+        Ok(bin) => bin,
+        Err(e) => panic!("{e}"),
     }
 }
 
