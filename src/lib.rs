@@ -22,7 +22,7 @@ pub use mcp_resolve_runtime::{Completer, MAX_COMPLETIONS};
 #[doc(inline)]
 pub use mcp_resolve_runtime::{
     Blob, IntoResourceContents, MAX_URI_BYTES, Resource, ResourceCall, ResourceContents, ResourceDefinition,
-    ResourceUri, UriTemplate,
+    ResourceUpdates, ResourceUri, UriTemplate,
 };
 // Resolvers and questions.
 #[doc(inline)]

@@ -14,6 +14,9 @@ mod deploy;
 #[allow(dead_code)]
 #[path = "../examples/notes.rs"]
 mod notes;
+#[allow(dead_code)]
+#[path = "../examples/watch.rs"]
+mod watch;
 
 use mcp_resolve::testing::TestClient;
 use mcp_resolve::{ProtocolVersion, Server};
@@ -389,4 +392,23 @@ async fn conformance_elicitation_schemas_and_missing_capability() {
     let r = c.call_tool("test_missing_capability", json!({})).await;
     assert_eq!(r["error"]["code"], -32021, "{r}");
     assert_eq!(r["error"]["data"]["requiredCapabilities"], json!({"sampling": {}}));
+}
+
+#[tokio::test]
+async fn watch_tells_the_subscribers_of_todays_note_when_it_changes() {
+    let server = std::sync::Arc::new(watch::server());
+    let mut watcher = TestClient::handshake(server.clone(), ProtocolVersion::V2025_11_25, json!({})).await;
+    let mut writer = TestClient::stateless(server, json!({}));
+    let r = watcher
+        .request("resources/subscribe", json!({"uri": "notes://today"}))
+        .await;
+    assert_eq!(r["result"], json!({}), "{r}");
+    let r = writer.call_tool("write_today", json!({"text": "buy milk"})).await;
+    assert_eq!(text(&r), "saved; 1 subscriber(s) told");
+    assert_eq!(
+        watcher.recv().await,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": "notes://today"}})
+    );
+    let r = watcher.request("resources/read", json!({"uri": "notes://today"})).await;
+    assert_eq!(r["result"]["contents"][0]["text"], "buy milk", "{r}");
 }

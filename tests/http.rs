@@ -1478,3 +1478,369 @@ async fn a_tool_ending_with_a_protocol_error_gets_its_http_status() {
     let r = send(addr, "POST", &headers, &body).await;
     assert_eq!(r.json()["result"]["content"][0]["text"], "sampled", "{}", r.body);
 }
+
+// ------------------------------------------------------------------ the GET stream
+
+const WATCHED: &str = "test://watched-resource";
+
+/// A resource clients watch.
+#[mcp_resolve::resource(uri = "test://watched-resource", mime_type = "text/plain")]
+async fn watched_resource() -> String {
+    "watched".into()
+}
+
+/// A server with resources, and the handle that announces their updates.
+async fn start_watched(options: HttpOptions) -> (SocketAddr, mcp_resolve::ResourceUpdates) {
+    let mut updates = None;
+    let addr = start_with(options, |s| {
+        let s = s.resource(watched_resource).resource(note);
+        updates = Some(s.resource_updates());
+        s
+    })
+    .await;
+    (addr, updates.unwrap())
+}
+
+/// What an open response stream gave next.
+#[derive(Debug)]
+enum Sse {
+    Event(Value),
+    Comment(String),
+    /// The server ended the stream.
+    End,
+    /// Nothing within the wait.
+    Quiet,
+}
+
+/// A response read as it arrives (a GET stream). Dropping it closes the connection.
+struct Stream {
+    status: u16,
+    headers: http::HeaderMap,
+    body: Incoming,
+    buffer: String,
+    conn: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for Stream {
+    fn drop(&mut self) {
+        self.conn.abort();
+    }
+}
+
+impl Stream {
+    async fn next(&mut self, wait: Duration) -> Sse {
+        let deadline = tokio::time::Instant::now() + wait;
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let block = block.trim_end();
+                if let Some(comment) = block.strip_prefix(':') {
+                    return Sse::Comment(comment.trim().to_string());
+                }
+                let data = block.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
+                assert!(block.starts_with("event: message\n"), "{block}");
+                return Sse::Event(serde_json::from_str(data).unwrap());
+            }
+            match tokio::time::timeout_at(deadline, self.body.frame()).await {
+                Err(_) => return Sse::Quiet,
+                Ok(None) => return Sse::End,
+                Ok(Some(frame)) => {
+                    if let Ok(data) = frame.unwrap().into_data() {
+                        self.buffer.push_str(std::str::from_utf8(&data).unwrap());
+                    }
+                }
+            }
+        }
+    }
+
+    /// The next message event, skipping keep-alive comments; panics on anything else.
+    async fn event(&mut self) -> Value {
+        loop {
+            match self.next(Duration::from_secs(5)).await {
+                Sse::Event(v) => return v,
+                Sse::Comment(_) => continue,
+                other => panic!("no event: {other:?}"),
+            }
+        }
+    }
+
+    /// Whether the server ends the stream within a while (comments aside).
+    async fn ends(&mut self) -> bool {
+        loop {
+            match self.next(Duration::from_secs(5)).await {
+                Sse::End => return true,
+                Sse::Comment(_) => continue,
+                other => panic!("expected the end: {other:?}"),
+            }
+        }
+    }
+
+    /// Nothing but comments for a short while.
+    async fn quiet(&mut self) {
+        loop {
+            match self.next(Duration::from_millis(150)).await {
+                Sse::Quiet => return,
+                Sse::Comment(_) => continue,
+                other => panic!("expected nothing: {other:?}"),
+            }
+        }
+    }
+}
+
+/// Sends a bodiless request and returns as soon as the response's head is in.
+async fn open(addr: SocketAddr, method: &str, headers: &[(&str, &str)]) -> Stream {
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    let conn = tokio::spawn(async move {
+        conn.await.ok();
+    });
+    let mut req = http::Request::builder()
+        .method(method)
+        .uri("/mcp")
+        .header("host", format!("127.0.0.1:{}", addr.port()));
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let req = req.body(Full::new(Bytes::new())).unwrap();
+    let resp = tokio::time::timeout(Duration::from_secs(5), sender.send_request(req))
+        .await
+        .expect("the head of the response within 5 s")
+        .unwrap();
+    Stream {
+        status: resp.status().as_u16(),
+        headers: resp.headers().clone(),
+        body: resp.into_body(),
+        buffer: String::new(),
+        conn,
+    }
+}
+
+const SSE: (&str, &str) = ("accept", "text/event-stream");
+
+/// A 2025-11-25 session (initialized) of the caller `token` names (none: no `Authorization`).
+async fn session_as(addr: SocketAddr, token: Option<&str>) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}).to_string();
+    let auth = token.map(|t| format!("Bearer {t}"));
+    let mut headers = vec![JSON];
+    if let Some(a) = &auth {
+        headers.push(("authorization", a.as_str()));
+    }
+    let sid = session_id(&send(addr, "POST", &headers, &init).await);
+    headers.push(("mcp-session-id", sid.as_str()));
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(send(addr, "POST", &headers, initialized).await.status, 202);
+    sid
+}
+
+/// A request in session `sid`; its JSON answer.
+async fn in_session(addr: SocketAddr, sid: &str, id: i64, method: &str, params: Value) -> Reply {
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string();
+    let h = [JSON, ("mcp-session-id", sid), ("mcp-protocol-version", "2025-11-25")];
+    send(addr, "POST", &h, &body).await
+}
+
+fn is_update(v: &Value, uri: &str) -> bool {
+    *v == json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}})
+}
+
+#[tokio::test]
+async fn a_sessions_get_stream_carries_its_resource_updates_until_the_session_ends() {
+    let (addr, updates) = start_watched(HttpOptions::default()).await;
+    let sid = session_as(addr, None).await;
+    let r = in_session(addr, &sid, 2, "resources/subscribe", json!({"uri": WATCHED})).await;
+    assert_eq!(r.json()["result"], json!({}), "{}", r.body);
+    assert_eq!(updates.subscribers(WATCHED), 1);
+    assert_eq!(updates.updated(WATCHED), 0, "no stream open: nowhere to tell it");
+
+    let get = [
+        SSE,
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let mut first = open(addr, "GET", &get).await;
+    assert_eq!(first.status, 200);
+    assert_eq!(first.headers["content-type"], "text/event-stream");
+    assert_eq!(first.headers["cache-control"], "no-cache");
+    assert_eq!(updates.updated(WATCHED), 1);
+    assert!(is_update(&first.event().await, WATCHED));
+    assert_eq!(updates.updated("test://notes/1"), 0, "not subscribed to that one");
+    first.quiet().await;
+
+    // One stream per session: a second GET takes over, and the first ends.
+    let mut second = open(addr, "GET", &get).await;
+    assert_eq!(second.status, 200);
+    assert!(first.ends().await, "the earlier stream ends");
+    assert_eq!(updates.updated(WATCHED), 1);
+    assert!(
+        is_update(&second.event().await, WATCHED),
+        "told once, on the stream open now"
+    );
+
+    let r = in_session(addr, &sid, 3, "resources/unsubscribe", json!({"uri": WATCHED})).await;
+    assert_eq!(r.json()["result"], json!({}));
+    assert_eq!(updates.updated(WATCHED), 0);
+    second.quiet().await;
+
+    // The session's end closes its stream and drops its subscriptions.
+    in_session(addr, &sid, 4, "resources/subscribe", json!({"uri": WATCHED})).await;
+    assert_eq!(updates.subscribers(WATCHED), 1);
+    assert_eq!(
+        send(addr, "DELETE", &[("mcp-session-id", sid.as_str())], "")
+            .await
+            .status,
+        200
+    );
+    assert!(second.ends().await, "DELETE ends the stream");
+    assert_eq!(updates.subscribers(WATCHED), 0, "the registry is empty");
+    assert_eq!(open(addr, "GET", &get).await.status, 404);
+}
+
+#[tokio::test]
+async fn get_is_refused_without_a_session_on_2026_and_without_accept() {
+    let (addr, _updates) = start_watched(HttpOptions::default()).await;
+    let sid = session_as(addr, None).await;
+    let allow = |r: &Reply| r.headers.get("allow").map(|v| v.to_str().unwrap().to_string());
+    // Without a session there is only POST (initialize, or 2026-07-28 requests).
+    let r = send(addr, "GET", &[SSE], "").await;
+    assert_eq!((r.status, allow(&r)), (405, Some("POST".into())));
+    let r = send(addr, "DELETE", &[], "").await;
+    assert_eq!((r.status, allow(&r)), (405, Some("POST".into())));
+    // 2026-07-28 has no GET stream, whatever else the request carries.
+    let r = send(
+        addr,
+        "GET",
+        &[
+            SSE,
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-session-id", sid.as_str()),
+        ],
+        "",
+    )
+    .await;
+    assert_eq!((r.status, allow(&r)), (405, Some("POST".into())));
+    // Within a session: GET, POST and DELETE.
+    let r = send(addr, "PUT", &[("mcp-session-id", sid.as_str())], "").await;
+    assert_eq!((r.status, allow(&r)), (405, Some("GET, POST, DELETE".into())));
+
+    let s = ("mcp-session-id", sid.as_str());
+    for accept in [None, Some("application/json"), Some("text/*")] {
+        let mut h = vec![s];
+        if let Some(a) = accept {
+            h.push(("accept", a));
+        }
+        let r = send(addr, "GET", &h, "").await;
+        assert_eq!(r.status, 406, "{accept:?}");
+        assert_eq!(r.json()["error"]["code"], -32600);
+    }
+    let r = open(
+        addr,
+        "GET",
+        &[s, ("accept", "application/json, Text/Event-Stream; q=0.5")],
+    )
+    .await;
+    assert_eq!(r.status, 200, "a list naming it, with parameters");
+    drop(r);
+    let other_version = [SSE, s, ("mcp-protocol-version", "2025-06-18")];
+    assert_eq!(send(addr, "GET", &other_version, "").await.status, 400);
+    let unknown = [SSE, ("mcp-session-id", "0123456789abcdef0123456789abcdef")];
+    assert_eq!(send(addr, "GET", &unknown, "").await.status, 404);
+    let evil = [SSE, s, ("origin", "http://evil.example")];
+    assert_eq!(
+        send(addr, "GET", &evil, "").await.status,
+        403,
+        "Origin is checked as on POST"
+    );
+}
+
+#[tokio::test]
+async fn only_the_sessions_owner_opens_its_stream() {
+    let (addr, updates) = start_watched(HttpOptions::default().bearer(Tokens)).await;
+    let sid = session_as(addr, Some("alice")).await;
+    let auth = |t: &'static str| {
+        (
+            "authorization",
+            if t == "alice" { "Bearer alice" } else { "Bearer bob" },
+        )
+    };
+    let s = ("mcp-session-id", sid.as_str());
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "resources/subscribe", "params": {"uri": WATCHED}});
+    let r = send(addr, "POST", &[JSON, s, auth("alice")], &body.to_string()).await;
+    assert_eq!(r.json()["result"], json!({}));
+    let r = send(addr, "GET", &[SSE, s], "").await;
+    assert_eq!(r.status, 401, "no token");
+    assert!(r.headers.contains_key("www-authenticate"));
+    assert_eq!(
+        send(addr, "GET", &[SSE, s, auth("bob")], "").await.status,
+        404,
+        "bob's is none of his"
+    );
+    assert_eq!(updates.updated(WATCHED), 0, "bob opened nothing");
+    let mut mine = open(addr, "GET", &[SSE, s, auth("alice")]).await;
+    assert_eq!(mine.status, 200);
+    assert_eq!(updates.updated(WATCHED), 1);
+    assert!(is_update(&mine.event().await, WATCHED));
+}
+
+#[tokio::test]
+async fn an_open_stream_keeps_its_session_and_once_closed_the_session_expires() {
+    let options = HttpOptions::default()
+        .session_idle(Duration::from_millis(300))
+        .stream_keepalive(Duration::from_millis(50));
+    let (addr, updates) = start_watched(options).await;
+    let sid = session_as(addr, None).await;
+    in_session(addr, &sid, 2, "resources/subscribe", json!({"uri": WATCHED})).await;
+    let mut stream = open(addr, "GET", &[SSE, ("mcp-session-id", sid.as_str())]).await;
+    // Past the idle time with no request: comments keep the stream alive, and the session lives.
+    let mut comments = 0;
+    let until = tokio::time::Instant::now() + Duration::from_millis(700);
+    while tokio::time::Instant::now() < until {
+        match stream.next(Duration::from_millis(200)).await {
+            Sse::Comment(c) => {
+                assert_eq!(c, "keep-alive");
+                comments += 1;
+            }
+            other => panic!("only keep-alive comments: {other:?}"),
+        }
+    }
+    assert!(comments >= 5, "{comments} keep-alive comments");
+    let r = in_session(addr, &sid, 3, "ping", json!({})).await;
+    assert_eq!(r.status, 200, "a session whose stream is open is not idle");
+    assert_eq!(updates.updated(WATCHED), 1);
+    assert!(is_update(&stream.event().await, WATCHED));
+    // The client goes away; the session is idle from then on, expires, and unsubscribes.
+    drop(stream);
+    tokio::time::sleep(Duration::from_millis(700)).await;
+    assert_eq!(in_session(addr, &sid, 4, "ping", json!({})).await.status, 404);
+    assert_eq!(updates.subscribers(WATCHED), 0);
+}
+
+#[tokio::test]
+async fn a_stream_that_is_not_read_loses_updates_and_nothing_waits_for_it() {
+    let (addr, updates) = start_watched(HttpOptions::default()).await;
+    let slow = session_as(addr, None).await;
+    let fast = session_as(addr, None).await;
+    in_session(addr, &slow, 2, "resources/subscribe", json!({"uri": WATCHED})).await;
+    in_session(addr, &fast, 2, "resources/subscribe", json!({"uri": "test://notes/1"})).await;
+    let mut slow_stream = open(addr, "GET", &[SSE, ("mcp-session-id", slow.as_str())]).await;
+    let mut fast_stream = open(addr, "GET", &[SSE, ("mcp-session-id", fast.as_str())]).await;
+    // Nobody reads the slow stream: its queue (256) fills, and then updates for it are dropped,
+    // at once.
+    let started = std::time::Instant::now();
+    let mut sent = 0;
+    while updates.updated(WATCHED) == 1 {
+        sent += 1;
+        assert!(sent < 1_000_000, "the queue is bounded");
+    }
+    assert!(sent >= 256, "{sent}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    // Other sessions are told, and the slow one is served.
+    assert_eq!(updates.updated("test://notes/1"), 1);
+    assert!(is_update(&fast_stream.event().await, "test://notes/1"));
+    assert_eq!(in_session(addr, &slow, 3, "ping", json!({})).await.status, 200);
+    for _ in 0..sent {
+        assert!(is_update(&slow_stream.event().await, WATCHED));
+    }
+    slow_stream.quiet().await;
+}

@@ -272,3 +272,191 @@ async fn the_resources_capability_differs_by_era_and_needs_a_resource() {
     let r = c.request("resources/list", json!({})).await;
     assert_eq!(error(&r)["code"], -32601);
 }
+
+// ------------------------------------------------------------------ notifications/resources/updated
+
+const WATCHED: &str = "test://watched-resource";
+
+/// Says that a resource changed, from inside a call.
+#[tool]
+async fn touch(uri: String, cx: Context) -> String {
+    format!("told {}", cx.resource_updated(&uri))
+}
+
+fn is_update(frame: &Value, uri: &str) -> bool {
+    *frame == json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {"uri": uri}})
+}
+
+/// Nothing more arrives within a short while.
+async fn quiet(c: &mut TestClient) {
+    let frame = c.try_recv(std::time::Duration::from_millis(100)).await;
+    assert!(frame.is_none(), "unexpected frame: {frame:?}");
+}
+
+#[tokio::test]
+async fn an_update_reaches_a_subscriber_of_that_uri_until_it_unsubscribes() {
+    let server = server();
+    let updates = server.resource_updates();
+    let mut c = TestClient::handshake(server, ProtocolVersion::V2025_11_25, json!({})).await;
+    assert_eq!(updates.updated(WATCHED), 0, "nobody subscribed yet");
+    let r = c.request("resources/subscribe", json!({"uri": WATCHED})).await;
+    assert_eq!(r["result"], json!({}));
+    assert_eq!(updates.subscribers(WATCHED), 1);
+
+    assert_eq!(updates.updated(WATCHED), 1);
+    let frame = c.recv().await;
+    assert!(is_update(&frame, WATCHED), "{frame}");
+    // From another thread too, and once per call.
+    let from_thread = updates.clone();
+    assert_eq!(
+        std::thread::spawn(move || from_thread.updated(WATCHED)).join().unwrap(),
+        1
+    );
+    assert!(is_update(&c.recv().await, WATCHED));
+    quiet(&mut c).await;
+
+    // Another URI, or one that only looks alike: nothing.
+    for other in [
+        "test://static-text",
+        "test://watched-resource/",
+        "TEST://watched-resource",
+    ] {
+        assert_eq!(updates.updated(other), 0, "{other}");
+    }
+    quiet(&mut c).await;
+
+    let r = c.request("resources/unsubscribe", json!({"uri": WATCHED})).await;
+    assert_eq!(r["result"], json!({}));
+    assert_eq!(updates.updated(WATCHED), 0);
+    assert_eq!(updates.subscribers(WATCHED), 0);
+    quiet(&mut c).await;
+}
+
+#[tokio::test]
+async fn a_template_uri_is_watched_as_written() {
+    let server = server();
+    let updates = server.resource_updates();
+    let mut c = TestClient::handshake(server, ProtocolVersion::V2025_06_18, json!({})).await;
+    let uri = "test://template/42/data";
+    assert_eq!(
+        c.request("resources/subscribe", json!({"uri": uri})).await["result"],
+        json!({})
+    );
+    assert_eq!(updates.updated("test://template/43/data"), 0);
+    assert_eq!(updates.updated(uri), 1);
+    assert!(is_update(&c.recv().await, uri), "2025-06-18 is told too");
+}
+
+#[tokio::test]
+async fn of_two_sessions_only_the_subscriber_is_told() {
+    let server = server();
+    let updates = server.resource_updates();
+    let server = std::sync::Arc::new(server);
+    let mut subscriber = TestClient::handshake(server.clone(), ProtocolVersion::V2025_11_25, json!({})).await;
+    let mut other = TestClient::handshake(server.clone(), ProtocolVersion::V2025_11_25, json!({})).await;
+    let mut modern = TestClient::stateless(server, json!({}));
+    subscriber.request("resources/subscribe", json!({"uri": WATCHED})).await;
+    other
+        .request("resources/subscribe", json!({"uri": "test://static-text"}))
+        .await;
+    assert_eq!(updates.updated(WATCHED), 1);
+    assert!(is_update(&subscriber.recv().await, WATCHED));
+    quiet(&mut other).await;
+    quiet(&mut modern).await;
+    assert_eq!(updates.updated("test://static-text"), 1);
+    assert!(is_update(&other.recv().await, "test://static-text"));
+    quiet(&mut subscriber).await;
+}
+
+#[tokio::test]
+async fn a_2026_client_is_never_told() {
+    let server = server().tool(touch);
+    let updates = server.resource_updates();
+    let mut c = TestClient::stateless(server, json!({}));
+    let r = c.request("resources/subscribe", json!({"uri": WATCHED})).await;
+    assert_eq!(error(&r)["code"], -32601);
+    assert_eq!(updates.subscribers(WATCHED), 0);
+    assert_eq!(updates.updated(WATCHED), 0);
+    // A call's context tells nobody either.
+    let r = c.call_tool("touch", json!({"uri": WATCHED})).await;
+    assert_eq!(r["result"]["content"][0]["text"], "told 0", "{r}");
+    quiet(&mut c).await;
+}
+
+#[tokio::test]
+async fn a_tool_announces_a_change_through_its_context() {
+    let server = std::sync::Arc::new(server().tool(touch));
+    let mut writer = TestClient::stateless(server.clone(), json!({}));
+    let mut watcher = TestClient::handshake(server.clone(), ProtocolVersion::V2025_11_25, json!({})).await;
+    watcher.request("resources/subscribe", json!({"uri": WATCHED})).await;
+    // A 2026-07-28 call tells the handshake-era subscriber.
+    let r = writer.call_tool("touch", json!({"uri": WATCHED})).await;
+    assert_eq!(r["result"]["content"][0]["text"], "told 1", "{r}");
+    assert!(is_update(&watcher.recv().await, WATCHED));
+    // The subscriber's own call: the notification comes before the call's response.
+    let id = watcher
+        .start("tools/call", json!({"name": "touch", "arguments": {"uri": WATCHED}}))
+        .await;
+    let first = watcher.recv().await;
+    assert!(is_update(&first, WATCHED), "{first}");
+    let r = watcher.response_to(&json!(id)).await;
+    assert_eq!(r["result"]["content"][0]["text"], "told 1", "{r}");
+}
+
+#[tokio::test]
+async fn a_closed_connection_leaves_no_subscription_behind() {
+    let server = server();
+    let updates = server.resource_updates();
+    let mut c = TestClient::handshake(server, ProtocolVersion::V2025_11_25, json!({})).await;
+    let uris: Vec<String> = (0..50).map(|i| format!("test://template/{i}/data")).collect();
+    for uri in &uris {
+        assert_eq!(
+            c.request("resources/subscribe", json!({"uri": uri})).await["result"],
+            json!({})
+        );
+    }
+    assert!(uris.iter().all(|u| updates.subscribers(u) == 1));
+    let (frames, result) = c.close().await;
+    assert!(result.is_ok() && frames.is_empty(), "{frames:?}");
+    assert!(
+        uris.iter().all(|u| updates.subscribers(u) == 0),
+        "unregistered at close"
+    );
+    assert_eq!(updates.updated(&uris[0]), 0);
+    assert_eq!(
+        format!("{updates:?}"),
+        "ResourceUpdates { uris: 0 }",
+        "the registry is empty"
+    );
+}
+
+#[tokio::test]
+async fn a_client_that_does_not_read_loses_updates_never_blocks_the_server() {
+    let server = server();
+    let updates = server.resource_updates();
+    let mut c = TestClient::handshake(server, ProtocolVersion::V2025_11_25, json!({})).await;
+    c.request("resources/subscribe", json!({"uri": WATCHED})).await;
+    // The client reads nothing: once the connection's queue is full, updates are dropped for it
+    // (at once: nothing waits), and the count says so.
+    let started = std::time::Instant::now();
+    let mut sent = 0;
+    let mut dropped = 0;
+    for _ in 0..100_000 {
+        match updates.updated(WATCHED) {
+            1 => sent += 1,
+            _ => dropped += 1,
+        }
+        if dropped > 10 {
+            break;
+        }
+    }
+    assert!(dropped > 10, "the queue is bounded ({sent} sent)");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    // The connection goes on: the updates that fitted, then the answer.
+    let id = c.start("ping", json!({})).await;
+    let r = c.response_to(&json!(id)).await;
+    assert_eq!(r["result"], json!({}));
+    for _ in 0..sent {
+        assert!(is_update(&c.recv().await, WATCHED));
+    }
+}

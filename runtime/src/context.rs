@@ -5,6 +5,7 @@ use crate::protocol::jsonrpc::{Outgoing, to_raw};
 use crate::protocol::logging::{LogMessage, MESSAGE};
 use crate::protocol::messages::{PROGRESS, ProgressParams};
 use crate::protocol::{ClientCapabilities, Era, Implementation, LogLevel, ProtocolVersion, RequestId};
+use crate::server::ResourceUpdates;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
@@ -83,6 +84,8 @@ struct ContextInner {
     log_level: Option<LogLevel>,
     outbound: Option<Outbound>,
     cancel: CancellationToken,
+    /// The server's resource subscriptions (`None` when detached).
+    updates: Option<ResourceUpdates>,
 }
 
 pub(crate) struct ContextParts {
@@ -95,6 +98,7 @@ pub(crate) struct ContextParts {
     pub(crate) log_level: Option<LogLevel>,
     pub(crate) outbound: Outbound,
     pub(crate) cancel: CancellationToken,
+    pub(crate) updates: ResourceUpdates,
 }
 
 impl Context {
@@ -110,6 +114,7 @@ impl Context {
                 log_level: p.log_level,
                 outbound: Some(p.outbound),
                 cancel: p.cancel,
+                updates: Some(p.updates),
             }),
         }
     }
@@ -128,6 +133,7 @@ impl Context {
                 log_level: None,
                 outbound: None,
                 cancel: CancellationToken::new(),
+                updates: None,
             }),
         }
     }
@@ -231,6 +237,26 @@ impl Context {
             })
             .await;
         }
+    }
+    /// Says that the resource at `uri` changed, as [`ResourceUpdates::updated`] does: every
+    /// handshake-era session subscribed to exactly this URI (whichever client it is) is sent
+    /// `notifications/resources/updated`. Returns how many were sent one (0 when detached); never
+    /// waits. A tool that writes what a resource reads calls it once the write is done.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::{Context, ProtocolVersion};
+    ///
+    /// /// The body of a tool that saves a note and says so to its subscribers.
+    /// fn save(text: &str, cx: &Context) -> usize {
+    ///     // … write `text` to the file `notes://today` reads …
+    ///     # let _ = text;
+    ///     cx.resource_updated("notes://today")
+    /// }
+    /// let cx = Context::detached(ProtocolVersion::V2025_11_25, Default::default());
+    /// assert_eq!(save("hello", &cx), 0); // detached: nobody to tell
+    /// ```
+    pub fn resource_updated(&self, uri: &str) -> usize {
+        self.inner.updates.as_ref().map_or(0, |u| u.updated(uri))
     }
     /// Whether the client cancelled this request (or the connection closed).
     pub fn is_cancelled(&self) -> bool {

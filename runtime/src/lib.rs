@@ -61,7 +61,7 @@ pub use resource::{
 };
 pub use sampling::{DEFAULT_MAX_TOKENS, ListRoots, Root, Sample, Sampled};
 pub use seal::{KeyTooShort, RandomUnavailable, StateKeyError, StateKeys};
-pub use server::{CacheScope, Server};
+pub use server::{CacheScope, ResourceUpdates, Server};
 pub use tool::{ArgsSchema, HeaderArgument, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};
 pub use tool_result::{CallToolResult, Content, EmbeddedResource, IntoToolResult, Json};
 #[cfg(feature = "http")]

@@ -23,6 +23,93 @@ impl Outbound {
     }
 }
 
+/// Where one connection's or session's notifications that answer no request go
+/// (`notifications/resources/updated`): the connection's outgoing queue on stdio and in-memory
+/// pipes, the session's GET stream while one is open on HTTP, and nowhere otherwise. Clones share
+/// one mailbox. Posting never waits: a full queue drops the message.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Mailbox(Arc<Mutex<MailboxState>>);
+
+#[derive(Debug, Default)]
+struct MailboxState {
+    /// The queue messages go to now, and the number of its attachment.
+    open: Option<(u64, mpsc::Sender<Outgoing>)>,
+    /// Attachments made so far.
+    attachments: u64,
+    /// The session ended: nothing attaches any more.
+    closed: bool,
+}
+
+/// What became of a posted message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Posted {
+    /// Queued for the client.
+    Sent,
+    /// The queue is full (the client reads too slowly): dropped.
+    Full,
+    /// No queue is open (no GET stream, or the connection closed): dropped.
+    Unheard,
+}
+
+impl Mailbox {
+    /// A mailbox that posts to a connection's outgoing queue for as long as it lives.
+    pub(crate) fn attached(outbound: &Outbound) -> Self {
+        let mailbox = Self::default();
+        mailbox.attach(outbound.tx.clone());
+        mailbox
+    }
+
+    /// Later messages go to `tx`. A queue attached before is let go, so the stream reading it
+    /// ends once it has sent what it holds. Returns the attachment's number, for
+    /// [`Mailbox::detach`]; `None` once the mailbox is closed.
+    pub(crate) fn attach(&self, tx: mpsc::Sender<Outgoing>) -> Option<u64> {
+        let mut state = self.0.lock().ok()?;
+        if state.closed {
+            return None;
+        }
+        state.attachments += 1;
+        let n = state.attachments;
+        state.open = Some((n, tx));
+        Some(n)
+    }
+
+    /// The stream of attachment `n` is gone; nothing changes if another one took its place.
+    pub(crate) fn detach(&self, n: u64) {
+        if let Ok(mut state) = self.0.lock()
+            && state.open.as_ref().is_some_and(|(m, _)| *m == n)
+        {
+            state.open = None;
+        }
+    }
+
+    /// The session ended: the open queue is let go (its stream ends) and nothing attaches again.
+    pub(crate) fn close(&self) {
+        if let Ok(mut state) = self.0.lock() {
+            state.closed = true;
+            state.open = None;
+        }
+    }
+
+    /// Whether a queue is attached and its reader still there.
+    pub(crate) fn is_open(&self) -> bool {
+        self.0
+            .lock()
+            .is_ok_and(|s| s.open.as_ref().is_some_and(|(_, tx)| !tx.is_closed()))
+    }
+
+    /// Queues `message` if a queue is open and has room; never waits.
+    pub(crate) fn post(&self, message: Outgoing) -> Posted {
+        let Ok(state) = self.0.lock() else {
+            return Posted::Unheard;
+        };
+        match state.open.as_ref().map(|(_, tx)| tx.try_send(message)) {
+            Some(Ok(())) => Posted::Sent,
+            Some(Err(mpsc::error::TrySendError::Full(_))) => Posted::Full,
+            Some(Err(mpsc::error::TrySendError::Closed(_))) | None => Posted::Unheard,
+        }
+    }
+}
+
 type Waiters = Arc<Mutex<Option<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>>>;
 
 /// The client, as a handshake-era connection lets the server call it back: requests with ids of

@@ -58,11 +58,25 @@ pub struct TestClient {
 }
 
 impl TestClient {
-    /// Starts `server` on an in-memory pipe and connects to it.
-    pub fn connect(server: Server, era: TestEra) -> Self {
+    /// Starts `server` on an in-memory pipe and connects to it. An `Arc<Server>` may be given
+    /// instead, so that several clients connect to one server (each is a connection of its own):
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() {
+    /// use mcp_resolve_runtime::{Server, testing::{TestClient, TestEra}};
+    /// use std::sync::Arc;
+    /// let server = Arc::new(Server::new("t"));
+    /// let mut a = TestClient::connect(server.clone(), TestEra::Raw);
+    /// let mut b = TestClient::connect(server, TestEra::Raw);
+    /// assert_eq!(a.initialize("2025-11-25", serde_json::json!({})).await["result"]["serverInfo"]["name"], "t");
+    /// assert_eq!(b.initialize("2025-06-18", serde_json::json!({})).await["result"]["protocolVersion"], "2025-06-18");
+    /// # }
+    /// ```
+    pub fn connect(server: impl Into<Arc<Server>>, era: TestEra) -> Self {
         let (client_side, server_side) = tokio::io::duplex(1 << 20);
         let (sr, sw) = tokio::io::split(server_side);
-        let handle = tokio::spawn(crate::transport::connection::serve_connection(Arc::new(server), sr, sw));
+        let handle = tokio::spawn(crate::transport::connection::serve_connection(server.into(), sr, sw));
         let (cr, cw) = tokio::io::split(client_side);
         Self {
             writer: cw,
@@ -75,15 +89,15 @@ impl TestClient {
         }
     }
     /// A client that puts the 2026-07-28 envelope with `capabilities` on every request.
-    pub fn stateless(server: Server, capabilities: Value) -> Self {
+    pub fn stateless(server: impl Into<Arc<Server>>, capabilities: Value) -> Self {
         Self::connect(server, TestEra::Stateless(capabilities))
     }
     /// A client that adds nothing to requests.
-    pub fn raw(server: Server) -> Self {
+    pub fn raw(server: impl Into<Arc<Server>>) -> Self {
         Self::connect(server, TestEra::Raw)
     }
     /// A handshake-era client, already through `initialize` and `notifications/initialized`.
-    pub async fn handshake(server: Server, version: ProtocolVersion, capabilities: Value) -> Self {
+    pub async fn handshake(server: impl Into<Arc<Server>>, version: ProtocolVersion, capabilities: Value) -> Self {
         let mut c = Self::raw(server);
         let reply = c.initialize(version.as_str(), capabilities).await;
         assert!(reply.get("result").is_some(), "initialize failed: {reply}");

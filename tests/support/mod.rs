@@ -1,5 +1,5 @@
-//! Shared by the interop tests: the release `notes` and `conformance` binaries and the peers'
-//! installers, each obtained once per test binary.
+//! Shared by the interop tests: the release `notes` and `conformance` binaries, the debug `watch`
+//! binary and the peers' installers, each obtained once per test binary.
 #![allow(dead_code)]
 
 use serde_json::Value;
@@ -17,10 +17,12 @@ pub(crate) fn target_dir() -> PathBuf {
     }
 }
 
-/// Runs `cargo build --release --example <example> --all-features` (a no-op when it is built
+/// Runs `cargo build [--release] --example <example> --all-features` (a no-op when it is built
 /// already) and returns the binary, or the binary `$<env>` names instead.
-fn build_example(example: &str, env: &str) -> Result<PathBuf, String> {
-    if let Some(bin) = std::env::var_os(env) {
+fn build_example(example: &str, env: Option<&str>, release: bool) -> Result<PathBuf, String> {
+    if let Some(env) = env
+        && let Some(bin) = std::env::var_os(env)
+    {
         let bin = PathBuf::from(bin);
         return if bin.is_file() {
             Ok(bin)
@@ -30,11 +32,16 @@ fn build_example(example: &str, env: &str) -> Result<PathBuf, String> {
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| env!("CARGO").to_string());
     let manifest = Path::new(MANIFEST_DIR).join("Cargo.toml");
+    let profile: &[&str] = if release { &["--release"] } else { &[] };
+    let shown = format!(
+        "cargo build {}--example {example} --all-features",
+        if release { "--release " } else { "" }
+    );
     let started = Instant::now();
     let out = Command::new(&cargo)
+        .arg("build")
+        .args(profile)
         .args([
-            "build",
-            "--release",
             "--example",
             example,
             "--all-features",
@@ -47,10 +54,11 @@ fn build_example(example: &str, env: &str) -> Result<PathBuf, String> {
         .map_err(|e| format!("cannot run `{cargo}`: {e}"))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     if !out.status.success() {
+        let or_env = env.map_or_else(String::new, |env| {
+            format!(", or point {env} at a built {example} binary")
+        });
         return Err(format!(
-            "`cargo build --release --example {example} --all-features` failed ({}):\n{stderr}\n\
-             Build it yourself with `cargo build --release --example {example} --all-features`, \
-             or point {env} at a built {example} binary.",
+            "`{shown}` failed ({}):\n{stderr}\nBuild it yourself with `{shown}`{or_env}.",
             out.status
         ));
     }
@@ -62,7 +70,7 @@ fn build_example(example: &str, env: &str) -> Result<PathBuf, String> {
         .find_map(|m| m["executable"].as_str().map(PathBuf::from));
     let bin = reported.unwrap_or_else(|| {
         target_dir()
-            .join("release")
+            .join(if release { "release" } else { "debug" })
             .join("examples")
             .join(format!("{example}{}", std::env::consts::EXE_SUFFIX))
     });
@@ -84,7 +92,7 @@ fn build_example(example: &str, env: &str) -> Result<PathBuf, String> {
 /// The release `notes` example (`MCP_RESOLVE_NOTES_BIN` overrides it).
 pub(crate) fn notes_bin() -> &'static Path {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    match BIN.get_or_init(|| build_example("notes", "MCP_RESOLVE_NOTES_BIN")) {
+    match BIN.get_or_init(|| build_example("notes", Some("MCP_RESOLVE_NOTES_BIN"), true)) {
         Ok(bin) => bin,
         Err(e) => panic!("{e}"),
     }
@@ -93,7 +101,16 @@ pub(crate) fn notes_bin() -> &'static Path {
 /// The release `conformance` example (`MCP_RESOLVE_CONFORMANCE_BIN` overrides it).
 pub(crate) fn conformance_bin() -> &'static Path {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    match BIN.get_or_init(|| build_example("conformance", "MCP_RESOLVE_CONFORMANCE_BIN")) {
+    match BIN.get_or_init(|| build_example("conformance", Some("MCP_RESOLVE_CONFORMANCE_BIN"), true)) {
+        Ok(bin) => bin,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The `watch` example, built in the debug profile (as the tests themselves are).
+pub(crate) fn watch_bin() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match BIN.get_or_init(|| build_example("watch", None, false)) {
         Ok(bin) => bin,
         Err(e) => panic!("{e}"),
     }

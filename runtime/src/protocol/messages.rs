@@ -282,6 +282,14 @@ pub(crate) const SAMPLING_CREATE_MESSAGE: &str = "sampling/createMessage";
 pub(crate) const ROOTS_LIST: &str = "roots/list";
 pub(crate) const PROGRESS: &str = "notifications/progress";
 pub(crate) const CANCELLED: &str = "notifications/cancelled";
+pub(crate) const RESOURCES_UPDATED: &str = "notifications/resources/updated";
+
+/// The params of `notifications/resources/updated` (handshake era): the URI the client
+/// subscribed to.
+#[derive(Serialize)]
+pub(crate) struct ResourceUpdatedParams<'a> {
+    pub(crate) uri: &'a str,
+}
 
 /// The params of `notifications/progress`.
 #[derive(Serialize)]

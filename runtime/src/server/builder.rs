@@ -147,6 +147,8 @@ pub struct Server {
     /// The `_meta` of every 2026-07-28 result (`serverInfo`), serialized once.
     result_meta: Box<RawValue>,
     pub(crate) config: Config,
+    /// Who subscribed to which resource ([`Server::resource_updates`]).
+    pub(crate) updates: super::ResourceUpdates,
 }
 
 impl std::fmt::Debug for Server {
@@ -195,6 +197,7 @@ impl Server {
                 completions: None,
             },
             config: Config::default(),
+            updates: super::ResourceUpdates::default(),
         }
     }
     /// Sets the version reported in `serverInfo`.

@@ -365,6 +365,7 @@ impl PendingCall {
             log_level: envelope.log_level,
             outbound,
             cancel,
+            updates: server.resource_updates(),
         });
         let (kind, method) = (work.kind(), work.method());
         let resolving = |slots, keys| Resolving {

@@ -1,10 +1,13 @@
 //! The server: what its author builds ([`builder`]), the protocol state of one connection
-//! ([`session`]), and one tool call from params to result ([`call`]). Transports feed it requests
-//! through the dispatcher; it never touches I/O itself.
+//! ([`session`]), one tool call from params to result ([`call`]), and resource subscriptions
+//! ([`updates`]). Transports feed it requests through the dispatcher; it never touches I/O
+//! itself.
 
 pub(crate) mod builder;
 pub(crate) mod call;
 pub(crate) mod session;
+pub(crate) mod updates;
 
 pub use builder::{CacheScope, Server};
 pub(crate) use session::{Route, Session};
+pub use updates::ResourceUpdates;

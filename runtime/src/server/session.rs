@@ -3,13 +3,14 @@
 
 use super::Server;
 use super::call::PendingCall;
+use super::updates::{MAX_SUBSCRIPTIONS, Subscriptions};
+use crate::peer::Mailbox;
 use crate::protocol::envelope::{Envelope, EnvelopeCache, Meta};
 use crate::protocol::jsonrpc::to_raw;
 use crate::protocol::messages::{EmptyResult, InitializeParams, ParamsHead};
 use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, LogLevel, ProtocolVersion, codes};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
-use std::collections::HashSet;
 use std::sync::Arc;
 
 /// What to do with one request.
@@ -27,7 +28,7 @@ enum EraState {
     Handshake(Option<Handshake>),
 }
 
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 struct Handshake {
     version: ProtocolVersion,
     capabilities: ClientCapabilities,
@@ -35,13 +36,10 @@ struct Handshake {
     /// The least severe log message the client wants: `info` until `logging/setLevel` says
     /// otherwise.
     log_level: LogLevel,
-    /// The URIs the client subscribed to (`resources/subscribe`), at most
-    /// [`MAX_SUBSCRIPTIONS`].
-    subscriptions: HashSet<String>,
+    /// The URIs the client subscribed to (`resources/subscribe`), registered with the server's
+    /// [`super::ResourceUpdates`] until the session ends.
+    subscriptions: Subscriptions,
 }
-
-/// How many resources one handshake-era connection or session may subscribe to.
-const MAX_SUBSCRIPTIONS: usize = 1024;
 
 const MODERN_INITIALIZE: &str =
     "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted";
@@ -53,13 +51,35 @@ const LEGACY_ENVELOPE: &str = "this connection serves the handshake protocol era
 pub(crate) struct Session {
     state: EraState,
     envelopes: EnvelopeCache,
+    /// Where notifications for its subscriptions go (handshake era).
+    mailbox: Mailbox,
 }
 
 impl Session {
+    /// A session whose notifications go nowhere until its mailbox is attached.
     pub(crate) fn new() -> Self {
         Self {
             state: EraState::Undecided,
             envelopes: EnvelopeCache::default(),
+            mailbox: Mailbox::default(),
+        }
+    }
+
+    /// A session whose notifications go to `mailbox` (stdio: the connection's outgoing queue).
+    pub(crate) fn with_mailbox(mailbox: Mailbox) -> Self {
+        Self { mailbox, ..Self::new() }
+    }
+
+    /// Where its notifications go (HTTP: the session's GET stream, attached there).
+    pub(crate) fn mailbox(&self) -> &Mailbox {
+        &self.mailbox
+    }
+
+    /// The session ended: its subscriptions leave the server's registry now, even if the
+    /// session itself is dropped later.
+    pub(crate) fn end(&mut self) {
+        if let EraState::Handshake(Some(h)) = &mut self.state {
+            h.subscriptions.clear();
         }
     }
 
@@ -84,7 +104,7 @@ impl Session {
         }
         match &mut self.state {
             EraState::Undecided | EraState::Stateless => stateless(server, method, head, meta, &mut self.envelopes),
-            EraState::Handshake(hs) => handshake(server, hs, method, head, meta),
+            EraState::Handshake(hs) => handshake(server, hs, &self.mailbox, method, head, meta),
         }
     }
 }
@@ -160,6 +180,7 @@ fn serve(server: &Server, method: &str, head: &ParamsHead<'_>, envelope: Result<
 fn handshake(
     server: &Server,
     hs: &mut Option<Handshake>,
+    mailbox: &Mailbox,
     method: &str,
     head: &ParamsHead<'_>,
     meta: &Meta<'_>,
@@ -184,7 +205,7 @@ fn handshake(
                 capabilities: p.capabilities,
                 client_info: p.client_info,
                 log_level: LogLevel::Info,
-                subscriptions: HashSet::new(),
+                subscriptions: server.updates.session(mailbox.clone()),
             });
             Route::Reply(server.initialize_result(version))
         }
@@ -222,8 +243,9 @@ fn handshake(
 }
 
 /// `resources/subscribe` and `resources/unsubscribe` (handshake era only; 2026-07-28 has neither):
-/// the URI must name a resource; the answer is exactly `{}`. The session remembers its
-/// subscriptions; sending `notifications/resources/updated` is not implemented yet.
+/// the URI must name a resource; the answer is exactly `{}`. The session's subscriptions are
+/// registered with the server's [`super::ResourceUpdates`], which sends
+/// `notifications/resources/updated` to the session's mailbox.
 fn subscription(
     server: &Server,
     hs: Option<&mut Handshake>,
@@ -237,14 +259,13 @@ fn subscription(
     let uri = super::call::required_str(head.uri, "uri")?;
     server.find_resource(&uri)?;
     if method == "resources/subscribe" {
-        if hs.subscriptions.len() >= MAX_SUBSCRIPTIONS && !hs.subscriptions.contains(uri.as_ref()) {
+        if !hs.subscriptions.subscribe(&uri) {
             return Err(ErrorObject::invalid_params(format!(
                 "Invalid params: this session already holds {MAX_SUBSCRIPTIONS} subscriptions; unsubscribe first"
             )));
         }
-        hs.subscriptions.insert(uri.into_owned());
     } else {
-        hs.subscriptions.remove(uri.as_ref());
+        hs.subscriptions.unsubscribe(&uri);
     }
     to_raw(&EmptyResult {})
 }

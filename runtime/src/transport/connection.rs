@@ -7,7 +7,7 @@
 
 use super::frames::{Frame, FrameReader};
 use crate::dispatch::{Admitted, Dispatch, Dispatcher};
-use crate::peer::{Outbound, Peer, Slot};
+use crate::peer::{Mailbox, Outbound, Peer, Slot};
 use crate::protocol::ErrorObject;
 use crate::protocol::inbound::classify;
 use crate::protocol::jsonrpc::Outgoing;
@@ -48,7 +48,8 @@ async fn read_messages<R: AsyncRead + Unpin>(
     let peer = Peer::new(outbound.clone(), server.config.max_waiting);
     let dispatcher = Dispatcher::connection(server.clone());
     let mut frames = FrameReader::new(reader, server.config.max_frame_bytes);
-    let mut session = Session::new();
+    // Notifications for its subscriptions go on the connection too, never waiting for room.
+    let mut session = Session::with_mailbox(Mailbox::attached(&outbound));
     // Calls run up to `max_in_flight` at once; up to as many again are admitted and wait for a
     // slot. Beyond that, requests queue here in arrival order and the reader stops reading: that
     // is the backpressure. It keeps reading, though, while a running call waits for an answer from
@@ -160,9 +161,11 @@ async fn read_messages<R: AsyncRead + Unpin>(
             }
         }
     };
-    // End of input: questions waiting for the client can no longer be answered; what is queued
-    // and in flight finishes, then the writer closes (when the last sender is dropped).
+    // End of input: questions waiting for the client can no longer be answered, and its
+    // subscriptions end; what is queued and in flight finishes, then the writer closes (when the
+    // last sender is dropped).
     peer.close();
+    session.end();
     while let Some(q) = queue.pop() {
         let Ok(slot) = admission.clone().acquire_owned().await else {
             break;

@@ -60,6 +60,20 @@ pub(super) fn is_json(headers: &HeaderMap) -> bool {
     })
 }
 
+/// Whether `Accept` lists the media type `text/event-stream` (parameters allowed), as a GET
+/// stream's request must.
+pub(super) fn accepts_event_stream(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|range| {
+            let media = range.split(';').next().unwrap_or("").trim();
+            media.eq_ignore_ascii_case("text/event-stream")
+        })
+}
+
 /// The 403 of a refused `Host` or `Origin`.
 pub(super) fn forbidden(headers: &HeaderMap) -> Response<Body> {
     static REFUSED: crate::throttle::Throttle = crate::throttle::Throttle::new();

@@ -1,10 +1,12 @@
 //! Handshake-era HTTP (2025-06-18, 2025-11-25): `initialize` opens a session; its requests come
 //! as POSTs naming it. A call that asks the user answers its POST with an SSE stream carrying the
-//! `elicitation/create` request; the client's answer comes as a separate POST, answered 202.
+//! `elicitation/create` request; the client's answer comes as a separate POST, answered 202. A
+//! GET naming the session opens its stream of notifications that answer no request
+//! (`notifications/resources/updated`); one at a time, the latest taking over.
 
 use super::sessions::LegacySession;
 use super::{
-    Body, SESSION_HEADER, State, VERSION_HEADER, WithStatus, empty, error_response, header_str, message_response,
+    Body, SESSION_HEADER, State, VERSION_HEADER, WithStatus, empty, error_response, guard, header_str, message_response,
 };
 use crate::context::Principal;
 use crate::dispatch::{Dispatch, Dispatcher};
@@ -13,7 +15,10 @@ use crate::protocol::ErrorObject;
 use crate::protocol::inbound::Inbound;
 use crate::protocol::jsonrpc::Outgoing;
 use crate::server::Session;
+use crate::server::updates::MAX_QUEUED;
 use http::{HeaderValue, StatusCode};
+use std::sync::{Arc, Weak};
+use tokio::sync::mpsc;
 
 impl State {
     /// `initialize` without a session: a new session, if the bound allows.
@@ -59,24 +64,10 @@ impl State {
         inbound: Inbound<'_>,
         principal: Option<Principal>,
     ) -> http::Response<Body> {
-        let Some(legacy) = self.sessions.get(session_id, principal.as_ref()) else {
-            return error_response(None, ErrorObject::invalid_request("Not Found: no such session"))
-                .with_status(StatusCode::NOT_FOUND);
+        let legacy = match self.session(headers, session_id, principal.as_ref()) {
+            Ok(legacy) => legacy,
+            Err(refused) => return refused.response(),
         };
-        // After `initialize`, every request names the negotiated version (a client that sends
-        // none is taken at its word, as the specification allows for older clients).
-        if let Some(sent) = header_str(headers, VERSION_HEADER) {
-            let negotiated = legacy.session.lock().ok().and_then(|s| s.negotiated());
-            if negotiated.is_some_and(|v| v.as_str() != sent) {
-                return error_response(
-                    None,
-                    ErrorObject::invalid_request(format!(
-                        "Bad Request: MCP-Protocol-Version {sent:?} is not the version this session negotiated"
-                    )),
-                )
-                .with_status(StatusCode::BAD_REQUEST);
-            }
-        }
         let dispatched = match legacy.session.lock() {
             Ok(mut s) => legacy.dispatcher.dispatch(&mut s, Some(&legacy.peer), inbound),
             Err(_) => Dispatch::Reply(Outgoing::error(
@@ -96,6 +87,99 @@ impl State {
             Dispatch::Call(call) => {
                 super::sse::stream(call, |out| Some(Peer::sharing(&legacy.peer, out.clone())), principal)
             }
+        }
+    }
+
+    /// The live session named `session_id`, if `principal` owns it, and if the request names the
+    /// version it negotiated or none: after `initialize` every request names it, but a client
+    /// that sends none is taken at its word, as the specification allows for older clients.
+    fn session(
+        &self,
+        headers: &http::HeaderMap,
+        session_id: &str,
+        principal: Option<&Principal>,
+    ) -> Result<Arc<LegacySession>, Refused> {
+        let legacy = self.sessions.get(session_id, principal).ok_or(Refused::NoSession)?;
+        if let Some(sent) = header_str(headers, VERSION_HEADER) {
+            let negotiated = legacy.session.lock().ok().and_then(|s| s.negotiated());
+            if negotiated.is_some_and(|v| v.as_str() != sent) {
+                return Err(Refused::OtherVersion(sent.to_owned()));
+            }
+        }
+        Ok(legacy)
+    }
+
+    /// `GET` naming a session: its stream of notifications that answer no request. It needs
+    /// `Accept: text/event-stream` (else 406) and a session of the caller's (else 404, as for a
+    /// POST). One stream per session: a second GET takes over, and the first ends (a client
+    /// that reconnects is never locked out by a stream it lost). The stream ends with the
+    /// session; while it is open the session is not idle.
+    pub(super) fn listen(
+        &self,
+        headers: &http::HeaderMap,
+        session_id: &str,
+        principal: Option<Principal>,
+    ) -> http::Response<Body> {
+        if !guard::accepts_event_stream(headers) {
+            return error_response(
+                None,
+                ErrorObject::invalid_request("Not Acceptable: a GET stream needs `Accept: text/event-stream`"),
+            )
+            .with_status(StatusCode::NOT_ACCEPTABLE);
+        }
+        let legacy = match self.session(headers, session_id, principal.as_ref()) {
+            Ok(legacy) => legacy,
+            Err(refused) => return refused.response(),
+        };
+        let (tx, rx) = mpsc::channel(MAX_QUEUED);
+        // `None`: the session ended since it was looked up.
+        let Some(attachment) = legacy.mailbox.attach(tx) else {
+            return Refused::NoSession.response();
+        };
+        let on_close = Detach {
+            session: Arc::downgrade(&legacy),
+            attachment,
+        };
+        super::sse::listen(rx, self.options.stream_keepalive, on_close)
+    }
+}
+
+/// Why a request naming a session is refused.
+enum Refused {
+    /// No live session of the caller's has that id: 404.
+    NoSession,
+    /// The request names another version than the session negotiated: 400.
+    OtherVersion(String),
+}
+
+impl Refused {
+    fn response(self) -> http::Response<Body> {
+        match self {
+            Self::NoSession => error_response(None, ErrorObject::invalid_request("Not Found: no such session"))
+                .with_status(StatusCode::NOT_FOUND),
+            Self::OtherVersion(sent) => error_response(
+                None,
+                ErrorObject::invalid_request(format!(
+                    "Bad Request: MCP-Protocol-Version {sent:?} is not the version this session negotiated"
+                )),
+            )
+            .with_status(StatusCode::BAD_REQUEST),
+        }
+    }
+}
+
+/// Closes a session's GET stream on its side when the stream goes (the client left): the
+/// session's idle clock starts again from then.
+struct Detach {
+    session: Weak<LegacySession>,
+    attachment: u64,
+}
+
+impl Drop for Detach {
+    fn drop(&mut self) {
+        if let Some(legacy) = self.session.upgrade() {
+            legacy.mailbox.detach(self.attachment);
+            legacy.touch();
         }
     }
 }

@@ -3,7 +3,9 @@
 //! The path of a POST: [`guard`] (`Host`/`Origin`, bearer token), the body read within its limit,
 //! one parse, then [`stateless`] (2026-07-28: headers checked against the body, a fresh session
 //! per request) or [`handshake`] (2025-era sessions from [`sessions`]); replies are JSON bodies
-//! or [`sse`] streams. Both hand messages to the same dispatcher as stdio does.
+//! or [`sse`] streams. Both hand messages to the same dispatcher as stdio does. A GET naming a
+//! session passes the same guard, then opens that session's [`sse`] stream of notifications
+//! ([`handshake`]); `DELETE` ends a session.
 
 mod guard;
 mod handshake;
@@ -279,8 +281,13 @@ impl State {
             Err(refused) => return refused,
         };
         let session_id = header_str(req.headers(), SESSION_HEADER).map(str::to_owned);
+        // 2026-07-28 has no GET stream (nor sessions): its GET is refused whatever it carries.
+        let stateless = header_str(req.headers(), VERSION_HEADER)
+            .and_then(crate::ProtocolVersion::parse)
+            .is_some_and(|v| v.era() == crate::Era::Stateless);
         match (req.method(), &session_id) {
             (&Method::POST, _) => {}
+            (&Method::GET, Some(id)) if !stateless => return self.listen(req.headers(), id, principal),
             (&Method::DELETE, Some(id)) => {
                 return empty(if self.sessions.close(id, principal.as_ref()) {
                     StatusCode::OK
@@ -288,10 +295,17 @@ impl State {
                     StatusCode::NOT_FOUND
                 });
             }
-            _ => {
+            // `Allow` names what a request like this one could use: with a session, its GET
+            // stream, its requests and its end; without one (2026-07-28 traffic, or a client yet
+            // to send `initialize`), POST only.
+            (_, id) => {
+                let allow = if id.is_some() && !stateless {
+                    "GET, POST, DELETE"
+                } else {
+                    "POST"
+                };
                 let mut r = empty(StatusCode::METHOD_NOT_ALLOWED);
-                r.headers_mut()
-                    .insert(header::ALLOW, HeaderValue::from_static("POST, DELETE"));
+                r.headers_mut().insert(header::ALLOW, HeaderValue::from_static(allow));
                 return r;
             }
         }

@@ -30,6 +30,7 @@ pub struct HttpOptions {
     pub(super) body_timeout: Duration,
     pub(super) max_connections: usize,
     pub(super) max_buffered_bytes: usize,
+    pub(super) stream_keepalive: Duration,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -46,6 +47,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("body_timeout", &self.body_timeout)
             .field("max_connections", &self.max_connections)
             .field("max_buffered_bytes", &self.max_buffered_bytes)
+            .field("stream_keepalive", &self.stream_keepalive)
             .finish_non_exhaustive()
     }
 }
@@ -68,6 +70,7 @@ impl Default for HttpOptions {
             body_timeout: Duration::from_secs(30),
             max_connections: 4096,
             max_buffered_bytes: 64 * 1024 * 1024,
+            stream_keepalive: Duration::from_secs(15),
         }
     }
 }
@@ -205,6 +208,21 @@ impl HttpOptions {
     /// would take it past this bound gets 503 with `Retry-After`, and its connection is closed.
     pub fn max_buffered_bytes(mut self, bytes: usize) -> Self {
         self.max_buffered_bytes = bytes.max(1);
+        self
+    }
+    /// How often a session's GET stream (handshake era: the stream of
+    /// `notifications/resources/updated`) carries an SSE comment when it has nothing else to
+    /// send (default 15 s), so that proxies do not close it as idle and a client that went away
+    /// is noticed.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::HttpOptions;
+    /// use std::time::Duration;
+    /// let options = HttpOptions::default().stream_keepalive(Duration::from_secs(30));
+    /// # let _ = options;
+    /// ```
+    pub fn stream_keepalive(mut self, every: Duration) -> Self {
+        self.stream_keepalive = every.max(Duration::from_millis(1));
         self
     }
 }

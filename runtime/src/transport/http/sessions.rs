@@ -1,9 +1,10 @@
 //! Handshake-era sessions: opened by `initialize`, named by `Mcp-Session-Id`, owned by the
-//! principal that opened them, ended by `DELETE` or by idleness.
+//! principal that opened them, ended by `DELETE` or by idleness. A session with its GET stream
+//! open is not idle.
 
 use crate::context::Principal;
 use crate::dispatch::Dispatcher;
-use crate::peer::{Outbound, Peer};
+use crate::peer::{Mailbox, Outbound, Peer};
 use crate::seal::{RandomUnavailable, random};
 use crate::server::Session;
 use std::collections::HashMap;
@@ -19,6 +20,8 @@ pub(super) struct LegacySession {
     pub(super) dispatcher: Dispatcher,
     /// Requests to the client and their waiters; each call's stream writes its own requests.
     pub(super) peer: Peer,
+    /// Where its notifications go: the GET stream, while one is open (shared with `session`).
+    pub(super) mailbox: Mailbox,
     last_seen: Mutex<Instant>,
 }
 
@@ -32,6 +35,7 @@ impl LegacySession {
     ) -> Self {
         Self {
             principal,
+            mailbox: session.mailbox().clone(),
             session: Mutex::new(session),
             dispatcher,
             peer: Peer::new(sink, max_waiting),
@@ -39,7 +43,11 @@ impl LegacySession {
         }
     }
 
+    /// How long nothing happened: no request, and no GET stream open.
     fn idle_for(&self) -> Option<Duration> {
+        if self.mailbox.is_open() {
+            return Some(Duration::ZERO);
+        }
         self.last_seen.lock().ok().map(|t| t.elapsed())
     }
 
@@ -49,10 +57,15 @@ impl LegacySession {
         }
     }
 
-    /// Ends it: questions waiting for the client fail at once, calls in flight are cancelled.
+    /// Ends it: questions waiting for the client fail at once, calls in flight are cancelled,
+    /// its subscriptions end and its GET stream closes.
     pub(super) fn end(&self) {
         self.peer.close();
         self.dispatcher.cancel_all();
+        self.mailbox.close();
+        if let Ok(mut s) = self.session.lock() {
+            s.end();
+        }
     }
 }
 

@@ -1,6 +1,7 @@
-//! Server-sent events: a call's notifications and requests to the client, then its response,
-//! each as one `message` event. The call runs in its own task; dropping the stream (the client
-//! went away) cancels it.
+//! Server-sent events, each message as one `message` event: a call's notifications and requests
+//! to the client, then its response (the call runs in its own task; dropping the stream, as when
+//! the client went away, cancels it); and a session's GET stream of notifications that answer no
+//! request.
 
 use super::Body;
 use crate::context::Principal;
@@ -12,6 +13,7 @@ use http::{HeaderValue, Response, header};
 use http_body_util::{BodyExt, StreamBody};
 use hyper::body::Frame;
 use std::convert::Infallible;
+use std::time::Duration;
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
@@ -41,17 +43,48 @@ pub(super) fn stream(
     });
     let events = futures_util::stream::unfold((Some(rx), guard), |(mut rx, guard)| async move {
         let message = rx.as_mut()?.recv().await?;
-        let mut event = b"event: message\ndata: ".to_vec();
-        message.encode_into(&mut event);
-        event.extend_from_slice(b"\n\n");
-        let item = Ok::<_, Infallible>(Frame::data(Bytes::from(event)));
+        let item = Ok::<_, Infallible>(Frame::data(event(&message)));
         // The response ends the stream.
         if message.is_response() {
             rx = None;
         }
         Some((item, (rx, guard)))
     });
-    let mut r = Response::new(BodyExt::boxed(StreamBody::new(events)));
+    response(BodyExt::boxed(StreamBody::new(events)))
+}
+
+/// A session's GET stream (handshake era): the messages posted to its mailbox, which `rx`
+/// receives, for as long as the client keeps it open and the mailbox keeps it attached; an SSE
+/// comment every `keepalive` when nothing else goes. It never carries a response. `on_close` is
+/// dropped with the stream.
+pub(super) fn listen<G: Send + Sync + 'static>(
+    rx: mpsc::Receiver<Outgoing>,
+    keepalive: Duration,
+    on_close: G,
+) -> Response<Body> {
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + keepalive, keepalive);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let events = futures_util::stream::unfold((rx, tick, on_close), |(mut rx, mut tick, on_close)| async move {
+        let bytes = tokio::select! {
+            message = rx.recv() => event(&message?),
+            _ = tick.tick() => Bytes::from_static(b": keep-alive\n\n"),
+        };
+        Some((Ok::<_, Infallible>(Frame::data(bytes)), (rx, tick, on_close)))
+    });
+    response(BodyExt::boxed(StreamBody::new(events)))
+}
+
+/// One message as one `message` event.
+fn event(message: &Outgoing) -> Bytes {
+    let mut event = b"event: message\ndata: ".to_vec();
+    message.encode_into(&mut event);
+    event.extend_from_slice(b"\n\n");
+    Bytes::from(event)
+}
+
+/// An SSE response around `body`.
+fn response(body: Body) -> Response<Body> {
+    let mut r = Response::new(body);
     r.headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
     r.headers_mut()
