@@ -2,8 +2,8 @@
 //! - [`Collect`] (2026-07-28): a question goes into the round's `InputRequiredResult`; its answer
 //!   comes back in the retry's `inputResponses`, and answers kept from earlier rounds ride in the
 //!   sealed state.
-//! - [`BackChannel`] (handshake era): a question is an `elicitation/create` request to the client,
-//!   awaited now.
+//! - [`BackChannel`] (handshake era): a question is a request to the client (`elicitation/create`,
+//!   `sampling/createMessage`, `roots/list`), awaited now.
 
 use super::def::{AskSpec, Settled};
 use super::state::{Kept, RoundState};
