@@ -27,24 +27,18 @@
 
 use serde_json::{Value, json};
 use std::io::Read;
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 mod support;
 
-use support::{DriverRun, MANIFEST_DIR, node, notes_bin, python, target_dir};
+use support::{DriverRun, HttpChild, MANIFEST_DIR, drain, node, notes_bin, python, target_dir, text_of};
 /// How long one driver process may run before it is killed.
 const DRIVER_DEADLINE: Duration = Duration::from_secs(60);
 /// The driver's own `--timeout`, below the deadline so it reports a timeout as JSON first.
 const DRIVER_TIMEOUT_SECS: &str = "50";
-/// How long a fresh server may take to accept TCP connections.
-const SERVER_READY_DEADLINE: Duration = Duration::from_secs(20);
-/// Fresh ports tried before giving up (another process may grab a released port first).
-const PORT_ATTEMPTS: usize = 5;
 
 const NEW_ERA: &str = "2026-07-28";
 const OLD_ERA: &str = "2025-11-25";
@@ -53,125 +47,17 @@ const OLD_ERA: &str = "2025-11-25";
 // Prerequisites: the release binary, the venv python and node, each obtained once per binary.
 // ---------------------------------------------------------------------------------------------
 
-/// Drains a pipe on its own thread so it can never fill up and stall its writer.
-fn drain(mut pipe: impl Read + Send + 'static) -> (Arc<Mutex<Vec<u8>>>, mpsc::Receiver<()>) {
-    let buf = Arc::new(Mutex::new(Vec::new()));
-    let (tx, rx) = mpsc::channel();
-    let sink = Arc::clone(&buf);
-    std::thread::spawn(move || {
-        let mut chunk = [0u8; 8192];
-        loop {
-            match pipe.read(&mut chunk) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => sink.lock().unwrap().extend_from_slice(&chunk[..n]),
-            }
-        }
-        let _ = tx.send(());
-    });
-    (buf, rx)
+/// A fresh `notes --http` server per run, killed when the guard drops.
+type Server = HttpChild;
+
+/// `notes --http`, with no extra environment.
+fn start(label: &str) -> Server {
+    start_with(label, &|_| Vec::new())
 }
 
-fn text_of(buf: &Mutex<Vec<u8>>) -> String {
-    String::from_utf8_lossy(&buf.lock().unwrap()).into_owned()
-}
-
-// ---------------------------------------------------------------------------------------------
-// A fresh `notes --http` server per run, killed when the guard drops.
-// ---------------------------------------------------------------------------------------------
-
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-    stderr: Arc<Mutex<Vec<u8>>>,
-    stderr_done: mpsc::Receiver<()>,
-}
-
-impl Server {
-    /// Starts `notes --http 127.0.0.1:PORT` on a port the OS just handed out (bound to
-    /// 127.0.0.1:0, then released) and waits until it accepts TCP connections. If the server
-    /// exits first (someone else took the port in between), it retries on a new port.
-    fn start(label: &str) -> Server {
-        Self::start_with(label, &|_| Vec::new())
-    }
-
-    /// [`Server::start`] with environment variables made for the address it gets.
-    fn start_with(label: &str, env: &dyn Fn(SocketAddr) -> Vec<(String, String)>) -> Server {
-        let mut failures = String::new();
-        for attempt in 1..=PORT_ATTEMPTS {
-            let port = TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .map(|a| a.port())
-                .unwrap_or_else(|e| panic!("[{label}] cannot pick a free port: {e}"));
-            let addr = SocketAddr::from(([127, 0, 0, 1], port));
-            let mut child = Command::new(notes_bin())
-                .arg("--http")
-                .arg(addr.to_string())
-                .envs(env(addr))
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap_or_else(|e| panic!("[{label}] cannot spawn {}: {e}", notes_bin().display()));
-            let (stderr, stderr_done) = drain(child.stderr.take().unwrap());
-            let mut server = Server {
-                child,
-                addr,
-                stderr,
-                stderr_done,
-            };
-            let started = Instant::now();
-            loop {
-                if let Ok(Some(status)) = server.child.try_wait() {
-                    let _ = server.stderr_done.recv_timeout(Duration::from_secs(2));
-                    failures.push_str(&format!(
-                        "attempt {attempt}: the server on {addr} exited with {status} before accepting connections:\n{}\n",
-                        text_of(&server.stderr)
-                    ));
-                    break;
-                }
-                if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
-                    // Connectable and still ours (not exited with "address in use").
-                    if server.child.try_wait().ok().flatten().is_none() {
-                        return server;
-                    }
-                    continue;
-                }
-                if started.elapsed() >= SERVER_READY_DEADLINE {
-                    let log = server.stop();
-                    panic!(
-                        "[{label}] the server on {addr} accepted no connection within {SERVER_READY_DEADLINE:?}\n\
-                         --- server stderr ---\n{log}"
-                    );
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
-        panic!("[{label}] could not start a notes server in {PORT_ATTEMPTS} attempts:\n{failures}");
-    }
-
-    fn url(&self) -> String {
-        format!("http://{}/mcp", self.addr)
-    }
-
-    /// Whether the server is still running (it must outlive every client request).
-    fn exit_status(&mut self) -> Option<ExitStatus> {
-        self.child.try_wait().ok().flatten()
-    }
-
-    /// Kills the server and returns its stderr.
-    fn stop(&mut self) -> String {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = self.stderr_done.recv_timeout(Duration::from_secs(5));
-        text_of(&self.stderr)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// `notes --http` with environment variables made for the address it gets.
+fn start_with(label: &str, env: &dyn Fn(SocketAddr) -> Vec<(String, String)>) -> Server {
+    HttpChild::start(notes_bin(), label, env)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -601,8 +487,8 @@ fn drive_as(test: &str, client: Client, era: Era, answer: &str, steps: &Value, b
         era.mode
     );
     let mut server = match bearer {
-        Bearer::Off => Server::start(&label),
-        _ => Server::start_with(&label, &|addr| identity().env(addr)),
+        Bearer::Off => start(&label),
+        _ => start_with(&label, &|addr| identity().env(addr)),
     };
     let started = Instant::now();
     let driver_dir = Path::new(MANIFEST_DIR).join("tests").join("interop");
@@ -900,7 +786,7 @@ fn raw_http(addr: SocketAddr, request: &str) -> (String, String, String) {
 /// document names this server and its authorization server (`MCP_RESOLVE_AUTH_SERVER`).
 #[test]
 fn notes_publishes_its_protected_resource_metadata() {
-    let server = Server::start_with("metadata", &|addr| identity().env(addr));
+    let server = start_with("metadata", &|addr| identity().env(addr));
     let addr = server.addr;
     let body = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}"#;
     let (status, headers, _) = raw_http(

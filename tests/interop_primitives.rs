@@ -23,25 +23,18 @@
 
 use base64::Engine as _;
 use serde_json::{Value, json};
-use std::io::Read;
-use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::{Arc, Mutex, mpsc};
+use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 mod support;
 
-use support::{DriverRun, MANIFEST_DIR, conformance_bin, python};
+use support::{DriverRun, HttpChild, MANIFEST_DIR, conformance_bin, drain, python, text_of};
 
 /// How long one driver process may run before it is killed.
 const DRIVER_DEADLINE: Duration = Duration::from_secs(60);
 /// The driver's own `--timeout`, below the deadline so it reports a timeout as JSON first.
 const DRIVER_TIMEOUT_SECS: &str = "50";
-/// How long a fresh HTTP server may take to accept TCP connections.
-const SERVER_READY_DEADLINE: Duration = Duration::from_secs(20);
-/// Fresh ports tried before giving up (another process may grab a released port first).
-const PORT_ATTEMPTS: usize = 5;
 
 const SERVER_NAME: &str = "mcp-resolve-conformance";
 const INVALID_PARAMS: i64 = -32602;
@@ -75,102 +68,8 @@ const LEGACY: Era = Era {
 // Pipes, and a fresh `conformance --http` server per HTTP test, killed when the guard drops.
 // ---------------------------------------------------------------------------------------------
 
-/// Drains a pipe on its own thread so it can never fill up and stall its writer.
-fn drain(mut pipe: impl Read + Send + 'static) -> (Arc<Mutex<Vec<u8>>>, mpsc::Receiver<()>) {
-    let buf = Arc::new(Mutex::new(Vec::new()));
-    let (tx, rx) = mpsc::channel();
-    let sink = Arc::clone(&buf);
-    std::thread::spawn(move || {
-        let mut chunk = [0u8; 8192];
-        loop {
-            match pipe.read(&mut chunk) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => sink.lock().unwrap().extend_from_slice(&chunk[..n]),
-            }
-        }
-        let _ = tx.send(());
-    });
-    (buf, rx)
-}
-
-fn text_of(buf: &Mutex<Vec<u8>>) -> String {
-    String::from_utf8_lossy(&buf.lock().unwrap()).into_owned()
-}
-
-struct HttpServer {
-    child: Child,
-    addr: SocketAddr,
-    stderr: Arc<Mutex<Vec<u8>>>,
-    stderr_done: mpsc::Receiver<()>,
-}
-
-impl HttpServer {
-    /// Starts `conformance --http 127.0.0.1:PORT` on a port the OS just handed out and waits
-    /// until it accepts TCP connections; retries on a new port if the server exits first.
-    fn start(label: &str) -> HttpServer {
-        let bin = conformance_bin();
-        let mut failures = String::new();
-        for attempt in 1..=PORT_ATTEMPTS {
-            let port = TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .map(|a| a.port())
-                .unwrap_or_else(|e| panic!("[{label}] cannot pick a free port: {e}"));
-            let addr = SocketAddr::from(([127, 0, 0, 1], port));
-            let mut child = Command::new(bin)
-                .arg("--http")
-                .arg(addr.to_string())
-                .stdin(Stdio::null())
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap_or_else(|e| panic!("[{label}] cannot spawn {}: {e}", bin.display()));
-            let (stderr, stderr_done) = drain(child.stderr.take().unwrap());
-            let mut server = HttpServer {
-                child,
-                addr,
-                stderr,
-                stderr_done,
-            };
-            let started = Instant::now();
-            loop {
-                if let Ok(Some(status)) = server.child.try_wait() {
-                    let _ = server.stderr_done.recv_timeout(Duration::from_secs(2));
-                    failures.push_str(&format!(
-                        "attempt {attempt}: the server on {addr} exited with {status} before accepting connections:\n{}\n",
-                        text_of(&server.stderr)
-                    ));
-                    break;
-                }
-                if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok()
-                    && server.child.try_wait().ok().flatten().is_none()
-                {
-                    return server;
-                }
-                if started.elapsed() >= SERVER_READY_DEADLINE {
-                    let _ = server.child.kill();
-                    panic!(
-                        "[{label}] the server on {addr} accepted no connection within {SERVER_READY_DEADLINE:?}\n\
-                         --- server stderr ---\n{}",
-                        text_of(&server.stderr)
-                    );
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-        }
-        panic!("[{label}] could not start a conformance server in {PORT_ATTEMPTS} attempts:\n{failures}");
-    }
-
-    fn url(&self) -> String {
-        format!("http://{}/mcp", self.addr)
-    }
-}
-
-impl Drop for HttpServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
+/// A fresh `conformance --http` server per HTTP test, killed when the guard drops.
+type HttpServer = HttpChild;
 
 // ---------------------------------------------------------------------------------------------
 // One driver run: its events plus everything needed to explain a failure.
@@ -1365,7 +1264,7 @@ fn legacy_sampling_callback_declares_the_sampling_capability() {
 /// (2025-11-25: after `logging/setLevel`; 2026-07-28: from the request's `_meta` logLevel, and
 /// `logging/setLevel` / `resources/subscribe` are -32601), subscribe `{}` on 2025-11-25.
 fn over_http(era: Era) {
-    let mut server = HttpServer::start(era.mode);
+    let mut server = HttpChild::start(conformance_bin(), era.mode, &|_| Vec::new());
     let logging: Vec<Value> = if era.modern() {
         vec![
             set_level("debug"),

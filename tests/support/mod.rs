@@ -3,10 +3,12 @@
 #![allow(dead_code)]
 
 use serde_json::Value;
+use std::io::Read;
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::sync::OnceLock;
-use std::time::Instant;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex, OnceLock, mpsc};
+use std::time::{Duration, Instant};
 
 pub(crate) const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -208,5 +210,127 @@ pub(crate) trait DriverRun {
             self.events().last().is_some_and(|e| e["event"] == "done"),
             "the last event is not `done`",
         );
+    }
+}
+
+/// Drains a pipe on its own thread so it can never fill up and stall its writer.
+pub(crate) fn drain(mut pipe: impl Read + Send + 'static) -> (Arc<Mutex<Vec<u8>>>, mpsc::Receiver<()>) {
+    let buf = Arc::new(Mutex::new(Vec::new()));
+    let (tx, rx) = mpsc::channel();
+    let sink = Arc::clone(&buf);
+    std::thread::spawn(move || {
+        let mut chunk = [0u8; 8192];
+        loop {
+            match pipe.read(&mut chunk) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => sink.lock().unwrap().extend_from_slice(&chunk[..n]),
+            }
+        }
+        let _ = tx.send(());
+    });
+    (buf, rx)
+}
+
+/// What a drained pipe holds so far, as text.
+pub(crate) fn text_of(buf: &Mutex<Vec<u8>>) -> String {
+    String::from_utf8_lossy(&buf.lock().unwrap()).into_owned()
+}
+
+/// How long a fresh HTTP server may take to accept TCP connections.
+const SERVER_READY_DEADLINE: Duration = Duration::from_secs(20);
+/// Fresh ports tried before giving up (another process may grab a released port first).
+const PORT_ATTEMPTS: usize = 5;
+
+/// An example serving Streamable HTTP (`<bin> --http 127.0.0.1:PORT`) in its own process, killed
+/// when this guard drops.
+pub(crate) struct HttpChild {
+    pub(crate) child: Child,
+    pub(crate) addr: SocketAddr,
+    pub(crate) stderr: Arc<Mutex<Vec<u8>>>,
+    pub(crate) stderr_done: mpsc::Receiver<()>,
+}
+
+impl HttpChild {
+    /// Starts `bin --http 127.0.0.1:PORT` on a port the OS just handed out (bound to
+    /// 127.0.0.1:0, then released), with the environment `env` makes for that address, and waits
+    /// until it accepts TCP connections. If the server exits first (someone else took the port
+    /// in between), it retries on a new port.
+    pub(crate) fn start(bin: &Path, label: &str, env: &dyn Fn(SocketAddr) -> Vec<(String, String)>) -> HttpChild {
+        let name = bin.file_name().map_or_else(|| "server".into(), |n| n.to_string_lossy());
+        let mut failures = String::new();
+        for attempt in 1..=PORT_ATTEMPTS {
+            let port = TcpListener::bind("127.0.0.1:0")
+                .and_then(|l| l.local_addr())
+                .map(|a| a.port())
+                .unwrap_or_else(|e| panic!("[{label}] cannot pick a free port: {e}"));
+            let addr = SocketAddr::from(([127, 0, 0, 1], port));
+            let mut child = Command::new(bin)
+                .arg("--http")
+                .arg(addr.to_string())
+                .envs(env(addr))
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap_or_else(|e| panic!("[{label}] cannot spawn {}: {e}", bin.display()));
+            let (stderr, stderr_done) = drain(child.stderr.take().unwrap());
+            let mut server = HttpChild {
+                child,
+                addr,
+                stderr,
+                stderr_done,
+            };
+            let started = Instant::now();
+            loop {
+                if let Ok(Some(status)) = server.child.try_wait() {
+                    let _ = server.stderr_done.recv_timeout(Duration::from_secs(2));
+                    failures.push_str(&format!(
+                        "attempt {attempt}: the server on {addr} exited with {status} before accepting connections:\n{}\n",
+                        text_of(&server.stderr)
+                    ));
+                    break;
+                }
+                if TcpStream::connect_timeout(&addr, Duration::from_millis(200)).is_ok() {
+                    // Connectable and still ours (not exited with "address in use").
+                    if server.child.try_wait().ok().flatten().is_none() {
+                        return server;
+                    }
+                    continue;
+                }
+                if started.elapsed() >= SERVER_READY_DEADLINE {
+                    let log = server.stop();
+                    panic!(
+                        "[{label}] the server on {addr} accepted no connection within {SERVER_READY_DEADLINE:?}\n\
+                         --- server stderr ---\n{log}"
+                    );
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        panic!("[{label}] could not start a {name} server in {PORT_ATTEMPTS} attempts:\n{failures}");
+    }
+
+    pub(crate) fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
+    /// Whether the server is still running (it must outlive every client request).
+    pub(crate) fn exit_status(&mut self) -> Option<ExitStatus> {
+        self.child.try_wait().ok().flatten()
+    }
+
+    /// Kills the server and returns its stderr.
+    pub(crate) fn stop(&mut self) -> String {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = self.stderr_done.recv_timeout(Duration::from_secs(5));
+        text_of(&self.stderr)
+    }
+}
+
+impl Drop for HttpChild {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }

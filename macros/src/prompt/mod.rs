@@ -321,16 +321,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 Kind::Context => quote! { let #ident = __call.context.clone(); },
                 Kind::Required => quote! { let #ident = #krate::__private::prompt_required(&__call, #key)?; },
                 Kind::Optional => quote! { let #ident = #krate::__private::prompt_optional(&__call, #key); },
-                Kind::Resolved(path) => {
-                    let name = unraw(ident);
-                    let index = slots.resolve(&krate, &args_ty, path, &name);
-                    let ty = &p.ty;
-                    let path_ref = quote_spanned! {path.span()=> &#path };
-                    let resolver_ty = quote_spanned! {path.span()=> _ };
-                    quote_spanned! {ty.span()=>
-                        let #ident = #krate::__private::prompt_resolved::<#ty, #resolver_ty>(#path_ref, &__call, #index, #name)?;
-                    }
-                }
+                Kind::Resolved(path) => slots.bind(&krate, &args_ty, (path, ident, &p.ty), "prompt_resolved"),
             }
         })
         .collect();

@@ -16,7 +16,6 @@ use darling::FromMeta;
 use darling::util::SpannedValue;
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};
-use syn::spanned::Spanned;
 use syn::{FnArg, Ident, Pat, Type};
 
 /// The options of `#[resource(...)]`.
@@ -347,16 +346,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                     let name = unraw(ident);
                     quote! { let #ident = #krate::__private::resource_variable(&__call, #name)?; }
                 }
-                Kind::Resolved(path) => {
-                    let name = unraw(ident);
-                    let index = slots.resolve(&krate, &args_ty, path, &name);
-                    let ty = &p.ty;
-                    let path_ref = quote_spanned! {path.span()=> &#path };
-                    let resolver_ty = quote_spanned! {path.span()=> _ };
-                    quote_spanned! {ty.span()=>
-                        let #ident = #krate::__private::resource_resolved::<#ty, #resolver_ty>(#path_ref, &__call, #index, #name)?;
-                    }
-                }
+                Kind::Resolved(path) => slots.bind(&krate, &args_ty, (path, ident, &p.ty), "resource_resolved"),
             }
         })
         .collect();

@@ -44,6 +44,28 @@ impl Slots {
         self.entries.len() - 1
     }
 
+    /// Adds `#[resolve(path)]` parameter `ident: ty` of a prompt or resource and returns the
+    /// statement that binds it in the generated body: `getter` (`prompt_resolved`,
+    /// `resource_resolved`) reads the value from `__call`, and its error ends the request.
+    pub(crate) fn bind(
+        &mut self,
+        krate: &TokenStream,
+        args_ty: &Ident,
+        (path, ident, ty): (&syn::Path, &Ident, &Type),
+        getter: &str,
+    ) -> TokenStream {
+        let name = crate::util::spans::unraw(ident);
+        let index = self.resolve(krate, args_ty, path, &name);
+        let getter = Ident::new(getter, Span::call_site());
+        // The resolver's type and value are spanned on the path: a function that is not a
+        // `#[resolver]` is reported there.
+        let path_ref = quote_spanned! {path.span()=> &#path };
+        let resolver_ty = quote_spanned! {path.span()=> _ };
+        quote_spanned! {ty.span()=>
+            let #ident = #krate::__private::#getter::<#ty, #resolver_ty>(#path_ref, &__call, #index, #name)?;
+        }
+    }
+
     /// The index the next slot gets.
     pub(crate) fn next_index(&self) -> usize {
         self.entries.len()
