@@ -236,12 +236,14 @@ pub fn answer_form<F: FormSchema + Send + Sync + 'static>(
     let crate::elicit::AskRequest::Form { message, schema } = &ask.request else {
         return (FormAnswer::Refused("a form question is a form".into()), None);
     };
-    let digest = crate::seal::question_digest(message, &schema(RenderOptions::default()));
+    let neutral = schema(RenderOptions::default());
+    let digest = crate::seal::question_digest(message, &neutral);
     let question = Question {
         kind: "tool",
         target: "fuzz",
         key: KEY,
         ask: &ask,
+        schema: Some(neutral),
         digest: digest.clone(),
         version: ProtocolVersion::V2026_07_28,
     };

@@ -33,6 +33,9 @@ pub(crate) struct Question<'a> {
     pub(crate) target: &'a str,
     pub(crate) key: &'a str,
     pub(crate) ask: &'a AskSpec,
+    /// A form's era-neutral rendering (without its top-level title), which the digest is taken
+    /// over and 2026-07-28 sends; `None` for other kinds.
+    pub(crate) schema: Option<Map<String, Value>>,
     /// The digest of its era-neutral rendering: an answer counts only for this very question.
     pub(crate) digest: String,
     pub(crate) version: ProtocolVersion,
@@ -103,9 +106,12 @@ impl Question<'_> {
             AskRequest::Form { message, schema } => InputParams::Elicit(ElicitRequestParams {
                 mode: (self.version > ProtocolVersion::V2025_06_18).then_some("form"),
                 message: message.clone(),
-                requested_schema: schema(crate::form::RenderOptions {
-                    top_level_title: self.version.era() == crate::Era::Handshake,
-                }),
+                requested_schema: match (&self.schema, self.version.era()) {
+                    (Some(neutral), crate::Era::Stateless) => neutral.clone(),
+                    _ => schema(crate::form::RenderOptions {
+                        top_level_title: self.version.era() == crate::Era::Handshake,
+                    }),
+                },
             }),
             AskRequest::Sampling(p) => InputParams::Sampling(p.clone()),
             AskRequest::Roots => InputParams::Roots(EmptyResult {}),

@@ -250,20 +250,24 @@ impl<'a> Engine<'a> {
         }
         // The question is pinned by the digest of its era-neutral rendering; it is rendered for
         // the wire only when it is actually asked.
-        let digest = match &ask.request {
-            AskRequest::Form { message, schema } => {
-                crate::seal::question_digest(message, &schema(RenderOptions::default()))
-            }
-            AskRequest::Sampling(p) => {
-                crate::seal::request_digest(ask.request.method(), &serde_json::to_value(p).unwrap_or(Value::Null))
-            }
-            AskRequest::Roots => crate::seal::request_digest(ask.request.method(), &Value::Null),
+        let schema = match &ask.request {
+            AskRequest::Form { schema, .. } => Some(schema(RenderOptions::default())),
+            _ => None,
+        };
+        let digest = match (&ask.request, &schema) {
+            (AskRequest::Form { message, .. }, Some(schema)) => crate::seal::question_digest(message, schema),
+            (AskRequest::Sampling(p), _) => crate::seal::request_digest(
+                ask.request.method(),
+                &serde_json::to_value(p).unwrap_or(Value::Null),
+            ),
+            _ => crate::seal::request_digest(ask.request.method(), &Value::Null),
         };
         let question = Question {
             kind: self.kind,
             target: self.target,
             key,
             ask: &ask,
+            schema,
             digest,
             version: self.context.protocol_version(),
         };
