@@ -35,6 +35,9 @@ pub use mcp_resolve_runtime::{
 pub use mcp_resolve_runtime::{
     ClientCapabilities, Era, ErrorObject, Implementation, NumberId, ProtocolVersion, RequestId, codes,
 };
+// What outlives a request: single-use answers, URL-mode flows.
+#[doc(inline)]
+pub use mcp_resolve_runtime::{DEFAULT_STORE_ENTRIES, MemoryStore, Store, StoreError};
 // Sealing of `requestState`.
 #[doc(inline)]
 pub use mcp_resolve_runtime::{KeyTooShort, RandomUnavailable, StateKeyError, StateKeys};

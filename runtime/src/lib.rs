@@ -28,6 +28,7 @@ mod resource;
 mod sampling;
 mod seal;
 mod server;
+mod store;
 pub mod testing;
 mod throttle;
 mod tool;
@@ -62,6 +63,7 @@ pub use resource::{
 pub use sampling::{DEFAULT_MAX_TOKENS, ListRoots, Root, Sample, Sampled};
 pub use seal::{KeyTooShort, RandomUnavailable, StateKeyError, StateKeys};
 pub use server::{CacheScope, ResourceUpdates, Server};
+pub use store::{DEFAULT_STORE_ENTRIES, MemoryStore, Store, StoreError};
 pub use tool::{ArgsSchema, HeaderArgument, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};
 pub use tool_result::{CallToolResult, Content, EmbeddedResource, IntoToolResult, Json};
 #[cfg(feature = "http")]

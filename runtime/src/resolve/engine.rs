@@ -256,10 +256,9 @@ impl<'a> Engine<'a> {
         };
         let digest = match (&ask.request, &schema) {
             (AskRequest::Form { message, .. }, Some(schema)) => crate::seal::question_digest(message, schema),
-            (AskRequest::Sampling(p), _) => crate::seal::request_digest(
-                ask.request.method(),
-                &serde_json::to_value(p).unwrap_or(Value::Null),
-            ),
+            (AskRequest::Sampling(p), _) => {
+                crate::seal::request_digest(ask.request.method(), &serde_json::to_value(p).unwrap_or(Value::Null))
+            }
             _ => crate::seal::request_digest(ask.request.method(), &Value::Null),
         };
         let question = Question {

@@ -60,6 +60,19 @@ pub(crate) struct Config {
     pub(crate) json_memory: Budget,
     /// How many calls of one connection or session may wait for the client's answer at once.
     pub(crate) max_waiting: usize,
+    /// What outlives a request and is shared by replicas: used single-use answers, URL flows.
+    pub(crate) store: SharedStore,
+}
+
+/// The server's [`Store`](crate::Store), shared by every call.
+#[derive(Clone)]
+#[allow(dead_code)] // read by the single-use answers and the URL-mode flows being built on it
+pub(crate) struct SharedStore(pub(crate) Arc<dyn crate::Store>);
+
+impl std::fmt::Debug for SharedStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Store")
+    }
 }
 
 impl Default for Config {
@@ -75,6 +88,7 @@ impl Default for Config {
             audience: None,
             json_memory: Budget::new(256 * 1024 * 1024),
             max_waiting: 64,
+            store: SharedStore(Arc::new(crate::MemoryStore::default())),
         }
     }
 }
@@ -414,6 +428,20 @@ impl Server {
     /// ```
     pub fn state_leeway(mut self, leeway: Duration) -> Self {
         self.config.sealer.leeway = leeway;
+        self
+    }
+    /// Where the server keeps what outlives one request and must be seen by every replica: the
+    /// single-use answers already used and the URL-mode flows pages complete. Default: a
+    /// [`MemoryStore`](crate::MemoryStore) of this process; replicas behind a load balancer share
+    /// one (e.g. Redis, with the `redis` feature).
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::{MemoryStore, Server};
+    /// let server = Server::new("notes").store(MemoryStore::with_capacity(10_000));
+    /// # let _ = server;
+    /// ```
+    pub fn store<S: crate::Store>(mut self, store: S) -> Self {
+        self.config.store = SharedStore(Arc::new(store));
         self
     }
     /// The audience bound into `requestState` (default: the server's name); replicas serving one
