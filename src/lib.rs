@@ -28,8 +28,11 @@ pub use mcp_resolve_runtime::{
 #[doc(inline)]
 pub use mcp_resolve_runtime::{
     Action, Ask, Confirm, DEFAULT_MAX_TOKENS, Elicit, ElicitationResult, IntoResolution, ListRoots, Resolution, Root,
-    Sample, Sampled,
+    Sample, Sampled, UrlOutcome,
 };
+// URL mode: the flows a page reads and completes.
+#[doc(inline)]
+pub use mcp_resolve_runtime::{FlowError, UrlFlow, UrlFlows};
 // The protocol model a tool may look at.
 #[doc(inline)]
 pub use mcp_resolve_runtime::{

@@ -16,6 +16,7 @@ use crate::resolve::state::{CallBinding, RoundState};
 use crate::seal::Sealer;
 use crate::server::Session;
 use crate::transport::frames::{Frame, FrameReader};
+use futures_util::FutureExt as _;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -254,8 +255,11 @@ pub fn answer_form<F: FormSchema + Send + Sync + 'static>(
     state.asked.insert(KEY.to_owned(), digest);
     let mut responses = Map::new();
     responses.insert(KEY.to_owned(), answer.clone());
-    let mut collect = Collect::new(state, responses);
-    let first = form_answer(collect.ask(&question));
+    let urls = || crate::Server::new("fuzz").url_asking(None);
+    // A form's answer is taken without waiting for anything: the future is ready at once.
+    let now = |asked: Option<Asked>| asked.map_or(FormAnswer::Refused("the asker waited".into()), form_answer);
+    let mut collect = Collect::new(state, responses, urls());
+    let first = now(collect.ask(&question).now_or_never());
     let replay = collect.keep.remove(KEY).map(|kept| {
         let mut next = RoundState {
             round: 2,
@@ -266,7 +270,7 @@ pub fn answer_form<F: FormSchema + Send + Sync + 'static>(
             .ok()
             .and_then(|text| serde_json::from_str::<RoundState>(&text).ok());
         match next {
-            Some(next) => form_answer(Collect::new(next, Map::new()).ask(&question)),
+            Some(next) => now(Collect::new(next, Map::new(), urls()).ask(&question).now_or_never()),
             None => FormAnswer::Refused("the kept state did not survive a JSON round trip".into()),
         }
     });

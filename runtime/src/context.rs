@@ -36,6 +36,19 @@ pub struct Principal {
 }
 
 impl Principal {
+    /// A caller with this subject, no issuer and no scopes (e.g. the user a page signed in).
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::Principal;
+    /// assert_eq!(Principal::new("alice").subject, "alice");
+    /// ```
+    pub fn new(subject: impl Into<String>) -> Self {
+        Self {
+            subject: subject.into(),
+            issuer: None,
+            scopes: Vec::new(),
+        }
+    }
     /// Whether the token grants `scope`.
     pub fn has_scope(&self, scope: &str) -> bool {
         self.scopes.iter().any(|s| s == scope)
@@ -86,6 +99,8 @@ struct ContextInner {
     cancel: CancellationToken,
     /// The server's resource subscriptions (`None` when detached).
     updates: Option<ResourceUpdates>,
+    /// The server's URL-mode flows (`None` when detached).
+    flows: Option<crate::UrlFlows>,
 }
 
 pub(crate) struct ContextParts {
@@ -99,6 +114,7 @@ pub(crate) struct ContextParts {
     pub(crate) outbound: Outbound,
     pub(crate) cancel: CancellationToken,
     pub(crate) updates: ResourceUpdates,
+    pub(crate) flows: crate::UrlFlows,
 }
 
 impl Context {
@@ -115,6 +131,7 @@ impl Context {
                 outbound: Some(p.outbound),
                 cancel: p.cancel,
                 updates: Some(p.updates),
+                flows: Some(p.flows),
             }),
         }
     }
@@ -134,6 +151,7 @@ impl Context {
                 outbound: None,
                 cancel: CancellationToken::new(),
                 updates: None,
+                flows: None,
             }),
         }
     }
@@ -257,6 +275,18 @@ impl Context {
     /// ```
     pub fn resource_updated(&self, uri: &str) -> usize {
         self.inner.updates.as_ref().map_or(0, |u| u.updated(uri))
+    }
+    /// The server's URL-mode flows (`None` when detached): what a tool that serves a URL-mode
+    /// page's outcome, or a page handler given the context, reads and completes. See
+    /// [`UrlFlows`](crate::UrlFlows).
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::{Context, ProtocolVersion};
+    /// let cx = Context::detached(ProtocolVersion::V2026_07_28, Default::default());
+    /// assert!(cx.url_flows().is_none());
+    /// ```
+    pub fn url_flows(&self) -> Option<&crate::UrlFlows> {
+        self.inner.flows.as_ref()
     }
     /// Whether the client cancelled this request (or the connection closed).
     pub fn is_cancelled(&self) -> bool {

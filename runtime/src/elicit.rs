@@ -1,12 +1,12 @@
-//! What resolvers return and what tools receive: a value, or a question ([`Ask`]: a form
-//! ([`Elicit`]), an LLM sample ([`Sample`](crate::Sample)) or the client's roots
+//! What resolvers return and what tools receive: a value, or a question ([`Ask`]: a form or a
+//! page to open ([`Elicit`]), an LLM sample ([`Sample`](crate::Sample)) or the client's roots
 //! ([`ListRoots`](crate::ListRoots))), and the three outcomes of a question.
 
 use crate::form::{FieldKind, FieldSpec, FormError, FormField, FormSchema, RenderOptions};
 use crate::protocol::messages::CreateMessageParams;
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use std::fmt::{self, Display};
-use std::marker::PhantomData;
 
 /// Reads the accepted answer (a form's content, a sampling or roots result) into the value.
 pub(crate) type ParseFn<T> = Box<dyn Fn(&Value) -> Result<T, String> + Send + Sync>;
@@ -19,6 +19,9 @@ pub(crate) enum AskRequest {
         message: String,
         schema: fn(RenderOptions) -> Map<String, Value>,
     },
+    /// `elicitation/create`, URL mode: the message and the page to open (the flow's id is added
+    /// when it is asked).
+    Url { message: String, url: String },
     /// `sampling/createMessage`.
     Sampling(CreateMessageParams),
     /// `roots/list`.
@@ -73,30 +76,29 @@ impl<T: 'static> Ask<T> {
 impl AskRequest {
     pub(crate) fn method(&self) -> &'static str {
         match self {
-            Self::Form { .. } => crate::protocol::messages::ELICITATION_CREATE,
+            Self::Form { .. } | Self::Url { .. } => crate::protocol::messages::ELICITATION_CREATE,
             Self::Sampling(_) => crate::protocol::messages::SAMPLING_CREATE_MESSAGE,
             Self::Roots => crate::protocol::messages::ROOTS_LIST,
         }
     }
 }
 
-/// A form-mode question: a message and the form `F` the user fills in.
+/// A question for the user: a form to fill in ([`Elicit::form`]), or a page of yours to open
+/// ([`Elicit::url`]). Its value `T` is the filled form, or what the page recorded.
 ///
 /// ```
 /// use mcp_resolve_runtime::{Confirm, Elicit, Resolution};
 /// let ask: Resolution<Confirm> = Elicit::form("/tmp/notes/drafts has 2 file(s). Delete anyway?").into();
 /// assert!(matches!(ask, Resolution::Ask(_)));
 /// ```
-pub struct Elicit<F> {
-    pub(crate) message: String,
-    pub(crate) schema: fn(RenderOptions) -> Map<String, Value>,
-    _form: PhantomData<fn() -> F>,
+pub struct Elicit<T> {
+    pub(crate) ask: Ask<T>,
 }
 
-impl<F> fmt::Debug for Elicit<F> {
+impl<T> fmt::Debug for Elicit<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Elicit")
-            .field("message", &self.message)
+            .field("message", &self.message())
             .finish_non_exhaustive()
     }
 }
@@ -105,16 +107,80 @@ impl<F: FormSchema> Elicit<F> {
     /// Asks the user to fill in form `F`, with this message.
     pub fn form(message: impl Into<String>) -> Self {
         Self {
-            message: message.into(),
-            schema: F::requested_schema,
-            _form: PhantomData,
+            ask: Ask {
+                request: AskRequest::Form {
+                    message: message.into(),
+                    schema: F::requested_schema,
+                },
+                // The content of an accepted answer; the asker has checked it is an object.
+                parse: Box::new(|content| match content {
+                    Value::Object(m) => F::from_content(m).map_err(|e| e.to_string()),
+                    _ => Err("the content is not an object".into()),
+                }),
+            },
         }
     }
-    /// The message shown to the user.
-    pub fn message(&self) -> &str {
-        &self.message
+}
+
+impl<T: UrlOutcome> Elicit<T> {
+    /// Asks the user to open `url`, a page of yours where they do what must never pass through
+    /// the client (sign in to a third party, pay, type a secret), in URL mode. The framework adds
+    /// the `flow` query parameter, a one-time id bound to the caller and an expiry; the page
+    /// records the outcome with [`UrlFlows::complete`](crate::UrlFlows::complete) (or
+    /// [`UrlFlows::decline`](crate::UrlFlows::decline)), and the value `T` is what it recorded.
+    /// The user's `accept` only means they agreed to open the page: the call goes on once the
+    /// page says the step is done.
+    ///
+    /// The URL must be `https` (plain `http` only to a loopback host) and carry no credentials
+    /// (`user:password@`), no query parameter named like a secret and no e-mail address: the
+    /// client shows it to the user and may log it. It is checked when the question is asked.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::{Elicit, Resolution};
+    /// #[derive(Clone, serde::Deserialize)]
+    /// struct Connected {
+    ///     account: String,
+    /// }
+    /// let ask: Resolution<Connected> =
+    ///     Elicit::url("Connect your GitHub account", "https://notes.example/connect?service=github").into();
+    /// assert!(matches!(ask, Resolution::Ask(_)));
+    /// ```
+    pub fn url(message: impl Into<String>, url: impl Into<String>) -> Self {
+        Self {
+            ask: Ask {
+                request: AskRequest::Url {
+                    message: message.into(),
+                    url: url.into(),
+                },
+                // What the page recorded.
+                parse: Box::new(|recorded| T::deserialize(recorded).map_err(|e| e.to_string())),
+            },
+        }
     }
 }
+
+impl<T> Elicit<T> {
+    /// The message shown to the user.
+    pub fn message(&self) -> &str {
+        match &self.ask.request {
+            AskRequest::Form { message, .. } | AskRequest::Url { message, .. } => message,
+            _ => "",
+        }
+    }
+}
+
+/// What a URL-mode page may record as the outcome of the step the user took there: any type
+/// that deserializes (the page records it with [`UrlFlows::complete`](crate::UrlFlows::complete)).
+/// A form is not one: a URL-mode answer carries no content, the user's input stays on the page.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the value of a URL-mode question",
+    label = "not something a page records",
+    note = "a URL-mode answer carries no content: the page records the outcome. Give `Elicit::url` a type that derives `serde::Deserialize` (e.g. `struct Connected {{ account: String }}`), or ask with `Elicit::form` for a form"
+)]
+pub trait UrlOutcome: DeserializeOwned + Clone + Send + Sync + 'static {}
+
+#[diagnostic::do_not_recommend]
+impl<T: DeserializeOwned + Clone + Send + Sync + 'static> UrlOutcome for T {}
 
 /// What a resolver produced: a value (nothing is asked), or a question.
 ///
@@ -140,19 +206,9 @@ pub enum Resolution<T> {
     Ask(Ask<T>),
 }
 
-impl<F: FormSchema> From<Elicit<F>> for Ask<F> {
-    fn from(e: Elicit<F>) -> Self {
-        Ask {
-            request: AskRequest::Form {
-                message: e.message,
-                schema: e.schema,
-            },
-            // The content of an accepted answer; the asker has checked it is an object.
-            parse: Box::new(|content| match content {
-                Value::Object(m) => F::from_content(m).map_err(|e| e.to_string()),
-                _ => Err("the content is not an object".into()),
-            }),
-        }
+impl<T> From<Elicit<T>> for Ask<T> {
+    fn from(e: Elicit<T>) -> Self {
+        e.ask
     }
 }
 
@@ -162,9 +218,9 @@ impl<T> From<Ask<T>> for Resolution<T> {
     }
 }
 
-impl<F: FormSchema> From<Elicit<F>> for Resolution<F> {
-    fn from(e: Elicit<F>) -> Self {
-        Self::Ask(e.into())
+impl<T> From<Elicit<T>> for Resolution<T> {
+    fn from(e: Elicit<T>) -> Self {
+        Self::Ask(e.ask)
     }
 }
 
@@ -295,10 +351,10 @@ impl<T: Clone + Send + Sync + 'static> IntoResolution for Resolution<T> {
     }
 }
 
-impl<F: FormSchema + Clone + Send + Sync + 'static> IntoResolution for Elicit<F> {
-    type Output = F;
-    fn into_resolution(self) -> Result<Resolution<F>, String> {
-        Ok(Resolution::Ask(self.into()))
+impl<T: Clone + Send + Sync + 'static> IntoResolution for Elicit<T> {
+    type Output = T;
+    fn into_resolution(self) -> Result<Resolution<T>, String> {
+        Ok(Resolution::Ask(self.ask))
     }
 }
 

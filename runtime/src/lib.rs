@@ -34,6 +34,7 @@ mod throttle;
 mod tool;
 mod tool_result;
 mod transport;
+mod url_flow;
 
 #[doc(hidden)]
 pub mod __private;
@@ -49,7 +50,7 @@ pub use auth::{AuthError, TokenVerifier};
 pub use auth::{Hs256Verifier, JwksVerifier};
 pub use completion::{Completer, MAX_COMPLETIONS};
 pub use context::{Context, Principal};
-pub use elicit::{Action, Ask, Confirm, Elicit, ElicitationResult, IntoResolution, Resolution};
+pub use elicit::{Action, Ask, Confirm, Elicit, ElicitationResult, IntoResolution, Resolution, UrlOutcome};
 pub use prompt::{
     GetPromptResult, IntoPromptResult, Prompt, PromptArgument, PromptCall, PromptDefinition, PromptMessage, Role,
 };
@@ -68,3 +69,4 @@ pub use tool::{ArgsSchema, HeaderArgument, Tool, ToolAnnotations, ToolCall, Tool
 pub use tool_result::{CallToolResult, Content, EmbeddedResource, IntoToolResult, Json};
 #[cfg(feature = "http")]
 pub use transport::http::HttpOptions;
+pub use url_flow::{FlowError, UrlFlow, UrlFlows};

@@ -309,6 +309,14 @@ impl Peer {
         }
     }
 
+    /// Sends a notification to the client (one about a request it answered, e.g.
+    /// `notifications/elicitation/complete`); a closed connection loses it.
+    pub(crate) async fn notify<P: Serialize>(&self, method: &'static str, params: &P) {
+        if let Ok(params) = to_raw(params) {
+            self.outbound.send(Outgoing::Notification { method, params }).await;
+        }
+    }
+
     /// Whether a request to the client is waiting for its answer.
     pub(crate) fn awaiting_client(&self) -> bool {
         self.waiters

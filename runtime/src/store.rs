@@ -6,7 +6,7 @@
 use futures_util::future::BoxFuture;
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// Why a store could not answer. The call it served fails closed: nothing is taken as used or
@@ -74,6 +74,16 @@ pub trait Store: Send + Sync + 'static {
         value: &'a [u8],
         ttl: Duration,
     ) -> BoxFuture<'a, Result<bool, StoreError>>;
+}
+
+/// The server's [`Store`], shared by every call.
+#[derive(Clone)]
+pub(crate) struct SharedStore(pub(crate) Arc<dyn Store>);
+
+impl fmt::Debug for SharedStore {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Store")
+    }
 }
 
 /// The default [`Store`]: in this process's memory, so it serves one replica only. At most

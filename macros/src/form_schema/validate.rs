@@ -275,10 +275,11 @@ fn literal_checks(m: &FieldModel, errors: &mut Errors) {
     }
 }
 
-/// Whether a wire name looks like a secret: lowercased without `_` and `-`, it contains a
-/// secret's word, or is one.
-pub(crate) fn is_secret(wire: &str) -> bool {
-    const CONTAINS: &[&str] = &[
+/// The words that make a name look like a secret, and the names that are one; the runtime
+/// refuses URL-mode query parameters with the same list (`form::SECRET_WORDS`, compared in the
+/// tests).
+const SECRET_WORDS: (&[&str], &[&str]) = (
+    &[
         "password",
         "passwd",
         "secret",
@@ -289,13 +290,19 @@ pub(crate) fn is_secret(wire: &str) -> bool {
         "cardnumber",
         "cvv",
         "cvc",
-    ];
+    ],
+    &["pin", "ssn"],
+);
+
+/// Whether a wire name looks like a secret: lowercased without `_` and `-`, it contains a
+/// secret's word, or is one.
+pub(crate) fn is_secret(wire: &str) -> bool {
     let norm: String = wire
         .chars()
         .filter(|c| *c != '_' && *c != '-')
         .flat_map(char::to_lowercase)
         .collect();
-    CONTAINS.iter().any(|w| norm.contains(w)) || norm == "pin" || norm == "ssn"
+    SECRET_WORDS.0.iter().any(|w| norm.contains(w)) || SECRET_WORDS.1.contains(&norm.as_str())
 }
 
 // ---------------------------------------------------------------- literals
@@ -560,5 +567,14 @@ mod tests {
         for s in ["spinner", "name", "pins", "email"] {
             assert!(!is_secret(s), "{s}");
         }
+    }
+}
+
+#[cfg(test)]
+mod secret_words {
+    /// The runtime refuses URL-mode query parameters with the same list.
+    #[test]
+    fn the_same_list_as_the_runtime() {
+        assert_eq!(super::SECRET_WORDS, mcp_resolve::form::SECRET_WORDS);
     }
 }

@@ -76,3 +76,34 @@ pub trait FormSchema: Sized + Send + Sync + 'static {
     /// Parses and validates accepted content. Unknown keys are ignored.
     fn from_content(content: &Map<String, Value>) -> Result<Self, FormError>;
 }
+
+/// The words that make a name look like a secret, and the names that are one: a form field, or a
+/// URL-mode page's query parameter, named like this is refused. `#[derive(FormSchema)]` checks
+/// form fields against the same list at compile time (its tests compare the two).
+#[doc(hidden)]
+pub const SECRET_WORDS: (&[&str], &[&str]) = (
+    &[
+        "password",
+        "passwd",
+        "secret",
+        "token",
+        "apikey",
+        "privatekey",
+        "creditcard",
+        "cardnumber",
+        "cvv",
+        "cvc",
+    ],
+    &["pin", "ssn"],
+);
+
+/// Whether `name` looks like a secret: lowercased without `_` and `-`, it contains one of
+/// [`SECRET_WORDS`]' words, or is one of its names.
+pub(crate) fn looks_secret(name: &str) -> bool {
+    let norm: String = name
+        .chars()
+        .filter(|c| *c != '_' && *c != '-')
+        .flat_map(char::to_lowercase)
+        .collect();
+    SECRET_WORDS.0.iter().any(|w| norm.contains(w)) || SECRET_WORDS.1.contains(&norm.as_str())
+}

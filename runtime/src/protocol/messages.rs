@@ -223,13 +223,35 @@ pub(crate) struct InputRequest {
 #[derive(Debug, Serialize)]
 #[serde(untagged)]
 pub(crate) enum InputParams {
-    /// `elicitation/create`.
+    /// `elicitation/create`, form mode.
     Elicit(ElicitRequestParams),
+    /// `elicitation/create`, URL mode.
+    ElicitUrl(ElicitUrlParams),
     /// `sampling/createMessage`.
     Sampling(CreateMessageParams),
     /// `roots/list`: `{}`.
     Roots(EmptyResult),
 }
+
+/// The params of a URL-mode `elicitation/create`: 2025-11-25 names the elicitation
+/// (`elicitationId`); 2026-07-28 has no id (the correlation rides in `requestState`).
+#[derive(Debug, Serialize)]
+pub(crate) struct ElicitUrlParams {
+    pub(crate) mode: &'static str,
+    pub(crate) message: String,
+    pub(crate) url: String,
+    #[serde(rename = "elicitationId", skip_serializing_if = "Option::is_none")]
+    pub(crate) elicitation_id: Option<String>,
+}
+
+/// The params of `notifications/elicitation/complete` (2025-11-25).
+#[derive(Debug, Serialize)]
+pub(crate) struct ElicitationCompleteParams<'a> {
+    #[serde(rename = "elicitationId")]
+    pub(crate) elicitation_id: &'a str,
+}
+
+pub(crate) const ELICITATION_COMPLETE: &str = "notifications/elicitation/complete";
 
 /// The params of `sampling/createMessage`.
 #[derive(Clone, Debug, Serialize)]

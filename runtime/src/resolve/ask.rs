@@ -6,11 +6,16 @@
 //!   `sampling/createMessage`, `roots/list`), awaited now.
 
 use super::def::{AskSpec, Settled};
-use super::state::{Kept, RoundState};
+use super::state::{FlowRef, Kept, RoundState};
+use crate::context::Principal;
 use crate::elicit::{Action, AskRequest};
 use crate::peer::{Peer, PeerError};
-use crate::protocol::messages::{ElicitRequestParams, ElicitResult, EmptyResult, InputParams, InputRequest};
+use crate::protocol::messages::{
+    ELICITATION_COMPLETE, ElicitRequestParams, ElicitResult, ElicitUrlParams, ElicitationCompleteParams, EmptyResult,
+    InputParams, InputRequest,
+};
 use crate::protocol::{ErrorObject, ProtocolVersion};
+use crate::url_flow::{Progress, UrlFlows, check_url, with_flow};
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -42,10 +47,11 @@ pub(crate) struct Question<'a> {
 }
 
 /// An answer as the asker reads it: an `ElicitResult` for a form, the whole result for a
-/// sampling or roots request.
+/// sampling or roots request, what the page recorded for a URL-mode question.
 enum Answer {
     Elicit(ElicitResult),
     Result(Value),
+    Recorded(Value),
 }
 
 impl Answer {
@@ -68,6 +74,15 @@ impl Answer {
                 action: kept.action.clone(),
                 content,
             }),
+            // A URL-mode question is kept once it settled: accepted with the page's outcome, or
+            // declined / cancelled.
+            AskRequest::Url { .. } if kept.action == Action::Accept.as_str() => {
+                Self::Recorded(content.unwrap_or(Value::Null))
+            }
+            AskRequest::Url { .. } => Self::Elicit(ElicitResult {
+                action: kept.action.clone(),
+                content: None,
+            }),
             _ => Self::Result(content.unwrap_or(Value::Null)),
         }
     }
@@ -81,7 +96,7 @@ impl Answer {
                 content: e.content.as_ref().and_then(raw),
                 q: digest.to_owned(),
             },
-            Self::Result(v) => Kept {
+            Self::Result(v) | Self::Recorded(v) => Kept {
                 action: Action::Accept.as_str().to_owned(),
                 content: raw(v),
                 q: digest.to_owned(),
@@ -94,6 +109,7 @@ impl Answer {
 fn what(request: &AskRequest) -> &'static str {
     match request {
         AskRequest::Form { .. } => "form",
+        AskRequest::Url { .. } => "url",
         AskRequest::Sampling(_) => "sampling",
         AskRequest::Roots => "roots",
     }
@@ -113,9 +129,31 @@ impl Question<'_> {
                     }),
                 },
             }),
+            // The URL with its flow is made by the asker (`url_params`).
+            AskRequest::Url { message, url } => InputParams::ElicitUrl(ElicitUrlParams {
+                mode: "url",
+                message: message.clone(),
+                url: url.clone(),
+                elicitation_id: None,
+            }),
             AskRequest::Sampling(p) => InputParams::Sampling(p.clone()),
             AskRequest::Roots => InputParams::Roots(EmptyResult {}),
         }
+    }
+
+    /// A URL-mode question's params, sending the user to `url` (the page's URL with the flow);
+    /// the handshake era names the elicitation by the flow's id.
+    fn url_params(&self, url: &str, flow: &str) -> InputParams {
+        let message = match &self.ask.request {
+            AskRequest::Url { message, .. } => message.clone(),
+            _ => String::new(),
+        };
+        InputParams::ElicitUrl(ElicitUrlParams {
+            mode: "url",
+            message,
+            url: url.to_owned(),
+            elicitation_id: (self.version.era() == crate::Era::Handshake).then(|| flow.to_owned()),
+        })
     }
 
     /// Applies one answer; `None` when it is malformed (not an `ElicitResult`, or not an object).
@@ -150,6 +188,19 @@ impl Question<'_> {
                     other => Ok(Settled::Answered(other, None)),
                 }
             }
+            Answer::Recorded(outcome) => {
+                tracing::info!(
+                    kind = self.kind,
+                    target = self.target,
+                    key,
+                    mode,
+                    round,
+                    "URL-mode step completed"
+                );
+                (self.ask.parse)(outcome)
+                    .map(|v| Settled::Answered(Action::Accept, Some(v)))
+                    .map_err(|e| format!("resolver `{key}`: the page recorded an outcome it cannot read: {e}"))
+            }
             Answer::Result(result) => {
                 if !result.is_object() {
                     return None;
@@ -183,16 +234,171 @@ pub(crate) struct Collect {
     pub(crate) asked_now: BTreeMap<String, String>,
     /// Answers to keep for the next round.
     pub(crate) keep: BTreeMap<String, Kept>,
+    /// The URL-mode flows asked now.
+    pub(crate) flows_now: BTreeMap<String, FlowRef>,
+    /// Where URL-mode flows are, and whose this call is.
+    pub(crate) urls: UrlAsking,
+}
+
+/// What URL-mode questions need: the flows, the caller they are bound to, and how long a retry
+/// waits for the page to be completed before asking again.
+#[derive(Clone, Debug)]
+pub(crate) struct UrlAsking {
+    pub(crate) flows: UrlFlows,
+    pub(crate) principal: Option<Principal>,
+    pub(crate) wait: Duration,
+}
+
+/// How often a waiting question looks at its flow.
+const POLL: Duration = Duration::from_millis(200);
+
+impl UrlAsking {
+    /// Waits up to `wait` for the flow to leave pending; its progress then.
+    async fn settle(&self, flow: &str, wait: Duration) -> Result<Progress, String> {
+        let until = tokio::time::Instant::now() + wait;
+        loop {
+            match self.flows.progress(flow, self.principal.as_ref()).await {
+                Ok(Progress::Pending) if tokio::time::Instant::now() < until => tokio::time::sleep(POLL).await,
+                Ok(p) => return Ok(p),
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+    }
+
+    /// The flow for a question: checks the page's URL, starts a flow, and adds its id.
+    async fn start(&self, q: &Question<'_>) -> Result<FlowRef, String> {
+        let AskRequest::Url { message, url } = &q.ask.request else {
+            return Err("not a URL-mode question".into());
+        };
+        check_url(url).map_err(|why| format!("resolver `{}`: the page's URL is refused: {why}", q.key))?;
+        let id = self
+            .flows
+            .start(self.principal.as_ref(), message)
+            .await
+            .map_err(|e| format!("resolver `{}`: {e}", q.key))?;
+        let url = with_flow(url, &id);
+        Ok(FlowRef {
+            id,
+            url,
+            q: q.digest.clone(),
+        })
+    }
+}
+
+/// What the page's flow came to, for the question whose answer it completes.
+fn outcome(key: &str, progress: Progress) -> Option<Result<Answer, String>> {
+    match progress {
+        Progress::Pending => None,
+        Progress::Done(v) => Some(Ok(Answer::Recorded(
+            serde_json::from_str(v.get()).unwrap_or(Value::Null),
+        ))),
+        Progress::Declined => Some(Ok(Answer::Elicit(ElicitResult {
+            action: Action::Decline.as_str().to_owned(),
+            content: None,
+        }))),
+        Progress::Gone => Some(Err(format!(
+            "resolver `{key}`: the page's step expired or was completed for another call; call again"
+        ))),
+    }
 }
 
 impl Collect {
-    pub(crate) fn new(state: RoundState, responses: Map<String, Value>) -> Self {
+    pub(crate) fn new(state: RoundState, responses: Map<String, Value>, urls: UrlAsking) -> Self {
         Self {
             state,
             responses,
             requests: BTreeMap::new(),
             asked_now: BTreeMap::new(),
             keep: BTreeMap::new(),
+            flows_now: BTreeMap::new(),
+            urls,
+        }
+    }
+
+    /// Asks a URL-mode question (again): the same flow, until its page is completed.
+    fn defer_url(&mut self, q: &Question<'_>, flow: FlowRef) -> Asked {
+        self.asked_now.insert(q.key.to_owned(), q.digest.clone());
+        self.requests.insert(
+            q.key.to_owned(),
+            InputRequest {
+                method: q.ask.request.method(),
+                params: q.url_params(&flow.url, &flow.id),
+            },
+        );
+        self.flows_now.insert(q.key.to_owned(), flow);
+        Asked::Pending
+    }
+
+    /// A URL-mode question: an outcome kept from an earlier round; else the flow asked last
+    /// round, whose page the store says is done (the value), declined, or not yet (asked again,
+    /// after waiting a little when the user accepted); else a new flow.
+    async fn ask_url(&mut self, q: &Question<'_>) -> Asked {
+        let (target, key) = (q.target, q.key);
+        let round = self.state.round;
+        if let Some(kept) = self.state.outcomes.get(key).filter(|k| k.q == q.digest).cloned() {
+            self.state.outcomes.remove(key);
+            let answer = Answer::restore(&q.ask.request, &kept);
+            return match q.apply(&answer, round) {
+                Some(settled) => {
+                    if settled.is_ok() {
+                        self.keep.insert(key.to_owned(), kept);
+                    }
+                    Asked::Done(settled)
+                }
+                None => Asked::Done(Err(format!("resolver `{key}`: a kept answer does not read"))),
+            };
+        }
+        let flow = self.state.flows.remove(key).filter(|f| f.q == q.digest);
+        let asked_this = self.state.asked.get(key) == Some(&q.digest);
+        let response = self.responses.remove(key).filter(|_| asked_this);
+        let Some(flow) = flow else {
+            return match self.urls.start(q).await {
+                Ok(flow) => {
+                    tracing::info!(
+                        kind = q.kind,
+                        target,
+                        key,
+                        mode = "url",
+                        round = round + 1,
+                        "question asked"
+                    );
+                    self.defer_url(q, flow)
+                }
+                Err(m) => Asked::Done(Err(m)),
+            };
+        };
+        let action = response
+            .as_ref()
+            .and_then(ElicitResult::read)
+            .and_then(|a| Action::parse(&a.action));
+        let answer = match action {
+            // Not answered (or not an answer): the same question again.
+            None => return self.defer_url(q, flow),
+            Some(declined @ (Action::Decline | Action::Cancel)) => Answer::Elicit(ElicitResult {
+                action: declined.as_str().to_owned(),
+                content: None,
+            }),
+            // Consent only: the page says whether the step is done.
+            Some(Action::Accept) => match self.urls.settle(&flow.id, self.urls.wait).await {
+                Err(m) => return Asked::Done(Err(format!("resolver `{key}`: {m}"))),
+                Ok(progress) => match outcome(key, progress) {
+                    None => {
+                        tracing::info!(target, key, round, "URL-mode step not completed yet; asking again");
+                        return self.defer_url(q, flow);
+                    }
+                    Some(Err(m)) => return Asked::Done(Err(m)),
+                    Some(Ok(answer)) => answer,
+                },
+            },
+        };
+        match q.apply(&answer, round) {
+            Some(settled) => {
+                if settled.is_ok() {
+                    self.keep.insert(key.to_owned(), answer.keep(&q.digest));
+                }
+                Asked::Done(settled)
+            }
+            None => self.defer_url(q, flow),
         }
     }
 
@@ -208,7 +414,10 @@ impl Collect {
         Asked::Pending
     }
 
-    pub(crate) fn ask(&mut self, q: &Question<'_>) -> Asked {
+    pub(crate) async fn ask(&mut self, q: &Question<'_>) -> Asked {
+        if let AskRequest::Url { .. } = q.ask.request {
+            return self.ask_url(q).await;
+        }
         let (target, key) = (q.target, q.key);
         let mode = what(&q.ask.request);
         let round = self.state.round;
@@ -260,6 +469,7 @@ pub(crate) struct BackChannel {
     pub(crate) timeout: Duration,
     pub(crate) max_questions: u64,
     pub(crate) questions: u64,
+    pub(crate) urls: UrlAsking,
 }
 
 impl BackChannel {
@@ -274,16 +484,32 @@ impl BackChannel {
             )));
         }
         let round = self.questions;
-        tracing::info!(kind = q.kind, target, key, mode, round, "question asked");
-        match self
-            .peer
-            .request(q.ask.request.method(), &q.params(), self.timeout)
-            .await
-        {
-            Ok(answer) => match q.apply(&Answer::read(&q.ask.request, answer), round) {
-                Some(settled) => Asked::Done(settled),
-                None => Asked::Done(Err(format!("resolver `{key}` received a malformed answer"))),
+        let flow = match &q.ask.request {
+            AskRequest::Url { .. } => match self.urls.start(q).await {
+                Ok(flow) => Some(flow),
+                Err(m) => return Asked::Done(Err(m)),
             },
+            _ => None,
+        };
+        let params = match &flow {
+            Some(flow) => q.url_params(&flow.url, &flow.id),
+            None => q.params(),
+        };
+        tracing::info!(kind = q.kind, target, key, mode, round, "question asked");
+        match self.peer.request(q.ask.request.method(), &params, self.timeout).await {
+            Ok(answer) => {
+                let answer = match &flow {
+                    Some(flow) => match self.url_answer(q, flow, &answer).await {
+                        Ok(a) => a,
+                        Err(m) => return Asked::Done(Err(m)),
+                    },
+                    None => Answer::read(&q.ask.request, answer),
+                };
+                match q.apply(&answer, round) {
+                    Some(settled) => Asked::Done(settled),
+                    None => Asked::Done(Err(format!("resolver `{key}` received a malformed answer"))),
+                }
+            }
             Err(PeerError::Client(e)) => {
                 tracing::info!(
                     target,
@@ -309,6 +535,41 @@ impl BackChannel {
             }
             Err(PeerError::Closed) => {
                 Asked::Done(Err(format!("resolver `{key}`: the client went away before answering")))
+            }
+        }
+    }
+
+    /// A URL-mode answer on the back-channel: a decline or cancel is the answer; an accept is the
+    /// user's consent, and the question waits (up to the elicitation timeout) for the page to be
+    /// completed, then tells the client with `notifications/elicitation/complete`.
+    async fn url_answer(&self, q: &Question<'_>, flow: &FlowRef, answer: &Value) -> Result<Answer, String> {
+        let key = q.key;
+        let action = ElicitResult::read(answer).and_then(|a| Action::parse(&a.action));
+        match action {
+            None => Err(format!("resolver `{key}` received a malformed answer")),
+            Some(declined @ (Action::Decline | Action::Cancel)) => Ok(Answer::Elicit(ElicitResult {
+                action: declined.as_str().to_owned(),
+                content: None,
+            })),
+            Some(Action::Accept) => {
+                let progress = self
+                    .urls
+                    .settle(&flow.id, self.timeout)
+                    .await
+                    .map_err(|m| format!("resolver `{key}`: {m}"))?;
+                match outcome(key, progress) {
+                    None => Err(format!(
+                        "resolver `{key}`: the page was not completed within {:?}",
+                        self.timeout
+                    )),
+                    Some(settled) => {
+                        let params = ElicitationCompleteParams {
+                            elicitation_id: &flow.id,
+                        };
+                        self.peer.notify(ELICITATION_COMPLETE, &params).await;
+                        settled
+                    }
+                }
             }
         }
     }

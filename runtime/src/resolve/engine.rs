@@ -156,6 +156,7 @@ impl<'a> Engine<'a> {
                 round,
                 outcomes: std::mem::take(&mut c.keep),
                 asked: std::mem::take(&mut c.asked_now),
+                flows: std::mem::take(&mut c.flows_now),
             };
             return Outcome::InputRequired {
                 requests: std::mem::take(&mut c.requests),
@@ -235,16 +236,28 @@ impl<'a> Engine<'a> {
                 "form elicitation",
                 json!({ "elicitation": { "form": {} } }),
             ),
+            AskRequest::Url { .. } => (
+                caps.elicitation_url() && self.context.protocol_version() >= crate::ProtocolVersion::V2025_11_25,
+                "URL-mode elicitation",
+                json!({ "elicitation": { "url": {} } }),
+            ),
             AskRequest::Sampling(_) => (caps.sampling(), "sampling", json!({ "sampling": {} })),
             AskRequest::Roots => (caps.roots(), "roots", json!({ "roots": {} })),
         };
         if !declared {
-            self.abort = Some(
-                ErrorObject::new(
-                    codes::MISSING_REQUIRED_CLIENT_CAPABILITY,
-                    format!("Client did not declare the {what} capability required by resolver '{key}'"),
+            let message = if matches!(ask.request, AskRequest::Url { .. })
+                && self.context.protocol_version() < crate::ProtocolVersion::V2025_11_25
+            {
+                format!(
+                    "Resolver '{key}' asks in URL mode, which protocol {} does not have (it needs 2025-11-25 or later)",
+                    self.context.protocol_version().as_str()
                 )
-                .with_data(json!({ "requiredCapabilities": required })),
+            } else {
+                format!("Client did not declare the {what} capability required by resolver '{key}'")
+            };
+            self.abort = Some(
+                ErrorObject::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+                    .with_data(json!({ "requiredCapabilities": required })),
             );
             return Node::Pending;
         }
@@ -271,7 +284,7 @@ impl<'a> Engine<'a> {
             version: self.context.protocol_version(),
         };
         let asked = match &mut self.asker {
-            Asker::Collect(c) => c.ask(&question),
+            Asker::Collect(c) => c.ask(&question).await,
             Asker::BackChannel(b) => b.ask(&question).await,
         };
         match asked {

@@ -35,6 +35,19 @@ pub(crate) struct RoundState {
     /// question that was asked.
     #[serde(default)]
     pub(crate) asked: BTreeMap<String, String>,
+    /// The URL-mode flows asked in this round, by key: the retry learns from the store whether
+    /// the page completed them.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub(crate) flows: BTreeMap<String, FlowRef>,
+}
+
+/// A URL-mode flow a question started: its id (the `flow` of the page's URL), the full URL the
+/// user was sent to, and the digest of the question that started it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub(crate) struct FlowRef {
+    pub(crate) id: String,
+    pub(crate) url: String,
+    pub(crate) q: String,
 }
 
 /// What a call's state is bound to: the method (`tools/call`, `prompts/get`, …), the tool or

@@ -13,6 +13,7 @@ use crate::protocol::{Era, ErrorObject, Implementation, ProtocolVersion};
 use crate::resolve::Keys;
 use crate::resource::{MAX_URI_BYTES, Resource, ResourceContents, ResourceDefinition, ResourceUri};
 use crate::seal::{Sealer, StateKeys};
+use crate::store::SharedStore;
 use crate::tool::{Tool, ToolDefinition};
 use serde::Serialize;
 use serde_json::value::RawValue;
@@ -62,17 +63,11 @@ pub(crate) struct Config {
     pub(crate) max_waiting: usize,
     /// What outlives a request and is shared by replicas: used single-use answers, URL flows.
     pub(crate) store: SharedStore,
-}
-
-/// The server's [`Store`](crate::Store), shared by every call.
-#[derive(Clone)]
-#[allow(dead_code)] // read by the single-use answers and the URL-mode flows being built on it
-pub(crate) struct SharedStore(pub(crate) Arc<dyn crate::Store>);
-
-impl std::fmt::Debug for SharedStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Store")
-    }
+    /// How long a URL-mode flow waits for its page.
+    pub(crate) url_flow_ttl: Duration,
+    /// How long a 2026-07-28 retry whose user accepted a URL-mode question waits for the page
+    /// before asking again.
+    pub(crate) url_wait: Duration,
 }
 
 impl Default for Config {
@@ -89,6 +84,8 @@ impl Default for Config {
             json_memory: Budget::new(256 * 1024 * 1024),
             max_waiting: 64,
             store: SharedStore(Arc::new(crate::MemoryStore::default())),
+            url_flow_ttl: Duration::from_secs(600),
+            url_wait: Duration::from_secs(10),
         }
     }
 }
@@ -444,6 +441,43 @@ impl Server {
         self.config.store = SharedStore(Arc::new(store));
         self
     }
+    /// How long a URL-mode flow (the page a URL-mode question sends the user to) stays open:
+    /// past it the page refuses the flow and the question ends the call. Default 600 s.
+    ///
+    /// ```
+    /// let server = mcp_resolve_runtime::Server::new("notes").url_flow_ttl(std::time::Duration::from_secs(300));
+    /// # let _ = server;
+    /// ```
+    pub fn url_flow_ttl(mut self, ttl: Duration) -> Self {
+        self.config.url_flow_ttl = ttl;
+        self
+    }
+    /// How long a 2026-07-28 retry whose user accepted a URL-mode question waits for the page to
+    /// be completed before asking the question again (the handshake era waits up to
+    /// [`Server::elicitation_timeout`]). Default 10 s.
+    ///
+    /// ```
+    /// let server = mcp_resolve_runtime::Server::new("notes").url_wait(std::time::Duration::from_secs(3));
+    /// # let _ = server;
+    /// ```
+    pub fn url_wait(mut self, wait: Duration) -> Self {
+        self.config.url_wait = wait;
+        self
+    }
+    /// The URL-mode flows, for the pages the server's URL-mode questions send users to: take it
+    /// before serving the server (the pages run beside it), or from a call's
+    /// [`Context::url_flows`](crate::Context::url_flows).
+    ///
+    /// ```
+    /// let flows = mcp_resolve_runtime::Server::new("notes").url_flows();
+    /// # let _ = flows;
+    /// ```
+    pub fn url_flows(&self) -> crate::UrlFlows {
+        crate::UrlFlows {
+            store: self.config.store.clone(),
+            ttl: self.config.url_flow_ttl,
+        }
+    }
     /// The audience bound into `requestState` (default: the server's name); replicas serving one
     /// deployment share it.
     pub fn state_audience(mut self, audience: impl Into<String>) -> Self {
@@ -549,6 +583,15 @@ impl Server {
 
     pub(crate) fn prompt_entry(&self, name: &str) -> Option<&PromptEntry> {
         self.prompt_index.get(name).map(|&i| &self.prompts[i])
+    }
+
+    /// What URL-mode questions of a call by `principal` need.
+    pub(crate) fn url_asking(&self, principal: Option<crate::Principal>) -> crate::resolve::ask::UrlAsking {
+        crate::resolve::ask::UrlAsking {
+            flows: self.url_flows(),
+            principal,
+            wait: self.config.url_wait,
+        }
     }
 
     /// The audience bound into sealed state.

@@ -366,6 +366,7 @@ impl PendingCall {
             outbound,
             cancel,
             updates: server.resource_updates(),
+            flows: server.url_flows(),
         });
         let (kind, method) = (work.kind(), work.method());
         let resolving = |slots, keys| Resolving {
@@ -526,14 +527,16 @@ impl Resolving {
         let version = context.protocol_version();
         let stateless = version.era() == Era::Stateless;
         let shared = Arc::new(arguments);
+        let urls = server.url_asking(principal.clone());
         let asker = match (stateless, peer) {
             (false, Some(peer)) => Asker::BackChannel(BackChannel {
                 peer,
                 timeout: server.config.elicitation_timeout,
                 max_questions: server.config.max_rounds,
                 questions: 0,
+                urls,
             }),
-            _ => Asker::Collect(Collect::new(state, input_responses)),
+            _ => Asker::Collect(Collect::new(state, input_responses, urls)),
         };
         let engine = Engine::new(
             kind,

@@ -1,0 +1,322 @@
+//! URL-mode questions from resolvers (issue 13, point 1), through the in-memory client on every
+//! era: 2026-07-28 input requests with `mode: "url"` and the flow in the URL (no
+//! `elicitationId`), completed by the page through `UrlFlows`; 2025-11-25 back-channel requests
+//! with an `elicitationId` and `notifications/elicitation/complete`; 2025-06-18, which has no
+//! URL mode; and the capability each needs.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use mcp_resolve::prelude::*;
+use mcp_resolve::testing::TestClient;
+use mcp_resolve::{FlowError, ProtocolVersion, StateKeys, UrlFlows};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// What the consent page records.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Connected {
+    account: String,
+}
+
+#[resolver(key = "connect")]
+async fn consent(service: String) -> Elicit<Connected> {
+    Elicit::url(
+        format!("Sign in to {service} on the page to connect it"),
+        format!("https://notes.example/connect?service={service}"),
+    )
+}
+
+#[tool]
+async fn connect_account(service: String, #[resolve(consent)] c: ElicitationResult<Connected>) -> String {
+    match c {
+        ElicitationResult::Accepted(c) => format!("connected {service} as {}", c.account),
+        ElicitationResult::Declined => format!("declined: {service} not connected"),
+        ElicitationResult::Cancelled => format!("cancelled: {service} not connected"),
+    }
+}
+
+#[resolver]
+async fn plain_http() -> Elicit<Connected> {
+    Elicit::url("Open this", "http://notes.example/connect")
+}
+
+#[tool]
+async fn insecure(#[resolve(plain_http)] c: Connected) -> String {
+    c.account
+}
+
+fn server() -> Arc<Server> {
+    Arc::new(
+        Server::new("urls")
+            .state_keys(StateKeys::new(&[9u8; 32]).unwrap())
+            .url_wait(Duration::from_millis(100))
+            .elicitation_timeout(Duration::from_secs(5))
+            .tool(connect_account)
+            .tool(insecure),
+    )
+}
+
+const URL_CAPS: &str = r#"{"elicitation": {"form": {}, "url": {}}}"#;
+
+fn url_caps() -> Value {
+    serde_json::from_str(URL_CAPS).unwrap()
+}
+
+fn text(frame: &Value) -> &str {
+    frame["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {frame}"))
+}
+
+/// The `flow` query parameter of a URL.
+fn flow_of(url: &str) -> String {
+    url.split(['?', '&'])
+        .find_map(|p| p.strip_prefix("flow="))
+        .unwrap_or_else(|| panic!("no flow in {url}"))
+        .to_owned()
+}
+
+async fn retry(c: &mut TestClient, answer: Value, state: &Value) -> Value {
+    c.request(
+        "tools/call",
+        json!({"name": "connect_account", "arguments": {"service": "github"},
+               "inputResponses": {"connect": answer}, "requestState": state}),
+    )
+    .await
+}
+
+fn flows(server: &Server) -> UrlFlows {
+    server.url_flows()
+}
+
+// ---------------------------------------------------------------- 2026-07-28
+
+#[tokio::test]
+async fn the_call_completes_once_the_page_records_the_step() {
+    let server = server();
+    let flows = flows(&server);
+    let mut c = TestClient::stateless(server.clone(), url_caps());
+    let r = c.call_tool("connect_account", json!({"service": "github"})).await;
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    let request = &r["result"]["inputRequests"]["connect"];
+    assert_eq!(request["method"], "elicitation/create");
+    let params = &request["params"];
+    assert_eq!(params["mode"], "url");
+    assert_eq!(params["message"], "Sign in to github on the page to connect it");
+    assert!(
+        params.get("elicitationId").is_none(),
+        "2026-07-28 has no elicitationId: {params}"
+    );
+    let url = params["url"].as_str().unwrap();
+    assert!(
+        url.starts_with("https://notes.example/connect?service=github&flow="),
+        "{url}"
+    );
+    let flow = flow_of(url);
+    let state = r["result"]["requestState"].clone();
+
+    // The page opens; the user consented in the client, but has not finished: asked again, with
+    // the same page (after waiting `url_wait`).
+    assert_eq!(
+        flows.open(&flow, None).await.unwrap().message,
+        "Sign in to github on the page to connect it"
+    );
+    let again = retry(&mut c, json!({"action": "accept"}), &state).await;
+    assert_eq!(again["result"]["resultType"], "input_required", "{again}");
+    assert_eq!(again["result"]["inputRequests"]["connect"]["params"]["url"], url);
+    let state = again["result"]["requestState"].clone();
+
+    // The page records the step; the next retry completes.
+    flows
+        .complete(
+            &flow,
+            None,
+            &Connected {
+                account: "octocat".into(),
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(flows.open(&flow, None).await, Err(FlowError::Finished));
+    let done = retry(&mut c, json!({"action": "accept"}), &state).await;
+    assert_eq!(text(&done), "connected github as octocat", "{done}");
+
+    // The outcome was taken once: replaying the final retry gets nothing from the page again.
+    let replay = retry(&mut c, json!({"action": "accept"}), &state).await;
+    assert_eq!(replay["result"]["isError"], true, "{replay}");
+    assert!(
+        text(&replay).contains("expired or was completed for another call"),
+        "{replay}"
+    );
+}
+
+#[tokio::test]
+async fn a_page_that_completes_while_the_retry_waits_completes_it() {
+    let server = server();
+    let flows = flows(&server);
+    let mut c = TestClient::stateless(server.clone(), url_caps());
+    let r = c.call_tool("connect_account", json!({"service": "gitlab"})).await;
+    let flow = flow_of(
+        r["result"]["inputRequests"]["connect"]["params"]["url"]
+            .as_str()
+            .unwrap(),
+    );
+    let state = r["result"]["requestState"].clone();
+    let page = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(30)).await;
+        flows
+            .complete(
+                &flow,
+                None,
+                &Connected {
+                    account: "tanuki".into(),
+                },
+            )
+            .await
+    });
+    let done = c
+        .request(
+            "tools/call",
+            json!({"name": "connect_account", "arguments": {"service": "gitlab"},
+                   "inputResponses": {"connect": {"action": "accept"}}, "requestState": state}),
+        )
+        .await;
+    page.await.unwrap().unwrap();
+    assert_eq!(text(&done), "connected gitlab as tanuki");
+}
+
+#[tokio::test]
+async fn declined_in_the_client_or_on_the_page_and_cancelled() {
+    let server = server();
+    let flows = flows(&server);
+    for (answer, on_page, expected) in [
+        (json!({"action": "decline"}), false, "declined: github not connected"),
+        (json!({"action": "cancel"}), false, "cancelled: github not connected"),
+        (json!({"action": "accept"}), true, "declined: github not connected"),
+    ] {
+        let mut c = TestClient::stateless(server.clone(), url_caps());
+        let r = c.call_tool("connect_account", json!({"service": "github"})).await;
+        let flow = flow_of(
+            r["result"]["inputRequests"]["connect"]["params"]["url"]
+                .as_str()
+                .unwrap(),
+        );
+        if on_page {
+            flows.decline(&flow, None).await.unwrap();
+        }
+        let done = retry(&mut c, answer, &r["result"]["requestState"]).await;
+        assert_eq!(text(&done), expected, "{done}");
+    }
+}
+
+#[tokio::test]
+async fn url_mode_needs_the_url_capability() {
+    let mut c = TestClient::stateless(server(), json!({"elicitation": {}}));
+    let r = c.call_tool("connect_account", json!({"service": "github"})).await;
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    assert_eq!(
+        r["error"]["data"],
+        json!({"requiredCapabilities": {"elicitation": {"url": {}}}})
+    );
+}
+
+#[tokio::test]
+async fn a_page_url_that_is_not_https_is_refused_before_anything_is_asked() {
+    let mut c = TestClient::stateless(server(), url_caps());
+    let r = c.call_tool("insecure", json!({})).await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(
+        text(&r).contains("the page's URL is refused: it uses plain http"),
+        "{r}"
+    );
+}
+
+// ---------------------------------------------------------------- handshake era
+
+#[tokio::test]
+async fn the_back_channel_names_the_elicitation_and_says_when_it_is_complete() {
+    let server = server();
+    let flows = flows(&server);
+    let mut c = TestClient::handshake(server.clone(), ProtocolVersion::V2025_11_25, url_caps()).await;
+    let id = c
+        .start(
+            "tools/call",
+            json!({"name": "connect_account", "arguments": {"service": "github"}}),
+        )
+        .await;
+    let req = c.recv().await;
+    assert_eq!(req["method"], "elicitation/create", "{req}");
+    let params = &req["params"];
+    assert_eq!(params["mode"], "url");
+    let url = params["url"].as_str().unwrap();
+    let flow = flow_of(url);
+    assert_eq!(
+        params["elicitationId"],
+        json!(flow),
+        "the elicitation is named by its flow"
+    );
+    // Consent now; the page is completed a little later.
+    c.send(&json!({"jsonrpc": "2.0", "id": req["id"], "result": {"action": "accept"}}))
+        .await;
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    flows
+        .complete(
+            &flow,
+            None,
+            &Connected {
+                account: "octocat".into(),
+            },
+        )
+        .await
+        .unwrap();
+    let note = c.recv().await;
+    assert_eq!(
+        note,
+        json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete", "params": {"elicitationId": flow}})
+    );
+    let done = c.response_to(&json!(id)).await;
+    assert_eq!(text(&done), "connected github as octocat");
+}
+
+#[tokio::test]
+async fn the_back_channel_gives_up_on_a_page_never_completed() {
+    let server = Arc::new(
+        Server::new("urls")
+            .elicitation_timeout(Duration::from_millis(300))
+            .tool(connect_account),
+    );
+    let mut c = TestClient::handshake(server, ProtocolVersion::V2025_11_25, url_caps()).await;
+    let id = c
+        .start(
+            "tools/call",
+            json!({"name": "connect_account", "arguments": {"service": "github"}}),
+        )
+        .await;
+    let req = c.recv().await;
+    c.send(&json!({"jsonrpc": "2.0", "id": req["id"], "result": {"action": "accept"}}))
+        .await;
+    let r = c.response_to(&json!(id)).await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert_eq!(text(&r), "resolver `connect`: the page was not completed within 300ms");
+}
+
+#[tokio::test]
+async fn protocol_2025_06_18_has_no_url_mode() {
+    let mut c = TestClient::handshake(server(), ProtocolVersion::V2025_06_18, json!({"elicitation": {}})).await;
+    let r = c.call_tool("connect_account", json!({"service": "github"})).await;
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("which protocol 2025-06-18 does not have"),
+        "{r}"
+    );
+    let mut c = TestClient::handshake(server(), ProtocolVersion::V2025_11_25, json!({"elicitation": {}})).await;
+    let r = c.call_tool("connect_account", json!({"service": "github"})).await;
+    assert_eq!(
+        r["error"]["data"],
+        json!({"requiredCapabilities": {"elicitation": {"url": {}}}})
+    );
+}
