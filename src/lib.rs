@@ -47,7 +47,7 @@ pub use mcp_resolve_runtime::{KeyTooShort, RandomUnavailable, StateKeyError, Sta
 // Streamable HTTP and its identity layer.
 #[cfg(feature = "http")]
 #[doc(inline)]
-pub use mcp_resolve_runtime::{AuthError, HttpOptions, TokenVerifier, auth};
+pub use mcp_resolve_runtime::{AuthError, Bytes, HttpOptions, TokenVerifier, auth, http};
 #[cfg(feature = "jwt")]
 #[doc(inline)]
 pub use mcp_resolve_runtime::{Hs256Verifier, JwksVerifier};

@@ -1844,3 +1844,56 @@ async fn a_stream_that_is_not_read_loses_updates_and_nothing_waits_for_it() {
     }
     slow_stream.quiet().await;
 }
+
+/// Pages beside the MCP endpoint (`HttpOptions::page`): served at their exact path for any
+/// method, with their body read within the bounds, no bearer token asked for (the page signs its
+/// user in itself), the DNS-rebinding defence applied, and the safe headers added unless the
+/// handler sets them.
+#[tokio::test]
+async fn pages_are_served_beside_the_endpoint_with_the_same_guards_but_no_token() {
+    let page = |req: http::Request<Bytes>| async move {
+        let text = format!("{} {} {}", req.method(), req.uri(), String::from_utf8_lossy(req.body()));
+        http::Response::new(Bytes::from(text))
+    };
+    let framed = |_req: http::Request<Bytes>| async {
+        http::Response::builder()
+            .header("x-frame-options", "SAMEORIGIN")
+            .body(Bytes::from_static(b"mine"))
+            .unwrap()
+    };
+    let addr = start(
+        HttpOptions::default()
+            .bearer(Tokens)
+            .page("/connect", page)
+            .page("/framed", framed),
+    )
+    .await;
+    let r = send_to(addr, "GET", "/connect?flow=abc", &[], "").await;
+    assert_eq!(r.status, 200, "no token is asked for: {}", r.body);
+    assert_eq!(r.body, "GET /connect?flow=abc ");
+    assert_eq!(r.headers["cache-control"], "no-store");
+    assert_eq!(r.headers["referrer-policy"], "no-referrer");
+    assert_eq!(r.headers["x-frame-options"], "DENY");
+    let r = send_to(
+        addr,
+        "POST",
+        "/connect",
+        &[("content-type", "application/x-www-form-urlencoded")],
+        "ok=1",
+    )
+    .await;
+    assert_eq!(r.body, "POST /connect ok=1");
+    let r = send_to(addr, "GET", "/framed", &[], "").await;
+    assert_eq!(
+        r.headers["x-frame-options"], "SAMEORIGIN",
+        "the handler's own header is kept"
+    );
+    // Only the exact path; the rebinding defence and the body bound apply.
+    assert_eq!(send_to(addr, "GET", "/connect/x", &[], "").await.status, 404);
+    let r = send_to(addr, "GET", "/connect", &[("origin", "https://evil.example")], "").await;
+    assert_eq!(r.status, 403);
+    let big = "x".repeat(65 * 1024);
+    assert_eq!(send_to(addr, "POST", "/connect", &[], &big).await.status, 413);
+    // The MCP endpoint still wants its token.
+    assert_eq!(send(addr, "POST", &[JSON], "{}").await.status, 401);
+}

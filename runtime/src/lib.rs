@@ -43,11 +43,17 @@ pub mod __private;
 #[doc(hidden)]
 pub mod bench;
 
+/// The `http` crate's types, as [`HttpOptions::page`] handlers take and return them.
+#[cfg(feature = "http")]
+pub use ::http;
 pub use args::ArgumentError;
 #[cfg(feature = "http")]
 pub use auth::{AuthError, TokenVerifier};
 #[cfg(feature = "jwt")]
 pub use auth::{Hs256Verifier, JwksVerifier};
+/// The bytes of a page's request and response body.
+#[cfg(feature = "http")]
+pub use bytes::Bytes;
 pub use completion::{Completer, MAX_COMPLETIONS};
 pub use context::{Context, Principal};
 pub use elicit::{Action, Ask, Confirm, Elicit, ElicitationResult, IntoResolution, Resolution, UrlOutcome};

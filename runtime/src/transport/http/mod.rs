@@ -259,7 +259,13 @@ impl State {
 
     async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
         let document = metadata::is_document_path(&self.options, req.uri().path());
-        if req.uri().path() != self.options.path && !document {
+        let page = self
+            .options
+            .pages
+            .iter()
+            .find(|(p, _)| p == req.uri().path())
+            .map(|(_, h)| h.clone());
+        if req.uri().path() != self.options.path && !document && page.is_none() {
             return empty(StatusCode::NOT_FOUND);
         }
         if guard::repeated(req.headers(), "host") || guard::repeated(req.headers(), "origin") {
@@ -275,6 +281,9 @@ impl State {
         if document {
             // Public: what a client reads to learn where to get a token.
             return self.metadata(req.method(), req.headers());
+        }
+        if let Some(handler) = page {
+            return self.page(req, handler).await;
         }
         let principal = match guard::principal(&self.options, req.headers()).await {
             Ok(p) => p,
@@ -395,6 +404,28 @@ impl Server {
             };
             tokio::spawn(state.clone().serve_connection(TokioIo::new(stream), Some(peer), permit));
         }
+    }
+}
+
+impl State {
+    /// A page of the server's author: its body read within the bounds, then its handler; the
+    /// safe headers added unless it set them.
+    async fn page(&self, req: Request<Incoming>, handler: options::PageHandler) -> Response<Body> {
+        let (parts, body) = req.into_parts();
+        let (bytes, _held) = match self.read_body(body).await {
+            Ok(read) => read,
+            Err(refused) => return refused,
+        };
+        let response = handler(Request::from_parts(parts, bytes)).await;
+        let (mut parts, body) = response.into_parts();
+        for (name, value) in [
+            (header::CACHE_CONTROL, "no-store"),
+            (header::REFERRER_POLICY, "no-referrer"),
+            (header::X_FRAME_OPTIONS, "DENY"),
+        ] {
+            parts.headers.entry(name).or_insert(HeaderValue::from_static(value));
+        }
+        Response::from_parts(parts, full(body))
     }
 }
 

@@ -1,8 +1,13 @@
 //! The settings of the HTTP transport.
 
 use crate::auth::TokenVerifier;
+use futures_util::future::BoxFuture;
 use std::sync::Arc;
 use std::time::Duration;
+
+/// What serves a page: the request (its body read within `max_body_bytes`), and the response.
+pub(super) type PageHandler =
+    Arc<dyn Fn(http::Request<bytes::Bytes>) -> BoxFuture<'static, http::Response<bytes::Bytes>> + Send + Sync>;
 
 /// Settings of the HTTP transport.
 ///
@@ -31,6 +36,8 @@ pub struct HttpOptions {
     pub(super) max_connections: usize,
     pub(super) max_buffered_bytes: usize,
     pub(super) stream_keepalive: Duration,
+    /// Pages served beside the MCP endpoint, by exact path.
+    pub(super) pages: Vec<(String, PageHandler)>,
 }
 
 impl std::fmt::Debug for HttpOptions {
@@ -48,6 +55,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("max_connections", &self.max_connections)
             .field("max_buffered_bytes", &self.max_buffered_bytes)
             .field("stream_keepalive", &self.stream_keepalive)
+            .field("pages", &self.pages.iter().map(|(p, _)| p).collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
 }
@@ -71,11 +79,40 @@ impl Default for HttpOptions {
             max_connections: 4096,
             max_buffered_bytes: 64 * 1024 * 1024,
             stream_keepalive: Duration::from_secs(15),
+            pages: Vec::new(),
         }
     }
 }
 
 impl HttpOptions {
+    /// Serves a page of yours at `path` (an exact path, any method) beside the MCP endpoint: the
+    /// page a URL-mode question sends the user to, say. Its requests pass the same `Host` /
+    /// `Origin` check and body bounds as MCP requests, but no bearer token is asked for: the
+    /// page signs its user in itself (a browser brings no token), and checks that user against
+    /// the flow with [`UrlFlows`](crate::UrlFlows). Responses get `Cache-Control: no-store`,
+    /// `Referrer-Policy: no-referrer` (the URL carries the flow's id) and `X-Frame-Options: DENY`
+    /// unless the handler sets them.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::HttpOptions;
+    /// use mcp_resolve_runtime::http::{Request, Response};
+    /// use mcp_resolve_runtime::Bytes;
+    /// let options = HttpOptions::default().page("/hello", |_req: Request<Bytes>| async {
+    ///     Response::new(Bytes::from_static(b"<p>Hello</p>"))
+    /// });
+    /// # let _ = options;
+    /// ```
+    pub fn page<F, Fut>(mut self, path: impl Into<String>, handler: F) -> Self
+    where
+        F: Fn(http::Request<bytes::Bytes>) -> Fut + Send + Sync + 'static,
+        Fut: std::future::Future<Output = http::Response<bytes::Bytes>> + Send + 'static,
+    {
+        let handler: PageHandler = Arc::new(move |req| Box::pin(handler(req)));
+        let path = path.into();
+        self.pages.retain(|(p, _)| *p != path);
+        self.pages.push((path, handler));
+        self
+    }
     /// Requires `Authorization: Bearer <token>` on every request, checked by `verifier`; a
     /// missing or refused token gets 401 with `WWW-Authenticate`. The principal it yields is seen
     /// by tools and resolvers and bound into `requestState`.
