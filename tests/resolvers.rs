@@ -769,3 +769,38 @@ async fn a_plain_call_runs_while_64_questions_wait() {
         finished += 1;
     }
 }
+
+/// Issue 13, point 6: one tool may ask one caller at most so many questions per window; past it
+/// the question is not asked and the call ends with an `isError` result saying so, on both eras,
+/// while other tools keep their own budget.
+#[tokio::test]
+async fn a_tool_may_ask_a_caller_only_so_often() {
+    let limited = || server().question_limit(2, Duration::from_secs(60));
+    let mut c = TestClient::stateless(limited(), json!({"elicitation": {}}));
+    for _ in 0..2 {
+        let r = c.call_tool("unwrapped", json!({})).await;
+        assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    }
+    let r = c.call_tool("unwrapped", json!({})).await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert_eq!(
+        text(&r),
+        "tool `unwrapped` stopped: it asked this caller more than 2 questions in 60 s; try again later"
+    );
+    let r = c.call_tool("two_questions", json!({})).await;
+    assert_eq!(
+        r["result"]["resultType"], "input_required",
+        "another tool has its own budget: {r}"
+    );
+
+    let mut c = TestClient::handshake(limited(), ProtocolVersion::V2025_11_25, json!({"elicitation": {}})).await;
+    for _ in 0..2 {
+        let id = c
+            .start("tools/call", json!({"name": "unwrapped", "arguments": {}}))
+            .await;
+        answer_next(&mut c, accept(json!({"name": "Ada"}))).await;
+        assert_eq!(text(&c.response_to(&json!(id)).await), "hello Ada");
+    }
+    let r = c.call_tool("unwrapped", json!({})).await;
+    assert_eq!(r["result"]["isError"], true, "asked nothing: {r}");
+}

@@ -255,10 +255,10 @@ pub fn answer_form<F: FormSchema + Send + Sync + 'static>(
     state.asked.insert(KEY.to_owned(), digest);
     let mut responses = Map::new();
     responses.insert(KEY.to_owned(), answer.clone());
-    let urls = || crate::Server::new("fuzz").url_asking(None);
+    let asking = || crate::Server::new("fuzz").ask_context(None);
     // A form's answer is taken without waiting for anything: the future is ready at once.
     let now = |asked: Option<Asked>| asked.map_or(FormAnswer::Refused("the asker waited".into()), form_answer);
-    let mut collect = Collect::new(state, responses, urls());
+    let mut collect = Collect::new(state, responses, asking());
     let first = now(collect.ask(&question).now_or_never());
     let replay = collect.keep.remove(KEY).map(|kept| {
         let mut next = RoundState {
@@ -270,7 +270,7 @@ pub fn answer_form<F: FormSchema + Send + Sync + 'static>(
             .ok()
             .and_then(|text| serde_json::from_str::<RoundState>(&text).ok());
         match next {
-            Some(next) => now(Collect::new(next, Map::new(), urls()).ask(&question).now_or_never()),
+            Some(next) => now(Collect::new(next, Map::new(), asking()).ask(&question).now_or_never()),
             None => FormAnswer::Refused("the kept state did not survive a JSON round trip".into()),
         }
     });

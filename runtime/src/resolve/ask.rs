@@ -105,6 +105,91 @@ impl Answer {
     }
 }
 
+/// A question ready for an asker: the client declared what it needs (else the -32021 the call
+/// ends with, naming `who` asks), pinned by the digest of its era-neutral rendering.
+pub(crate) fn prepare<'a>(
+    kind: &'static str,
+    target: &'a str,
+    key: &'a str,
+    ask: &'a AskSpec,
+    context: &crate::Context,
+    who: &str,
+) -> Result<Question<'a>, ErrorObject> {
+    use crate::protocol::codes;
+    use serde_json::json;
+    let caps = context.client_capabilities();
+    let version = context.protocol_version();
+    let (declared, what, required) = match &ask.request {
+        AskRequest::Form { .. } => (
+            caps.elicitation_form(),
+            "form elicitation",
+            json!({ "elicitation": { "form": {} } }),
+        ),
+        AskRequest::Url { .. } => (
+            caps.elicitation_url() && version >= ProtocolVersion::V2025_11_25,
+            "URL-mode elicitation",
+            json!({ "elicitation": { "url": {} } }),
+        ),
+        AskRequest::Sampling(_) => (caps.sampling(), "sampling", json!({ "sampling": {} })),
+        AskRequest::Roots => (caps.roots(), "roots", json!({ "roots": {} })),
+    };
+    if !declared {
+        let message = if matches!(ask.request, AskRequest::Url { .. }) && version < ProtocolVersion::V2025_11_25 {
+            format!(
+                "{who} asks in URL mode, which protocol {} does not have (it needs 2025-11-25 or later)",
+                version.as_str()
+            )
+        } else {
+            format!(
+                "Client did not declare the {what} capability required by {}",
+                who.to_lowercase_first()
+            )
+        };
+        return Err(ErrorObject::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
+            .with_data(json!({ "requiredCapabilities": required })));
+    }
+    // Rendered for the wire only when it is actually asked.
+    let schema = match &ask.request {
+        AskRequest::Form { schema, .. } => Some(schema(crate::form::RenderOptions::default())),
+        _ => None,
+    };
+    let digest = match (&ask.request, &schema) {
+        (AskRequest::Form { message, .. }, Some(schema)) => crate::seal::question_digest(message, schema),
+        (AskRequest::Url { message, url }, _) => crate::seal::request_digest(
+            ask.request.method(),
+            &json!({ "mode": "url", "message": message, "url": url }),
+        ),
+        (AskRequest::Sampling(p), _) => {
+            crate::seal::request_digest(ask.request.method(), &serde_json::to_value(p).unwrap_or(Value::Null))
+        }
+        _ => crate::seal::request_digest(ask.request.method(), &Value::Null),
+    };
+    Ok(Question {
+        kind,
+        target,
+        key,
+        ask,
+        schema,
+        digest,
+        version,
+    })
+}
+
+/// `Resolver 'x'` → `resolver 'x'`, for the middle of a sentence.
+trait LowerFirst {
+    fn to_lowercase_first(&self) -> String;
+}
+
+impl LowerFirst for str {
+    fn to_lowercase_first(&self) -> String {
+        let mut c = self.chars();
+        match c.next() {
+            Some(f) => f.to_lowercase().chain(c).collect(),
+            None => String::new(),
+        }
+    }
+}
+
 /// What a question is, in the words of its messages.
 fn what(request: &AskRequest) -> &'static str {
     match request {
@@ -237,22 +322,24 @@ pub(crate) struct Collect {
     /// The URL-mode flows asked now.
     pub(crate) flows_now: BTreeMap<String, FlowRef>,
     /// Where URL-mode flows are, and whose this call is.
-    pub(crate) urls: UrlAsking,
+    pub(crate) asking: AskContext,
 }
 
-/// What URL-mode questions need: the flows, the caller they are bound to, and how long a retry
-/// waits for the page to be completed before asking again.
+/// What askers need beyond the question: the caller, the budget of questions it may be asked,
+/// and for URL-mode questions the flows and how long a retry waits for the page to be completed
+/// before asking again.
 #[derive(Clone, Debug)]
-pub(crate) struct UrlAsking {
+pub(crate) struct AskContext {
     pub(crate) flows: UrlFlows,
     pub(crate) principal: Option<Principal>,
     pub(crate) wait: Duration,
+    pub(crate) limit: std::sync::Arc<super::limit::QuestionLimit>,
 }
 
 /// How often a waiting question looks at its flow.
 const POLL: Duration = Duration::from_millis(200);
 
-impl UrlAsking {
+impl AskContext {
     /// Waits up to `wait` for the flow to leave pending; its progress then.
     async fn settle(&self, flow: &str, wait: Duration) -> Result<Progress, String> {
         let until = tokio::time::Instant::now() + wait;
@@ -303,7 +390,7 @@ fn outcome(key: &str, progress: Progress) -> Option<Result<Answer, String>> {
 }
 
 impl Collect {
-    pub(crate) fn new(state: RoundState, responses: Map<String, Value>, urls: UrlAsking) -> Self {
+    pub(crate) fn new(state: RoundState, responses: Map<String, Value>, asking: AskContext) -> Self {
         Self {
             state,
             responses,
@@ -311,7 +398,7 @@ impl Collect {
             asked_now: BTreeMap::new(),
             keep: BTreeMap::new(),
             flows_now: BTreeMap::new(),
-            urls,
+            asking,
         }
     }
 
@@ -352,7 +439,7 @@ impl Collect {
         let asked_this = self.state.asked.get(key) == Some(&q.digest);
         let response = self.responses.remove(key).filter(|_| asked_this);
         let Some(flow) = flow else {
-            return match self.urls.start(q).await {
+            return match self.asking.start(q).await {
                 Ok(flow) => {
                     tracing::info!(
                         kind = q.kind,
@@ -379,7 +466,7 @@ impl Collect {
                 content: None,
             }),
             // Consent only: the page says whether the step is done.
-            Some(Action::Accept) => match self.urls.settle(&flow.id, self.urls.wait).await {
+            Some(Action::Accept) => match self.asking.settle(&flow.id, self.asking.wait).await {
                 Err(m) => return Asked::Done(Err(format!("resolver `{key}`: {m}"))),
                 Ok(progress) => match outcome(key, progress) {
                     None => {
@@ -469,7 +556,7 @@ pub(crate) struct BackChannel {
     pub(crate) timeout: Duration,
     pub(crate) max_questions: u64,
     pub(crate) questions: u64,
-    pub(crate) urls: UrlAsking,
+    pub(crate) asking: AskContext,
 }
 
 impl BackChannel {
@@ -485,7 +572,7 @@ impl BackChannel {
         }
         let round = self.questions;
         let flow = match &q.ask.request {
-            AskRequest::Url { .. } => match self.urls.start(q).await {
+            AskRequest::Url { .. } => match self.asking.start(q).await {
                 Ok(flow) => Some(flow),
                 Err(m) => return Asked::Done(Err(m)),
             },
@@ -553,7 +640,7 @@ impl BackChannel {
             })),
             Some(Action::Accept) => {
                 let progress = self
-                    .urls
+                    .asking
                     .settle(&flow.id, self.timeout)
                     .await
                     .map_err(|m| format!("resolver `{key}`: {m}"))?;

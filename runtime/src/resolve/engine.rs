@@ -2,16 +2,14 @@
 //! their bodies, and asks their questions through the era's asker ([`super::ask`]). It decides
 //! whether the body can run, must wait for answers, or stops.
 
-use super::ask::{Asked, BackChannel, Collect, Question};
+use super::ask::{Asked, BackChannel, Collect};
 use super::def::{AskSpec, ResolveInputs, ResolveSlot, ResolverSpec, Settled, Step};
 use super::state::RoundState;
 use crate::context::Context;
-use crate::elicit::AskRequest;
-use crate::form::RenderOptions;
+use crate::protocol::ErrorObject;
 use crate::protocol::messages::InputRequest;
-use crate::protocol::{ErrorObject, codes};
 use futures_util::future::BoxFuture;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -61,6 +59,16 @@ pub(crate) enum Asker {
     Collect(Collect),
     /// Handshake era: asked on the back-channel now.
     BackChannel(BackChannel),
+}
+
+impl Asker {
+    /// What both askers share.
+    fn context(&self) -> &super::ask::AskContext {
+        match self {
+            Self::Collect(c) => &c.asking,
+            Self::BackChannel(b) => &b.asking,
+        }
+    }
 }
 
 /// What the engine decided.
@@ -229,60 +237,18 @@ impl<'a> Engine<'a> {
 
     async fn ask(&mut self, def: &'static ResolverSpec, ask: AskSpec) -> Node {
         let key = self.keys.key(def);
-        let caps = self.context.client_capabilities();
-        let (declared, what, required) = match &ask.request {
-            AskRequest::Form { .. } => (
-                caps.elicitation_form(),
-                "form elicitation",
-                json!({ "elicitation": { "form": {} } }),
-            ),
-            AskRequest::Url { .. } => (
-                caps.elicitation_url() && self.context.protocol_version() >= crate::ProtocolVersion::V2025_11_25,
-                "URL-mode elicitation",
-                json!({ "elicitation": { "url": {} } }),
-            ),
-            AskRequest::Sampling(_) => (caps.sampling(), "sampling", json!({ "sampling": {} })),
-            AskRequest::Roots => (caps.roots(), "roots", json!({ "roots": {} })),
-        };
-        if !declared {
-            let message = if matches!(ask.request, AskRequest::Url { .. })
-                && self.context.protocol_version() < crate::ProtocolVersion::V2025_11_25
-            {
-                format!(
-                    "Resolver '{key}' asks in URL mode, which protocol {} does not have (it needs 2025-11-25 or later)",
-                    self.context.protocol_version().as_str()
-                )
-            } else {
-                format!("Client did not declare the {what} capability required by resolver '{key}'")
-            };
-            self.abort = Some(
-                ErrorObject::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
-                    .with_data(json!({ "requiredCapabilities": required })),
-            );
-            return Node::Pending;
-        }
-        // The question is pinned by the digest of its era-neutral rendering; it is rendered for
-        // the wire only when it is actually asked.
-        let schema = match &ask.request {
-            AskRequest::Form { schema, .. } => Some(schema(RenderOptions::default())),
-            _ => None,
-        };
-        let digest = match (&ask.request, &schema) {
-            (AskRequest::Form { message, .. }, Some(schema)) => crate::seal::question_digest(message, schema),
-            (AskRequest::Sampling(p), _) => {
-                crate::seal::request_digest(ask.request.method(), &serde_json::to_value(p).unwrap_or(Value::Null))
+        let who = format!("Resolver '{key}'");
+        let question = match super::ask::prepare(self.kind, self.target, key, &ask, &self.context, &who) {
+            Ok(q) => q,
+            Err(e) => {
+                self.abort = Some(e);
+                return Node::Pending;
             }
-            _ => crate::seal::request_digest(ask.request.method(), &Value::Null),
         };
-        let question = Question {
-            kind: self.kind,
-            target: self.target,
-            key,
-            ask: &ask,
-            schema,
-            digest,
-            version: self.context.protocol_version(),
-        };
+        let asking = self.asker.context();
+        if let Err(m) = asking.limit.take(self.kind, self.target, asking.principal.as_ref()) {
+            return Node::Failed(m);
+        }
         let asked = match &mut self.asker {
             Asker::Collect(c) => c.ask(&question).await,
             Asker::BackChannel(b) => b.ask(&question).await,

@@ -19,6 +19,7 @@ pub(crate) mod ask;
 pub(crate) mod checks;
 pub(crate) mod def;
 pub(crate) mod engine;
+pub(crate) mod limit;
 pub(crate) mod state;
 
 pub(crate) use def::{ResolveSlot, Settled};

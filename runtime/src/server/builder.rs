@@ -68,6 +68,8 @@ pub(crate) struct Config {
     /// How long a 2026-07-28 retry whose user accepted a URL-mode question waits for the page
     /// before asking again.
     pub(crate) url_wait: Duration,
+    /// How many questions one tool, prompt or resource may ask one caller per window.
+    pub(crate) question_limit: Arc<crate::resolve::limit::QuestionLimit>,
 }
 
 impl Default for Config {
@@ -86,6 +88,7 @@ impl Default for Config {
             store: SharedStore(Arc::new(crate::MemoryStore::default())),
             url_flow_ttl: Duration::from_secs(600),
             url_wait: Duration::from_secs(10),
+            question_limit: Arc::new(crate::resolve::limit::QuestionLimit::new(100, Duration::from_secs(60))),
         }
     }
 }
@@ -464,6 +467,22 @@ impl Server {
         self.config.url_wait = wait;
         self
     }
+    /// How many questions one tool, prompt or resource may ask one caller (an authenticated
+    /// principal; every unauthenticated caller counts as one) in each window of `window`: past
+    /// it the question is not asked and the call ends with an `isError` result (a prompt's or
+    /// resource's -32603) saying to try again later, and the refusal is logged. Counted in this
+    /// process; every round that asks again counts. Default: 100 per 60 s: more than a person
+    /// answers (and than the 64 questions that may wait at once), far fewer than a runaway loop asks.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let server = mcp_resolve_runtime::Server::new("notes").question_limit(5, Duration::from_secs(60));
+    /// # let _ = server;
+    /// ```
+    pub fn question_limit(mut self, max: u32, window: Duration) -> Self {
+        self.config.question_limit = Arc::new(crate::resolve::limit::QuestionLimit::new(max, window));
+        self
+    }
     /// The URL-mode flows, for the pages the server's URL-mode questions send users to: take it
     /// before serving the server (the pages run beside it), or from a call's
     /// [`Context::url_flows`](crate::Context::url_flows).
@@ -586,11 +605,12 @@ impl Server {
     }
 
     /// What URL-mode questions of a call by `principal` need.
-    pub(crate) fn url_asking(&self, principal: Option<crate::Principal>) -> crate::resolve::ask::UrlAsking {
-        crate::resolve::ask::UrlAsking {
+    pub(crate) fn ask_context(&self, principal: Option<crate::Principal>) -> crate::resolve::ask::AskContext {
+        crate::resolve::ask::AskContext {
             flows: self.url_flows(),
             principal,
             wait: self.config.url_wait,
+            limit: self.config.question_limit.clone(),
         }
     }
 

@@ -527,16 +527,16 @@ impl Resolving {
         let version = context.protocol_version();
         let stateless = version.era() == Era::Stateless;
         let shared = Arc::new(arguments);
-        let urls = server.url_asking(principal.clone());
+        let asking = server.ask_context(principal.clone());
         let asker = match (stateless, peer) {
             (false, Some(peer)) => Asker::BackChannel(BackChannel {
                 peer,
                 timeout: server.config.elicitation_timeout,
                 max_questions: server.config.max_rounds,
                 questions: 0,
-                urls,
+                asking,
             }),
-            _ => Asker::Collect(Collect::new(state, input_responses, urls)),
+            _ => Asker::Collect(Collect::new(state, input_responses, asking)),
         };
         let engine = Engine::new(
             kind,
