@@ -12,12 +12,15 @@ use std::time::{Duration, Instant};
 /// and a still-full table refuses (fails closed).
 const MAX_PAIRS: usize = 100_000;
 
+/// What asks (`tool name`) and who is asked (issuer and subject; `None`: unauthenticated).
+type Pair = (String, Option<(Option<String>, String)>);
+
 /// The question budget of a server.
 #[derive(Debug)]
 pub(crate) struct QuestionLimit {
     pub(crate) max: u32,
     pub(crate) window: Duration,
-    counts: Mutex<HashMap<(String, Option<(Option<String>, String)>), (Instant, u32)>>,
+    counts: Mutex<HashMap<Pair, (Instant, u32)>>,
 }
 
 impl QuestionLimit {
