@@ -27,8 +27,8 @@ pub use mcp_resolve_runtime::{
 // Resolvers and questions.
 #[doc(inline)]
 pub use mcp_resolve_runtime::{
-    Action, Ask, Confirm, DEFAULT_MAX_TOKENS, Elicit, ElicitationResult, IntoResolution, ListRoots, Resolution, Root,
-    Sample, Sampled, UrlOutcome,
+    Action, Ask, Confirm, DEFAULT_MAX_TOKENS, Elicit, ElicitError, ElicitationResult, IntoResolution, ListRoots,
+    Resolution, Root, Sample, Sampled, UrlOutcome,
 };
 // URL mode: the flows a page reads and completes.
 #[doc(inline)]

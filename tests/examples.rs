@@ -225,6 +225,59 @@ async fn notes_gives_the_tutorial_outputs_on_both_eras() {
 }
 
 #[tokio::test]
+async fn booking_falls_back_to_an_argument_for_a_client_that_cannot_be_asked() {
+    let server = || Server::new("booking").tool(booking::book_table);
+    let christmas = json!({"date": "2024-12-25", "time": "19:00", "party_size": 2});
+    let mut with_date = christmas.clone();
+    with_date["alternative_date"] = json!("2024-12-27");
+    for legacy in [false, true] {
+        let mut c = if legacy {
+            TestClient::handshake(server(), ProtocolVersion::V2025_11_25, json!({})).await
+        } else {
+            TestClient::stateless(server(), json!({}))
+        };
+        let r = c.call_tool("book_table", christmas.clone()).await;
+        assert_eq!(r["result"]["isError"], true, "{r}");
+        assert!(
+            text(&r).contains("this client cannot be asked for another date: call again with `alternative_date`"),
+            "{r}"
+        );
+        let r = c.call_tool("book_table", with_date.clone()).await;
+        assert_eq!(text(&r), "[SUCCESS] Booked a table for 2 on 2024-12-27 at 19:00");
+    }
+}
+
+/// Issue 13, point 4: a tool body asks with `Context::elicit` on the handshake era; on
+/// 2026-07-28 it gets the error naming the fix, and a client without forms gets -32021.
+#[tokio::test]
+async fn booking_now_asks_from_the_body_on_the_handshake_era_only() {
+    let server = || Server::new("booking").tool(booking::book_table_now);
+    let args = json!({"date": "2024-12-25", "time": "19:00", "party_size": 2});
+    for (answer, expected) in [
+        (
+            json!({"action": "accept", "content": {"checkAlternative": true, "alternativeDate": "2024-12-28"}}),
+            "[SUCCESS] Booked a table for 2 on 2024-12-28 at 19:00",
+        ),
+        (json!({"action": "decline"}), "[CANCELLED] Booking cancelled"),
+    ] {
+        let (q, r) = handshake_call(server(), "book_table_now", args.clone(), answer).await;
+        assert_eq!(q[0]["message"], "No table for 2 on 2024-12-25. Try another date?");
+        assert_eq!(text(&r), expected);
+    }
+    let mut c = TestClient::stateless(server(), json!({"elicitation": {}}));
+    let r = c.call_tool("book_table_now", args.clone()).await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(text(&r).contains("ask from a #[resolver]"), "{r}");
+    let mut c = TestClient::handshake(server(), ProtocolVersion::V2025_11_25, json!({})).await;
+    let r = c.call_tool("book_table_now", args).await;
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    assert_eq!(
+        r["error"]["data"],
+        json!({"requiredCapabilities": {"elicitation": {"form": {}}}})
+    );
+}
+
+#[tokio::test]
 async fn booking_offers_another_date_on_christmas() {
     let args = json!({"date": "2024-12-25", "time": "19:00", "party_size": 2});
     let answer = json!({"action": "accept", "content": {"checkAlternative": true, "alternativeDate": "2025-12-27"}});

@@ -46,6 +46,17 @@ async fn insecure(#[resolve(plain_http)] c: Connected) -> String {
     c.account
 }
 
+/// The same, asked from the tool body (handshake era only).
+#[tool]
+async fn connect_now(service: String, cx: Context) -> String {
+    let page = format!("https://notes.example/connect?service={service}");
+    match cx.elicit_url::<Connected>(format!("Connect {service}"), page).await {
+        Ok(ElicitationResult::Accepted(c)) => format!("connected {service} as {}", c.account),
+        Ok(other) => format!("not connected: {other:?}"),
+        Err(e) => format!("cannot ask: {e}"),
+    }
+}
+
 fn server() -> Arc<Server> {
     Arc::new(
         Server::new("urls")
@@ -53,6 +64,7 @@ fn server() -> Arc<Server> {
             .url_wait(Duration::from_millis(100))
             .elicitation_timeout(Duration::from_secs(5))
             .tool(connect_account)
+            .tool(connect_now)
             .tool(insecure),
     )
 }
@@ -318,5 +330,36 @@ async fn protocol_2025_06_18_has_no_url_mode() {
     assert_eq!(
         r["error"]["data"],
         json!({"requiredCapabilities": {"elicitation": {"url": {}}}})
+    );
+}
+
+#[tokio::test]
+async fn a_tool_body_asks_in_url_mode_on_the_handshake_era() {
+    let server = server();
+    let flows = flows(&server);
+    let mut c = TestClient::handshake(server.clone(), ProtocolVersion::V2025_11_25, url_caps()).await;
+    let id = c
+        .start(
+            "tools/call",
+            json!({"name": "connect_now", "arguments": {"service": "gitea"}}),
+        )
+        .await;
+    let req = c.recv().await;
+    assert_eq!(req["params"]["mode"], "url", "{req}");
+    let flow = flow_of(req["params"]["url"].as_str().unwrap());
+    c.send(&json!({"jsonrpc": "2.0", "id": req["id"], "result": {"action": "accept"}}))
+        .await;
+    flows
+        .complete(&flow, None, &Connected { account: "tea".into() })
+        .await
+        .unwrap();
+    assert_eq!(c.recv().await["method"], "notifications/elicitation/complete");
+    assert_eq!(text(&c.response_to(&json!(id)).await), "connected gitea as tea");
+
+    let mut c = TestClient::stateless(server, url_caps());
+    let r = c.call_tool("connect_now", json!({"service": "gitea"})).await;
+    assert!(
+        text(&r).starts_with("cannot ask: this request has no back-channel"),
+        "{r}"
     );
 }

@@ -246,6 +246,7 @@ pub fn answer_form<F: FormSchema + Send + Sync + 'static>(
         ask: &ask,
         schema: Some(neutral),
         digest: digest.clone(),
+        who: format!("resolver `{KEY}`"),
         version: ProtocolVersion::V2026_07_28,
     };
     let mut state = RoundState {

@@ -101,6 +101,8 @@ struct ContextInner {
     updates: Option<ResourceUpdates>,
     /// The server's URL-mode flows (`None` when detached).
     flows: Option<crate::UrlFlows>,
+    /// The back-channel a tool body may ask on (handshake era only).
+    imperative: Option<crate::resolve::ask::Imperative>,
 }
 
 pub(crate) struct ContextParts {
@@ -115,6 +117,7 @@ pub(crate) struct ContextParts {
     pub(crate) cancel: CancellationToken,
     pub(crate) updates: ResourceUpdates,
     pub(crate) flows: crate::UrlFlows,
+    pub(crate) imperative: Option<crate::resolve::ask::Imperative>,
 }
 
 impl Context {
@@ -132,6 +135,7 @@ impl Context {
                 cancel: p.cancel,
                 updates: Some(p.updates),
                 flows: Some(p.flows),
+                imperative: p.imperative,
             }),
         }
     }
@@ -152,6 +156,7 @@ impl Context {
                 cancel: CancellationToken::new(),
                 updates: None,
                 flows: None,
+                imperative: None,
             }),
         }
     }
@@ -287,6 +292,54 @@ impl Context {
     /// ```
     pub fn url_flows(&self) -> Option<&crate::UrlFlows> {
         self.inner.flows.as_ref()
+    }
+    /// Asks the user to fill in form `F` now, from a tool body, on the handshake era's
+    /// back-channel (an `elicitation/create` request the call waits for), and returns all three
+    /// outcomes. On 2026-07-28 there is no back-channel: this is
+    /// [`ElicitError::NoBackChannel`](crate::ElicitError::NoBackChannel), whose message names the
+    /// fix: ask from a `#[resolver]`, which works on both eras. Prefer resolvers anyway: they ask
+    /// only what is needed, before the body runs, and are checked at compile time.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::{Confirm, Context, ElicitError, ProtocolVersion};
+    /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+    /// let cx = Context::detached(ProtocolVersion::V2026_07_28, Default::default());
+    /// assert_eq!(cx.elicit::<Confirm>("Go on?").await, Err(ElicitError::NoBackChannel));
+    /// # });
+    /// ```
+    pub async fn elicit<F>(&self, message: impl Into<String>) -> Result<crate::ElicitationResult<F>, crate::ElicitError>
+    where
+        F: crate::form::FormSchema + Clone + Send + Sync + 'static,
+    {
+        self.ask(crate::Elicit::<F>::form(message)).await
+    }
+    /// [`Context::elicit`] in URL mode: the user opens `url` (see [`Elicit::url`](crate::Elicit::url));
+    /// the call waits for the page to record the step (up to the elicitation timeout), and the
+    /// client is told with `notifications/elicitation/complete`. 2025-11-25 only.
+    pub async fn elicit_url<T: crate::UrlOutcome>(
+        &self,
+        message: impl Into<String>,
+        url: impl Into<String>,
+    ) -> Result<crate::ElicitationResult<T>, crate::ElicitError> {
+        self.ask(crate::Elicit::<T>::url(message, url)).await
+    }
+    /// Asks any question now from a tool body (a form, a page, a sample, the roots), as
+    /// [`Context::elicit`] does.
+    pub async fn ask<T: Clone + Send + Sync + 'static>(
+        &self,
+        ask: impl Into<crate::Ask<T>>,
+    ) -> Result<crate::ElicitationResult<T>, crate::ElicitError> {
+        let Some(imperative) = &self.inner.imperative else {
+            return Err(crate::ElicitError::NoBackChannel);
+        };
+        let spec = crate::resolve::def::AskSpec::erase(ask.into());
+        let settled = imperative.ask(&spec, self).await?;
+        <crate::ElicitationResult<T> as crate::resolve::def::FromResolved<T>>::from_resolved(
+            &settled,
+            "the question",
+            imperative.kind,
+        )
+        .map_err(crate::ElicitError::Failed)
     }
     /// Whether the client cancelled this request (or the connection closed).
     pub fn is_cancelled(&self) -> bool {

@@ -63,6 +63,7 @@ pub use prompt::{
 pub use protocol::{
     ClientCapabilities, Era, ErrorObject, Implementation, LogLevel, NumberId, ProtocolVersion, RequestId, codes,
 };
+pub use resolve::ask::ElicitError;
 pub use resource::{
     Blob, IntoResourceContents, MAX_URI_BYTES, Resource, ResourceCall, ResourceContents, ResourceDefinition,
     ResourceUri, UriTemplate,

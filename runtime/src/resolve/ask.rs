@@ -43,6 +43,8 @@ pub(crate) struct Question<'a> {
     pub(crate) schema: Option<Map<String, Value>>,
     /// The digest of its era-neutral rendering: an answer counts only for this very question.
     pub(crate) digest: String,
+    /// Who asks, in messages: ``resolver `key` ``, or the question of a tool body.
+    pub(crate) who: String,
     pub(crate) version: ProtocolVersion,
 }
 
@@ -171,6 +173,7 @@ pub(crate) fn prepare<'a>(
         ask,
         schema,
         digest,
+        who: who.to_lowercase_first(),
         version,
     })
 }
@@ -244,6 +247,7 @@ impl Question<'_> {
     /// Applies one answer; `None` when it is malformed (not an `ElicitResult`, or not an object).
     fn apply(&self, answer: &Answer, round: u64) -> Option<Result<Settled, String>> {
         let key = self.key;
+        let who = &self.who;
         let mode = what(&self.ask.request);
         let settled = match answer {
             Answer::Elicit(answer) => {
@@ -261,14 +265,10 @@ impl Question<'_> {
                     Action::Accept => match &answer.content {
                         Some(content @ Value::Object(_)) => match (self.ask.parse)(content) {
                             Ok(v) => Ok(Settled::Answered(Action::Accept, Some(v))),
-                            Err(e) => Err(format!(
-                                "resolver `{key}` received an answer that does not match its form: {e}"
-                            )),
+                            Err(e) => Err(format!("{who} received an answer that does not match its form: {e}")),
                         },
-                        Some(_) => Err(format!(
-                            "resolver `{key}` received accepted content that is not an object"
-                        )),
-                        None => Err(format!("resolver `{key}` received an accepted answer with no content")),
+                        Some(_) => Err(format!("{who} received accepted content that is not an object")),
+                        None => Err(format!("{who} received an accepted answer with no content")),
                     },
                     other => Ok(Settled::Answered(other, None)),
                 }
@@ -284,7 +284,7 @@ impl Question<'_> {
                 );
                 (self.ask.parse)(outcome)
                     .map(|v| Settled::Answered(Action::Accept, Some(v)))
-                    .map_err(|e| format!("resolver `{key}`: the page recorded an outcome it cannot read: {e}"))
+                    .map_err(|e| format!("{who}: the page recorded an outcome it cannot read: {e}"))
             }
             Answer::Result(result) => {
                 if !result.is_object() {
@@ -300,7 +300,7 @@ impl Question<'_> {
                 );
                 (self.ask.parse)(result)
                     .map(|v| Settled::Answered(Action::Accept, Some(v)))
-                    .map_err(|e| format!("resolver `{key}` received an answer it cannot read: {e}"))
+                    .map_err(|e| format!("{who} received an answer it cannot read: {e}"))
             }
         };
         Some(settled)
@@ -357,12 +357,12 @@ impl AskContext {
         let AskRequest::Url { message, url } = &q.ask.request else {
             return Err("not a URL-mode question".into());
         };
-        check_url(url).map_err(|why| format!("resolver `{}`: the page's URL is refused: {why}", q.key))?;
+        check_url(url).map_err(|why| format!("{}: the page's URL is refused: {why}", q.who))?;
         let id = self
             .flows
             .start(self.principal.as_ref(), message)
             .await
-            .map_err(|e| format!("resolver `{}`: {e}", q.key))?;
+            .map_err(|e| format!("{}: {e}", q.who))?;
         let url = with_flow(url, &id);
         Ok(FlowRef {
             id,
@@ -373,7 +373,7 @@ impl AskContext {
 }
 
 /// What the page's flow came to, for the question whose answer it completes.
-fn outcome(key: &str, progress: Progress) -> Option<Result<Answer, String>> {
+fn outcome(who: &str, progress: Progress) -> Option<Result<Answer, String>> {
     match progress {
         Progress::Pending => None,
         Progress::Done(v) => Some(Ok(Answer::Recorded(
@@ -384,7 +384,7 @@ fn outcome(key: &str, progress: Progress) -> Option<Result<Answer, String>> {
             content: None,
         }))),
         Progress::Gone => Some(Err(format!(
-            "resolver `{key}`: the page's step expired or was completed for another call; call again"
+            "{who}: the page's step expired or was completed for another call; call again"
         ))),
     }
 }
@@ -421,6 +421,7 @@ impl Collect {
     /// after waiting a little when the user accepted); else a new flow.
     async fn ask_url(&mut self, q: &Question<'_>) -> Asked {
         let (target, key) = (q.target, q.key);
+        let who = &q.who;
         let round = self.state.round;
         if let Some(kept) = self.state.outcomes.get(key).filter(|k| k.q == q.digest).cloned() {
             self.state.outcomes.remove(key);
@@ -432,7 +433,7 @@ impl Collect {
                     }
                     Asked::Done(settled)
                 }
-                None => Asked::Done(Err(format!("resolver `{key}`: a kept answer does not read"))),
+                None => Asked::Done(Err(format!("{who}: a kept answer does not read"))),
             };
         }
         let flow = self.state.flows.remove(key).filter(|f| f.q == q.digest);
@@ -467,8 +468,8 @@ impl Collect {
             }),
             // Consent only: the page says whether the step is done.
             Some(Action::Accept) => match self.asking.settle(&flow.id, self.asking.wait).await {
-                Err(m) => return Asked::Done(Err(format!("resolver `{key}`: {m}"))),
-                Ok(progress) => match outcome(key, progress) {
+                Err(m) => return Asked::Done(Err(format!("{who}: {m}"))),
+                Ok(progress) => match outcome(&q.who, progress) {
                     None => {
                         tracing::info!(target, key, round, "URL-mode step not completed yet; asking again");
                         return self.defer_url(q, flow);
@@ -562,6 +563,7 @@ pub(crate) struct BackChannel {
 impl BackChannel {
     pub(crate) async fn ask(&mut self, q: &Question<'_>) -> Asked {
         let (target, key) = (q.target, q.key);
+        let who = &q.who;
         let mode = what(&q.ask.request);
         self.questions += 1;
         if self.questions > self.max_questions {
@@ -594,7 +596,7 @@ impl BackChannel {
                 };
                 match q.apply(&answer, round) {
                     Some(settled) => Asked::Done(settled),
-                    None => Asked::Done(Err(format!("resolver `{key}` received a malformed answer"))),
+                    None => Asked::Done(Err(format!("{who} received a malformed answer"))),
                 }
             }
             Err(PeerError::Client(e)) => {
@@ -606,9 +608,7 @@ impl BackChannel {
                 );
                 Asked::Abort(e)
             }
-            Err(PeerError::Timeout) => {
-                Asked::Done(Err(format!("resolver `{key}`: no answer within {:?}", self.timeout)))
-            }
+            Err(PeerError::Timeout) => Asked::Done(Err(format!("{who}: no answer within {:?}", self.timeout))),
             Err(PeerError::Busy(n)) => {
                 tracing::warn!(
                     target,
@@ -617,12 +617,10 @@ impl BackChannel {
                     "question not asked: too many wait for the client"
                 );
                 Asked::Done(Err(format!(
-                    "resolver `{key}`: {n} questions already wait for the client's answers; try again once some are answered"
+                    "{who}: {n} questions already wait for the client's answers; try again once some are answered"
                 )))
             }
-            Err(PeerError::Closed) => {
-                Asked::Done(Err(format!("resolver `{key}`: the client went away before answering")))
-            }
+            Err(PeerError::Closed) => Asked::Done(Err(format!("{who}: the client went away before answering"))),
         }
     }
 
@@ -630,10 +628,10 @@ impl BackChannel {
     /// user's consent, and the question waits (up to the elicitation timeout) for the page to be
     /// completed, then tells the client with `notifications/elicitation/complete`.
     async fn url_answer(&self, q: &Question<'_>, flow: &FlowRef, answer: &Value) -> Result<Answer, String> {
-        let key = q.key;
+        let who = &q.who;
         let action = ElicitResult::read(answer).and_then(|a| Action::parse(&a.action));
         match action {
-            None => Err(format!("resolver `{key}` received a malformed answer")),
+            None => Err(format!("{who} received a malformed answer")),
             Some(declined @ (Action::Decline | Action::Cancel)) => Ok(Answer::Elicit(ElicitResult {
                 action: declined.as_str().to_owned(),
                 content: None,
@@ -643,12 +641,9 @@ impl BackChannel {
                     .asking
                     .settle(&flow.id, self.timeout)
                     .await
-                    .map_err(|m| format!("resolver `{key}`: {m}"))?;
-                match outcome(key, progress) {
-                    None => Err(format!(
-                        "resolver `{key}`: the page was not completed within {:?}",
-                        self.timeout
-                    )),
+                    .map_err(|m| format!("{who}: {m}"))?;
+                match outcome(&q.who, progress) {
+                    None => Err(format!("{who}: the page was not completed within {:?}", self.timeout)),
                     Some(settled) => {
                         let params = ElicitationCompleteParams {
                             elicitation_id: &flow.id,
@@ -659,5 +654,100 @@ impl BackChannel {
                 }
             }
         }
+    }
+}
+
+/// A tool body's own questions (`Context::elicit`, `Context::ask`): the handshake era's
+/// back-channel of the call, with the call's budget of questions.
+#[derive(Clone, Debug)]
+pub(crate) struct Imperative {
+    pub(crate) peer: Peer,
+    pub(crate) timeout: Duration,
+    pub(crate) asking: AskContext,
+    pub(crate) kind: &'static str,
+    pub(crate) target: String,
+}
+
+/// Why a tool body's question got no answer.
+///
+/// ```
+/// use mcp_resolve_runtime::ElicitError;
+/// let e = ElicitError::NoBackChannel;
+/// assert!(e.to_string().contains("#[resolver]"));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ElicitError {
+    /// The request has no back-channel: 2026-07-28 (a tool asks by returning an
+    /// `InputRequiredResult`, which resolvers do), or a detached context.
+    NoBackChannel,
+    /// The client cannot or would not answer: it did not declare the capability the question
+    /// needs (-32021, with `data.requiredCapabilities`), or it answered with a JSON-RPC error.
+    Refused(ErrorObject),
+    /// No answer: a timeout, a malformed answer, the client went away, the question limit.
+    Failed(String),
+}
+
+impl std::fmt::Display for ElicitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoBackChannel => f.write_str(
+                "this request has no back-channel to ask on (2026-07-28 has none): ask from a #[resolver] and take its value with #[resolve(that_resolver)], which asks with an InputRequiredResult on 2026-07-28 and on the back-channel on 2025",
+            ),
+            Self::Refused(e) => f.write_str(&e.message),
+            Self::Failed(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for ElicitError {}
+
+impl ElicitError {
+    /// The tool's result for this error: the JSON-RPC error a refusal stands for (e.g. -32021
+    /// for a missing capability), else an `isError` result with the message.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::ElicitError;
+    /// assert_eq!(ElicitError::Failed("no answer".into()).into_result().is_error, Some(true));
+    /// ```
+    pub fn into_result(self) -> crate::CallToolResult {
+        match self {
+            Self::Refused(e) => crate::CallToolResult::protocol_error(e),
+            other => crate::CallToolResult::error(other.to_string()),
+        }
+    }
+}
+
+impl Imperative {
+    /// Asks `ask` now, on the back-channel.
+    pub(crate) async fn ask(&self, ask: &AskSpec, context: &crate::Context) -> Result<Settled, ElicitError> {
+        let who = format!("{} '{}'", capitalized(self.kind), self.target);
+        let mut q = prepare(self.kind, &self.target, "elicit", ask, context, &who).map_err(ElicitError::Refused)?;
+        q.who = format!("the question of {} `{}`", self.kind, self.target);
+        self.asking
+            .limit
+            .take(self.kind, &self.target, self.asking.principal.as_ref())
+            .map_err(ElicitError::Failed)?;
+        let mut back = BackChannel {
+            peer: self.peer.clone(),
+            timeout: self.timeout,
+            max_questions: u64::MAX,
+            questions: 0,
+            asking: self.asking.clone(),
+        };
+        match back.ask(&q).await {
+            Asked::Done(Ok(settled)) => Ok(settled),
+            Asked::Done(Err(m)) => Err(ElicitError::Failed(m)),
+            Asked::Abort(e) => Err(ElicitError::Refused(e)),
+            Asked::Pending => Err(ElicitError::Failed("the question got no answer".into())),
+        }
+    }
+}
+
+fn capitalized(kind: &str) -> String {
+    let mut c = kind.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
     }
 }

@@ -238,13 +238,14 @@ impl<'a> Engine<'a> {
     async fn ask(&mut self, def: &'static ResolverSpec, ask: AskSpec) -> Node {
         let key = self.keys.key(def);
         let who = format!("Resolver '{key}'");
-        let question = match super::ask::prepare(self.kind, self.target, key, &ask, &self.context, &who) {
+        let mut question = match super::ask::prepare(self.kind, self.target, key, &ask, &self.context, &who) {
             Ok(q) => q,
             Err(e) => {
                 self.abort = Some(e);
                 return Node::Pending;
             }
         };
+        question.who = format!("resolver `{key}`");
         let asking = self.asker.context();
         if let Err(m) = asking.limit.take(self.kind, self.target, asking.principal.as_ref()) {
             return Node::Failed(m);

@@ -367,6 +367,16 @@ impl PendingCall {
             cancel,
             updates: server.resource_updates(),
             flows: server.url_flows(),
+            imperative: match (&peer, stateless) {
+                (Some(peer), false) => Some(crate::resolve::ask::Imperative {
+                    peer: peer.clone(),
+                    timeout: server.config.elicitation_timeout,
+                    asking: server.ask_context(principal.clone()),
+                    kind: work.kind(),
+                    target: name.clone(),
+                }),
+                _ => None,
+            },
         });
         let (kind, method) = (work.kind(), work.method());
         let resolving = |slots, keys| Resolving {
