@@ -363,3 +363,28 @@ async fn a_tool_body_asks_in_url_mode_on_the_handshake_era() {
         "{r}"
     );
 }
+
+/// The 2025-11-25 -32042 path: a tool may answer "URL elicitation required" (the client shows
+/// the page and retries); on 2026-07-28, where the code is reserved, the server refuses to send it.
+#[tokio::test]
+async fn minus_32042_on_2025_only() {
+    #[tool]
+    async fn needs_page() -> CallToolResult {
+        CallToolResult::protocol_error(mcp_resolve::ErrorObject::url_elicitation_required(
+            "Authorize the calendar",
+            "https://notes.example/authorize",
+            "cal-1",
+        ))
+    }
+    let server = || Server::new("u").tool(needs_page);
+    let mut c = TestClient::handshake(server(), ProtocolVersion::V2025_11_25, url_caps()).await;
+    let r = c.call_tool("needs_page", json!({})).await;
+    assert_eq!(r["error"]["code"], -32042, "{r}");
+    assert_eq!(
+        r["error"]["data"]["elicitations"][0]["url"],
+        "https://notes.example/authorize"
+    );
+    let mut c = TestClient::stateless(server(), url_caps());
+    let r = c.call_tool("needs_page", json!({})).await;
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+}

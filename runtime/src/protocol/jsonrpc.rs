@@ -126,6 +126,9 @@ pub mod codes {
     pub const MISSING_REQUIRED_CLIENT_CAPABILITY: i64 = -32021;
     /// The request's protocol version is not supported (2026-07-28).
     pub const UNSUPPORTED_PROTOCOL_VERSION: i64 = -32022;
+    /// The request cannot go on until the user completes URL-mode elicitations (2025-11-25
+    /// only; 2026-07-28 reserves the code and never sends it).
+    pub const URL_ELICITATION_REQUIRED: i64 = -32042;
 }
 
 /// A JSON-RPC error object.
@@ -180,6 +183,34 @@ impl ErrorObject {
     /// -32603.
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(codes::INTERNAL_ERROR, message)
+    }
+    /// -32042 `URLElicitationRequiredError` (2025-11-25): the request cannot go on until the user
+    /// completed the page at `url` (named `elicitation_id`); the client shows it, and may retry
+    /// once `notifications/elicitation/complete` names it. A tool returns it with
+    /// [`CallToolResult::protocol_error`](crate::CallToolResult::protocol_error). On 2026-07-28
+    /// the code is reserved: the server refuses to send it, and a resolver with
+    /// [`Elicit::url`](crate::Elicit::url) is the way to ask on both eras.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::ErrorObject;
+    /// let e = ErrorObject::url_elicitation_required("Authorize GitHub", "https://notes.example/connect", "gh-1");
+    /// assert_eq!(e.code, -32042);
+    /// assert_eq!(e.data.unwrap()["elicitations"][0]["elicitationId"], "gh-1");
+    /// ```
+    pub fn url_elicitation_required(
+        message: impl Into<String>,
+        url: impl Into<String>,
+        elicitation_id: impl Into<String>,
+    ) -> Self {
+        let message = message.into();
+        Self::new(codes::URL_ELICITATION_REQUIRED, "URL elicitation required").with_data(serde_json::json!({
+            "elicitations": [{
+                "mode": "url",
+                "message": message,
+                "url": url.into(),
+                "elicitationId": elicitation_id.into(),
+            }]
+        }))
     }
     /// -32021: the request needs a capability the client did not declare; `required` names it as
     /// the client would declare it (`{"sampling": {}}`), sent as `data.requiredCapabilities`.

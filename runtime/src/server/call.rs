@@ -606,6 +606,15 @@ fn binding<'a>(
 /// A tool's result as the answer: the result, or the JSON-RPC error it stands for.
 fn finish(server: &Server, result: CallToolResult, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
     match result.protocol_error {
+        // 2026-07-28 reserves -32042: implementations must not send it.
+        Some(error)
+            if error.code == crate::protocol::codes::URL_ELICITATION_REQUIRED && version.era() == Era::Stateless =>
+        {
+            tracing::error!("a tool answered -32042 on 2026-07-28, where the code is reserved; refused");
+            Err(ErrorObject::internal(
+                "Internal error: the tool needs a URL-mode elicitation, which 2026-07-28 asks from a resolver (Elicit::url), not with -32042",
+            ))
+        }
         Some(error) => Err(*error),
         None => server.complete(&result, version),
     }
