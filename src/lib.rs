@@ -55,6 +55,16 @@ pub use mcp_resolve_runtime::{Hs256Verifier, JwksVerifier};
 #[doc(inline)]
 pub use mcp_resolve_runtime::{form, testing};
 
+/// Guides longer than an item's documentation; each example runs as a doctest.
+pub mod guides {
+    /// URL mode: asking the user to open a page of yours, for what must never pass through the
+    /// client (secrets, payments, OAuth); the page, the safety rules, advice for client authors,
+    /// and when not to elicit at all.
+    #[cfg(feature = "http")]
+    #[doc = include_str!("../docs/url-mode.md")]
+    pub mod url_mode {}
+}
+
 /// Support for generated code. Not public API.
 #[doc(hidden)]
 pub mod __private {
