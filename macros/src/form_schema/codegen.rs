@@ -204,14 +204,32 @@ fn kind_checks(p: &TokenStream, f: &FieldModel, ops: &Ident) -> Vec<TokenStream>
     ));
     let pc = located_at(p, span);
     match &d.value {
-        DefaultLit::Str(s) => out.push(check(
-            span,
-            quote_spanned! {span=>
-                !#pc::form_check::is(#ops.kind, #pc::FieldKind::Choice)
-                    || #pc::form_check::has_choice(#ops.choices, #s)
-            },
-            &format!("`default = {s:?}` is not one of the choices of `{name}`'s enum: use a choice's wire value"),
-        )),
+        DefaultLit::Str(s) => {
+            out.push(check(
+                span,
+                quote_spanned! {span=>
+                    !#pc::form_check::is(#ops.kind, #pc::FieldKind::Choice)
+                        || #pc::form_check::has_choice(#ops.choices, #s)
+                },
+                &format!("`default = {s:?}` is not one of the choices of `{name}`'s enum: use a choice's wire value"),
+            ));
+            // The server checks every answer against the format; a default it would refuse
+            // would break each answer that leaves the field out.
+            if let Some(f) = &f.format {
+                let variant = Ident::new(f.value, span);
+                let wire = match f.value {
+                    "Email" => "email",
+                    "Uri" => "uri",
+                    "Date" => "date (YYYY-MM-DD)",
+                    _ => "date-time (RFC 3339, e.g. 2026-09-01T10:00:00Z)",
+                };
+                out.push(check(
+                    span,
+                    quote_spanned! {span=> #pc::Format::#variant.check(#s) },
+                    &format!("`default = {s:?}` is not a valid {wire}, the field's `format`: fix the default or remove it"),
+                ));
+            }
+        }
         DefaultLit::List(l) => out.push(check(
             span,
             quote_spanned! {span=>

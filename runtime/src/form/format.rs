@@ -3,54 +3,139 @@
 use super::Format;
 
 impl Format {
-    /// Whether `s` is a valid value of this format.
-    pub(crate) fn check(self, s: &str) -> bool {
+    /// Whether `s` is a valid value of this format. A `const fn`, so `#[derive(FormSchema)]`
+    /// checks a field's `default` against its `format` at compile time with the same rules the
+    /// server applies to answers.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::form::Format;
+    /// const OK: bool = Format::Date.check("2024-02-29");
+    /// assert!(OK);
+    /// assert!(!Format::Date.check("yesterday"));
+    /// ```
+    pub const fn check(self, s: &str) -> bool {
+        let b = s.as_bytes();
         match self {
-            Self::Email => valid_email(s),
-            Self::Uri => valid_uri(s),
-            Self::Date => valid_date(s),
-            Self::DateTime => valid_date_time(s),
+            Self::Email => valid_email(b),
+            Self::Uri => valid_uri(b),
+            Self::Date => valid_date(b, 0, b.len()),
+            Self::DateTime => valid_date_time(b),
         }
     }
 }
 
-fn valid_email(s: &str) -> bool {
-    let Some((local, domain)) = s.split_once('@') else {
-        return false;
-    };
-    !local.is_empty()
-        && !domain.is_empty()
-        && !domain.contains('@')
-        && domain.contains('.')
-        && !domain.starts_with('.')
-        && !domain.ends_with('.')
-        && !s.chars().any(char::is_whitespace)
+/// The char at byte `i` of UTF-8 `b` and the index after it (`b` comes from a `str`).
+const fn next_char(b: &[u8], i: usize) -> (u32, usize) {
+    let x = b[i] as u32;
+    if x < 0x80 {
+        (x, i + 1)
+    } else if x < 0xE0 {
+        (((x & 0x1F) << 6) | (b[i + 1] as u32 & 0x3F), i + 2)
+    } else if x < 0xF0 {
+        (
+            ((x & 0x0F) << 12) | ((b[i + 1] as u32 & 0x3F) << 6) | (b[i + 2] as u32 & 0x3F),
+            i + 3,
+        )
+    } else {
+        (
+            ((x & 0x07) << 18)
+                | ((b[i + 1] as u32 & 0x3F) << 12)
+                | ((b[i + 2] as u32 & 0x3F) << 6)
+                | (b[i + 3] as u32 & 0x3F),
+            i + 4,
+        )
+    }
 }
 
-fn valid_uri(s: &str) -> bool {
-    let Some((scheme, rest)) = s.split_once(':') else {
-        return false;
-    };
-    let mut chars = scheme.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
-        && !rest.is_empty()
-        && !s.chars().any(|c| c.is_whitespace() || c.is_control())
+/// `char::is_whitespace`, as a `const fn` over code points.
+const fn is_whitespace(c: u32) -> bool {
+    matches!(
+        c,
+        0x09..=0x0D | 0x20 | 0x85 | 0xA0 | 0x1680 | 0x2000..=0x200A | 0x2028 | 0x2029 | 0x202F | 0x205F | 0x3000
+    )
 }
 
-fn digits(s: &str) -> Option<u32> {
-    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+/// `char::is_control`.
+const fn is_control(c: u32) -> bool {
+    matches!(c, 0x00..=0x1F | 0x7F..=0x9F)
+}
+
+/// Whether any char of `b` is whitespace (or, with `controls`, a control character).
+const fn has_space(b: &[u8], controls: bool) -> bool {
+    let mut i = 0;
+    while i < b.len() {
+        let (c, next) = next_char(b, i);
+        if is_whitespace(c) || (controls && is_control(c)) {
+            return true;
+        }
+        i = next;
+    }
+    false
+}
+
+/// The index of the first `x` in `b[from..]`, or `b.len()`.
+const fn find(b: &[u8], from: usize, x: u8) -> usize {
+    let mut i = from;
+    while i < b.len() && b[i] != x {
+        i += 1;
+    }
+    i
+}
+
+const fn valid_email(b: &[u8]) -> bool {
+    let at = find(b, 0, b'@');
+    if at == 0 || at + 1 >= b.len() {
+        return false;
+    }
+    let domain_start = at + 1;
+    if find(b, domain_start, b'@') != b.len() {
+        return false;
+    }
+    b[domain_start] != b'.' && b[b.len() - 1] != b'.' && find(b, domain_start, b'.') != b.len() && !has_space(b, false)
+}
+
+const fn valid_uri(b: &[u8]) -> bool {
+    let colon = find(b, 0, b':');
+    if colon == 0 || colon + 1 >= b.len() || !b[0].is_ascii_alphabetic() {
+        return false;
+    }
+    let mut i = 1;
+    while i < colon {
+        if !(b[i].is_ascii_alphanumeric() || matches!(b[i], b'+' | b'-' | b'.')) {
+            return false;
+        }
+        i += 1;
+    }
+    !has_space(b, true)
+}
+
+/// The number written by the ASCII digits `b[from..to]` (none: `None`).
+const fn digits(b: &[u8], from: usize, to: usize) -> Option<u32> {
+    if from >= to {
         return None;
     }
-    s.parse().ok()
+    let mut n: u32 = 0;
+    let mut i = from;
+    while i < to {
+        if !b[i].is_ascii_digit() || n > 100_000_000 {
+            return None;
+        }
+        n = n * 10 + (b[i] - b'0') as u32;
+        i += 1;
+    }
+    Some(n)
 }
 
-fn valid_date(s: &str) -> bool {
-    let b = s.as_bytes();
-    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+/// `b[from..to]` is `YYYY-MM-DD`, a real day.
+const fn valid_date(b: &[u8], from: usize, to: usize) -> bool {
+    if to - from != 10 || b[from + 4] != b'-' || b[from + 7] != b'-' {
         return false;
     }
-    let (Some(y), Some(m), Some(d)) = (digits(&s[0..4]), digits(&s[5..7]), digits(&s[8..10])) else {
+    let (Some(y), Some(m), Some(d)) = (
+        digits(b, from, from + 4),
+        digits(b, from + 5, from + 7),
+        digits(b, from + 8, from + 10),
+    ) else {
         return false;
     };
     let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
@@ -61,47 +146,72 @@ fn valid_date(s: &str) -> bool {
         2 => 28,
         _ => return false,
     };
-    (1..=days).contains(&d)
+    d >= 1 && d <= days
 }
 
-fn valid_time(s: &str) -> bool {
-    let b = s.as_bytes();
-    if b.len() < 8 || b[2] != b':' || b[5] != b':' {
+/// `b[from..]` is `HH:MM:SS[.frac](Z|±HH:MM)`.
+const fn valid_time(b: &[u8], from: usize) -> bool {
+    if b.len() - from < 8 || b[from + 2] != b':' || b[from + 5] != b':' {
         return false;
     }
-    let (Some(h), Some(m), Some(sec)) = (digits(&s[0..2]), digits(&s[3..5]), digits(&s[6..8])) else {
+    let (Some(h), Some(m), Some(sec)) = (
+        digits(b, from, from + 2),
+        digits(b, from + 3, from + 5),
+        digits(b, from + 6, from + 8),
+    ) else {
         return false;
     };
     if h > 23 || m > 59 || sec > 60 {
         return false;
     }
-    let mut rest = &s[8..];
-    if let Some(frac) = rest.strip_prefix('.') {
-        let n = frac.bytes().take_while(u8::is_ascii_digit).count();
-        if n == 0 {
+    let mut rest = from + 8;
+    if rest < b.len() && b[rest] == b'.' {
+        let mut n = rest + 1;
+        while n < b.len() && b[n].is_ascii_digit() {
+            n += 1;
+        }
+        if n == rest + 1 {
             return false;
         }
-        rest = &frac[n..];
+        rest = n;
     }
-    match rest {
-        "Z" | "z" => true,
-        off if off.len() == 6 && (off.starts_with('+') || off.starts_with('-')) && off.as_bytes()[3] == b':' => {
-            matches!((digits(&off[1..3]), digits(&off[4..6])), (Some(oh), Some(om)) if oh <= 23 && om <= 59)
-        }
-        _ => false,
+    let left = b.len() - rest;
+    if left == 1 {
+        return b[rest] == b'Z' || b[rest] == b'z';
     }
+    if left == 6 && (b[rest] == b'+' || b[rest] == b'-') && b[rest + 3] == b':' {
+        return match (digits(b, rest + 1, rest + 3), digits(b, rest + 4, rest + 6)) {
+            (Some(oh), Some(om)) => oh <= 23 && om <= 59,
+            _ => false,
+        };
+    }
+    false
 }
 
-fn valid_date_time(s: &str) -> bool {
-    match s.split_once(['T', 't']) {
-        Some((d, t)) => valid_date(d) && valid_time(t),
-        None => false,
+const fn valid_date_time(b: &[u8]) -> bool {
+    let mut t = 0;
+    while t < b.len() && b[t] != b'T' && b[t] != b't' {
+        t += 1;
     }
+    t < b.len() && valid_date(b, 0, t) && valid_time(b, t + 1)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn valid_email(s: &str) -> bool {
+        Format::Email.check(s)
+    }
+    fn valid_uri(s: &str) -> bool {
+        Format::Uri.check(s)
+    }
+    fn valid_date(s: &str) -> bool {
+        Format::Date.check(s)
+    }
+    fn valid_date_time(s: &str) -> bool {
+        Format::DateTime.check(s)
+    }
 
     #[test]
     fn formats() {
@@ -122,5 +232,10 @@ mod tests {
         assert!(!valid_date_time("2026-09-01 10:00:00"));
         assert!(!valid_date_time("2026-09-01T25:00:00Z"));
         assert!(!valid_date_time("2026-09-01T10:00:00"));
+        assert!(!valid_email("a\u{a0}b@c.de"), "non-ASCII whitespace");
+        assert!(!valid_uri("x:a\u{85}b"), "a control character");
+        assert!(valid_email("ü@bücher.de"));
+        assert!(!valid_date("2024-02-3x"));
+        assert!(!valid_date_time("2026-09-01T10:00:00+0900"));
     }
 }
