@@ -174,7 +174,7 @@ async fn a_declined_prompt_question_is_an_error_unless_the_prompt_branches() {
         (
             "summarize",
             json!({"action": "decline"}),
-            Err("`picked` was not resolved: the user declined the question, so the prompt did not run"),
+            Err("`picked` was not resolved: the user declined the question `tone`, so the prompt did not run"),
         ),
     ] {
         let params = json!({"name": name, "arguments": {"topic": "rust"}});
@@ -325,6 +325,6 @@ async fn a_resource_asks_on_the_back_channel() {
     let r = c.response_to(&json!(id)).await;
     assert_eq!(
         r["error"]["message"],
-        "`why` was not resolved: the user cancelled the question, so the resource did not run"
+        "`why` was not resolved: the user cancelled the question `why`, so the resource did not run"
     );
 }

@@ -624,7 +624,7 @@ fn prompt_and_resource_ask(era: Era) {
     run.check_eq(&per_step[0].1["code"], &json!(-32603), "its code");
     run.check_eq(
         &per_step[0].1["message"],
-        &json!("`style` was not resolved: the user declined the question, so the prompt did not run"),
+        &json!("`style` was not resolved: the user declined the question `summary_length`, so the prompt did not run"),
         "its message",
     );
     run.check_eq(&per_step[1].1["event"], &json!("prompt"), "the prompt told its length");

@@ -313,7 +313,7 @@ async fn decline_and_cancel_are_three_different_outcomes() {
     assert_eq!(r["result"]["isError"], true);
     assert_eq!(
         text(&r),
-        "`name` was not resolved: the user declined the question, so the tool did not run"
+        "`name` was not resolved: the user declined the question `ask_name`, so the tool did not run"
     );
     assert!(r.get("error").is_none(), "not a JSON-RPC error");
 }
@@ -394,7 +394,7 @@ async fn confirm_shorthand_formats_the_message_and_gives_a_bool() {
     assert_eq!(r["result"]["isError"], true);
     assert_eq!(
         text(&r),
-        "`ok` was not resolved: the user cancelled the question, so the tool did not run"
+        "`ok` was not resolved: the user cancelled the question `ok`, so the tool did not run"
     );
 }
 

@@ -217,7 +217,9 @@ pub enum FormAnswer {
 fn form_answer(asked: Asked) -> FormAnswer {
     match asked {
         Asked::Done(Ok(Settled::Answered(crate::Action::Accept, Some(_)))) => FormAnswer::Accepted,
-        Asked::Done(Ok(Settled::Answered(action, _))) => FormAnswer::Answered(action.as_str()),
+        Asked::Done(Ok(Settled::Answered(action, _) | Settled::Refused(action, _))) => {
+            FormAnswer::Answered(action.as_str())
+        }
         Asked::Done(Ok(Settled::Value(_))) => FormAnswer::Refused("a value where an answer was expected".into()),
         Asked::Done(Err(message)) => FormAnswer::Refused(message),
         Asked::Pending => FormAnswer::AskedAgain,

@@ -159,6 +159,28 @@ impl<T: UrlOutcome> Elicit<T> {
     }
 }
 
+impl<T: 'static> Elicit<T> {
+    /// The question of a resolver that asks only sometimes: a resolver of
+    /// `Resolution<Option<T>>` returns `Resolution::Value(None)` when there is nothing to ask and
+    /// nothing to give, and this question otherwise, whose accepted answer is `Some`. The
+    /// parameter then takes `Option<T>` (or `ElicitationResult<Option<T>>`).
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::{Confirm, Elicit, Resolution};
+    /// fn maybe(needed: bool) -> Resolution<Option<Confirm>> {
+    ///     if !needed {
+    ///         return Resolution::Value(None);
+    ///     }
+    ///     Elicit::form("Go on?").optional()
+    /// }
+    /// assert!(matches!(maybe(false), Resolution::Value(None)));
+    /// assert!(matches!(maybe(true), Resolution::Ask(_)));
+    /// ```
+    pub fn optional(self) -> Resolution<Option<T>> {
+        Resolution::Ask(self.ask.map(Some))
+    }
+}
+
 impl<T> Elicit<T> {
     /// The message shown to the user.
     pub fn message(&self) -> &str {

@@ -270,7 +270,7 @@ impl Question<'_> {
                         Some(_) => Err(format!("{who} received accepted content that is not an object")),
                         None => Err(format!("{who} received an accepted answer with no content")),
                     },
-                    other => Ok(Settled::Answered(other, None)),
+                    other => Ok(Settled::Refused(other, key.to_owned())),
                 }
             }
             Answer::Recorded(outcome) => {

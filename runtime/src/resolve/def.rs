@@ -77,6 +77,8 @@ pub enum Settled {
     Value(AnyValue),
     /// The user's answer; the value is there for `accept`.
     Answered(Action, Option<AnyValue>),
+    /// Declined or cancelled: this question (its key), or one this resolver needed.
+    Refused(Action, String),
 }
 
 impl fmt::Debug for Settled {
@@ -84,6 +86,7 @@ impl fmt::Debug for Settled {
         match self {
             Self::Value(_) => f.write_str("Value(..)"),
             Self::Answered(a, _) => write!(f, "Answered({a})"),
+            Self::Refused(a, q) => write!(f, "Refused({a}, {q})"),
         }
     }
 }
@@ -182,12 +185,20 @@ impl<O: Clone + 'static> FromResolved<O> for O {
     fn from_resolved(r: &Settled, param: &'static str, kind: &'static str) -> Result<Self, String> {
         match r {
             Settled::Value(v) | Settled::Answered(Action::Accept, Some(v)) => downcast(v, param),
-            Settled::Answered(Action::Decline, _) => Err(format!(
-                "`{param}` was not resolved: the user declined the question, so the {kind} did not run"
-            )),
-            Settled::Answered(Action::Cancel, _) => Err(format!(
-                "`{param}` was not resolved: the user cancelled the question, so the {kind} did not run"
-            )),
+            Settled::Refused(action, _) | Settled::Answered(action @ (Action::Decline | Action::Cancel), _) => {
+                let what = if *action == Action::Cancel {
+                    "cancelled"
+                } else {
+                    "declined"
+                };
+                let question = match r {
+                    Settled::Refused(_, q) => q.as_str(),
+                    _ => param,
+                };
+                Err(format!(
+                    "`{param}` was not resolved: the user {what} the question `{question}`, so the {kind} did not run"
+                ))
+            }
             Settled::Answered(Action::Accept, None) => Err(format!("`{param}` was accepted without content")),
         }
     }
@@ -199,8 +210,13 @@ impl<O: Clone + 'static> FromResolved<O> for ElicitationResult<O> {
             Settled::Value(v) | Settled::Answered(Action::Accept, Some(v)) => {
                 downcast(v, param).map(ElicitationResult::Accepted)
             }
-            Settled::Answered(Action::Decline, _) => Ok(ElicitationResult::Declined),
-            Settled::Answered(Action::Cancel, _) => Ok(ElicitationResult::Cancelled),
+            Settled::Answered(Action::Decline, _) | Settled::Refused(Action::Decline, _) => {
+                Ok(ElicitationResult::Declined)
+            }
+            Settled::Answered(Action::Cancel, _) | Settled::Refused(Action::Cancel, _) => {
+                Ok(ElicitationResult::Cancelled)
+            }
+            Settled::Refused(Action::Accept, q) => Err(format!("`{param}`: the question `{q}` was refused")),
             Settled::Answered(Action::Accept, None) => Err(format!("`{param}` was accepted without content")),
         }
     }

@@ -219,6 +219,10 @@ impl<'a> Engine<'a> {
                 self.memo.push((def, Node::Pending));
                 return;
             }
+            let refused_dep = deps.iter().find_map(|(_, r)| match r {
+                Settled::Refused(action, q) => Some((*action, q.clone())),
+                _ => None,
+            });
             let inputs = ResolveInputs {
                 kind: self.kind,
                 arguments: self.arguments.clone(),
@@ -226,6 +230,12 @@ impl<'a> Engine<'a> {
                 deps,
             };
             let node = match (def.run)(inputs).await {
+                // It could not run because a question it needs was declined: it is declined too,
+                // naming that question, so a consumer taking `ElicitationResult` still runs.
+                Step::Invalid(_) if refused_dep.is_some() => match refused_dep {
+                    Some((action, q)) => Node::Done(Settled::Refused(action, q)),
+                    None => Node::Failed("internal error: a refused dependency vanished".into()),
+                },
                 Step::Value(v) => Node::Done(Settled::Value(v)),
                 Step::Fail(m) => Node::Failed(format!("resolver `{}` failed: {m}", def.name)),
                 Step::Invalid(m) => Node::Failed(m),
