@@ -1872,7 +1872,7 @@ async fn pages_are_served_beside_the_endpoint_with_the_same_guards_but_no_token(
     assert_eq!(r.status, 200, "no token is asked for: {}", r.body);
     assert_eq!(r.body, "GET /connect?flow=abc ");
     assert_eq!(r.headers["cache-control"], "no-store");
-    assert_eq!(r.headers["referrer-policy"], "no-referrer");
+    assert_eq!(r.headers["referrer-policy"], "same-origin");
     assert_eq!(r.headers["x-frame-options"], "DENY");
     let r = send_to(
         addr,

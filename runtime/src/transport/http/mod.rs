@@ -420,7 +420,7 @@ impl State {
         let (mut parts, body) = response.into_parts();
         for (name, value) in [
             (header::CACHE_CONTROL, "no-store"),
-            (header::REFERRER_POLICY, "no-referrer"),
+            (header::REFERRER_POLICY, "same-origin"),
             (header::X_FRAME_OPTIONS, "DENY"),
         ] {
             parts.headers.entry(name).or_insert(HeaderValue::from_static(value));

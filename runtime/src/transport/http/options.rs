@@ -90,7 +90,8 @@ impl HttpOptions {
     /// `Origin` check and body bounds as MCP requests, but no bearer token is asked for: the
     /// page signs its user in itself (a browser brings no token), and checks that user against
     /// the flow with [`UrlFlows`](crate::UrlFlows). Responses get `Cache-Control: no-store`,
-    /// `Referrer-Policy: no-referrer` (the URL carries the flow's id) and `X-Frame-Options: DENY`
+    /// `Referrer-Policy: same-origin` (the URL carries the flow's id: it never leaves for another
+    /// site, while the page's own form posts keep their `Origin`) and `X-Frame-Options: DENY`
     /// unless the handler sets them.
     ///
     /// ```
