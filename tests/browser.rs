@@ -765,39 +765,23 @@ impl Scene {
 // The tests.
 // ---------------------------------------------------------------------------------------------
 
-/// Alice's browser approves: the waiting call finishes with the connected account.
-fn approve(label: &str, era: Era) {
+/// Alice's browser clicks `button` on her page; the page says `outcome`, and the call that was
+/// waiting finishes with `result`.
+fn decide(label: &str, era: Era, button: &str, outcome: &str, result: &str) {
     let _turn = one_at_a_time();
     let mut scene = Scene::new(label, era);
     scene.sign_in("alice");
     let url = scene.question();
-    scene.decide(&url, "approve", "Your github account is connected");
+    scene.decide(&url, button, outcome);
     let text = scene.result_text();
-    scene.check(
-        text == "connected github as alice",
-        format_args!("result text: {text:?}"),
-    );
+    scene.check(text == result, format_args!("result text: {text:?}"));
     scene.check_questions(&url);
     scene.check_finished(&url);
     eprintln!("[{label}] {:.1?}", scene.started.elapsed());
 }
 
-/// Alice's browser denies: the call finishes with the decline.
-fn deny(label: &str, era: Era) {
-    let _turn = one_at_a_time();
-    let mut scene = Scene::new(label, era);
-    scene.sign_in("alice");
-    let url = scene.question();
-    scene.decide(&url, "deny", "You denied access to your github account");
-    let text = scene.result_text();
-    scene.check(
-        text == "declined: github not connected",
-        format_args!("result text: {text:?}"),
-    );
-    scene.check_questions(&url);
-    scene.check_finished(&url);
-    eprintln!("[{label}] {:.1?}", scene.started.elapsed());
-}
+const APPROVED: &str = "Your github account is connected";
+const DENIED: &str = "You denied access to your github account";
 
 /// The browser opens alice's URL signed out (401), then signed in as bob (403, no buttons, and
 /// bob's forged post of Approve is refused too); alice's call is still waiting, and completes
@@ -857,7 +841,7 @@ fn another_user(label: &str, era: Era) {
     scene.check(results == 0, "alice's call finished from another user's browser");
 
     scene.sign_in("alice");
-    scene.decide(&url, "approve", "Your github account is connected");
+    scene.decide(&url, "approve", APPROVED);
     let text = scene.result_text();
     scene.check(
         text == "connected github as alice",
@@ -869,22 +853,40 @@ fn another_user(label: &str, era: Era) {
 
 #[test]
 fn approve_in_the_browser_completes_the_call_on_2026_07_28() {
-    approve("approve-2026", Era::Auto);
+    decide(
+        "approve-2026",
+        Era::Auto,
+        "approve",
+        APPROVED,
+        "connected github as alice",
+    );
 }
 
 #[test]
 fn approve_in_the_browser_completes_the_call_on_2025_11_25() {
-    approve("approve-2025", Era::Legacy);
+    decide(
+        "approve-2025",
+        Era::Legacy,
+        "approve",
+        APPROVED,
+        "connected github as alice",
+    );
 }
 
 #[test]
 fn deny_in_the_browser_declines_the_call_on_2026_07_28() {
-    deny("deny-2026", Era::Auto);
+    decide("deny-2026", Era::Auto, "deny", DENIED, "declined: github not connected");
 }
 
 #[test]
 fn deny_in_the_browser_declines_the_call_on_2025_11_25() {
-    deny("deny-2025", Era::Legacy);
+    decide(
+        "deny-2025",
+        Era::Legacy,
+        "deny",
+        DENIED,
+        "declined: github not connected",
+    );
 }
 
 #[test]

@@ -453,6 +453,16 @@ async fn connect_asked(c: &mut TestClient) -> (String, Value) {
     (url, r["result"]["requestState"].clone())
 }
 
+/// Its retry with the user's consent (`accept`).
+async fn connect_accepted(c: &mut TestClient, state: Value) -> Value {
+    c.request(
+        "tools/call",
+        json!({"name": "connect_account", "arguments": {"service": "github"},
+               "inputResponses": {"connect": {"action": "accept"}}, "requestState": state}),
+    )
+    .await
+}
+
 const FORM: (&str, &str) = ("content-type", "application/x-www-form-urlencoded");
 
 /// Without sign-in (no token variables) the flow is bound to no one: the page shows the question
@@ -537,13 +547,7 @@ async fn connect_pages_record_the_consent_once_and_refuse_malformed_requests() {
     let (status, _, _) = page_of(pages.connect(page_request("GET", &path, &[], "")).await);
     assert_eq!(status, 409);
 
-    let done = c
-        .request(
-            "tools/call",
-            json!({"name": "connect_account", "arguments": {"service": "github"},
-                   "inputResponses": {"connect": {"action": "accept"}}, "requestState": state}),
-        )
-        .await;
+    let done = connect_accepted(&mut c, state).await;
     assert_eq!(text(&done), "connected github as anonymous", "{done}");
 
     // A form edited to approve another service does not connect the one asked for.
@@ -551,13 +555,7 @@ async fn connect_pages_record_the_consent_once_and_refuse_malformed_requests() {
     let flow = url.rsplit("flow=").next().unwrap().to_owned();
     let (status, _, _) = post(format!("flow={flow}&service=gitlab&decision=approve"), &[FORM]).await;
     assert_eq!(status, 200);
-    let done = c
-        .request(
-            "tools/call",
-            json!({"name": "connect_account", "arguments": {"service": "github"},
-                   "inputResponses": {"connect": {"action": "accept"}}, "requestState": state}),
-        )
-        .await;
+    let done = connect_accepted(&mut c, state).await;
     assert_eq!(done["result"]["isError"], true, "{done}");
     assert_eq!(text(&done), "the page connected gitlab, not github: nothing connected");
 
