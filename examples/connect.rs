@@ -40,8 +40,10 @@
 //! ([`HttpOptions::bearer_from_env`], built with `--features jwt`): `MCP_RESOLVE_JWT_SECRET`
 //! (HS256) or `MCP_RESOLVE_JWKS_URL`, for the audience `MCP_RESOLVE_JWT_AUDIENCE`, optionally
 //! from `MCP_RESOLVE_JWT_ISSUER`. `CONNECT_URL_WAIT_SECS` sets how long a 2026-07-28 retry waits
-//! for the page before asking again ([`Server::url_wait`], default 10). Logs go to stderr
-//! (`RUST_LOG=debug` for more).
+//! for the page before asking again ([`Server::url_wait`], default 10); each re-ask is a round,
+//! and a call stops after [`Server::max_rounds`] (10) of them, so on 2026-07-28 the user has about
+//! ten times that wait on the page (the handshake era waits up to the elicitation timeout). Logs
+//! go to stderr (`RUST_LOG=debug` for more).
 //!
 //! [`UrlFlows`]: mcp_resolve::UrlFlows
 //! [`UrlFlows::open`]: mcp_resolve::UrlFlows::open
@@ -51,6 +53,7 @@
 //! [`HttpOptions::allow_host`]: mcp_resolve::HttpOptions::allow_host
 //! [`HttpOptions::bearer_from_env`]: mcp_resolve::HttpOptions::bearer_from_env
 //! [`Server::url_wait`]: mcp_resolve::Server::url_wait
+//! [`Server::max_rounds`]: mcp_resolve::Server::max_rounds
 
 use mcp_resolve::http::header::{self, HeaderValue};
 use mcp_resolve::http::{Method, Request, Response, StatusCode};
