@@ -9,6 +9,9 @@ mod booking;
 #[path = "../examples/conformance.rs"]
 mod conformance;
 #[allow(dead_code)]
+#[path = "../examples/connect.rs"]
+mod connect;
+#[allow(dead_code)]
 #[path = "../examples/deploy.rs"]
 mod deploy;
 #[allow(dead_code)]
@@ -464,4 +467,212 @@ async fn watch_tells_the_subscribers_of_todays_note_when_it_changes() {
     );
     let r = watcher.request("resources/read", json!({"uri": "notes://today"})).await;
     assert_eq!(r["result"]["contents"][0]["text"], "buy milk", "{r}");
+}
+
+// ---- connect: the consent pages, in process (tests/browser.rs drives them in a real browser) ----
+
+/// A request to one of `connect`'s pages.
+fn page_request(
+    method: &str,
+    uri: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> mcp_resolve::http::Request<mcp_resolve::Bytes> {
+    let mut req = mcp_resolve::http::Request::builder().method(method).uri(uri);
+    for (name, value) in headers {
+        req = req.header(*name, *value);
+    }
+    req.body(mcp_resolve::Bytes::from(body.to_owned())).unwrap()
+}
+
+/// A page's status, its text, and the response.
+fn page_of(
+    resp: mcp_resolve::http::Response<mcp_resolve::Bytes>,
+) -> (u16, String, mcp_resolve::http::Response<mcp_resolve::Bytes>) {
+    (
+        resp.status().as_u16(),
+        String::from_utf8(resp.body().to_vec()).unwrap(),
+        resp,
+    )
+}
+
+/// `connect_account {service: github}` on 2026-07-28: its question's page URL and the state.
+async fn connect_asked(c: &mut TestClient) -> (String, Value) {
+    let r = c.call_tool("connect_account", json!({"service": "github"})).await;
+    let url = r["result"]["inputRequests"]["connect"]["params"]["url"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no URL-mode question: {r}"))
+        .to_owned();
+    (url, r["result"]["requestState"].clone())
+}
+
+/// Its retry with the user's consent (`accept`).
+async fn connect_accepted(c: &mut TestClient, state: Value) -> Value {
+    c.request(
+        "tools/call",
+        json!({"name": "connect_account", "arguments": {"service": "github"},
+               "inputResponses": {"connect": {"action": "accept"}}, "requestState": state}),
+    )
+    .await
+}
+
+const FORM: (&str, &str) = ("content-type", "application/x-www-form-urlencoded");
+
+/// Without sign-in (no token variables) the flow is bound to no one: the page shows the question
+/// and its form, records Approve once, and the call finishes "connected github as anonymous";
+/// every malformed request is refused with its status; a page URL edited to another service does
+/// not connect the one asked for; and HTML is escaped.
+#[tokio::test]
+async fn connect_pages_record_the_consent_once_and_refuse_malformed_requests() {
+    let _ = connect::PAGE_BASE.set("http://127.0.0.1:9".into());
+    let server = std::sync::Arc::new(
+        Server::new("connect")
+            .url_wait(std::time::Duration::from_millis(20))
+            .tool(connect::connect_account),
+    );
+    let pages = connect::Pages::new(server.url_flows(), None);
+    let mut c = TestClient::stateless(server.clone(), json!({"elicitation": {"url": {}}}));
+
+    let bad = c.call_tool("connect_account", json!({"service": "Git Hub"})).await;
+    assert_eq!(bad["result"]["isError"], true, "{bad}");
+    assert!(text(&bad).contains("lowercase letters, digits or dashes"), "{bad}");
+
+    let (url, state) = connect_asked(&mut c).await;
+    let path = url.strip_prefix("http://127.0.0.1:9").unwrap().to_owned();
+    assert!(path.starts_with("/connect?service=github&flow="), "{url}");
+    let flow = path.rsplit("flow=").next().unwrap().to_owned();
+
+    for (uri, status) in [
+        ("/connect?service=github".to_string(), 400),
+        (format!("/connect?service=github&flow=%zz{flow}"), 400),
+        (format!("/connect?service=%3Cb%3E&flow={flow}"), 400),
+        (format!("/connect?service=github&flow={flow}&flow={flow}"), 400),
+        ("/connect?service=github&flow=AAAAAAAAAAAAAAAAAAAAAA".to_string(), 404),
+    ] {
+        let (got, body, _) = page_of(pages.connect(page_request("GET", &uri, &[], "")).await);
+        assert_eq!(got, status, "{uri}: {body}");
+        assert!(!body.contains("<form"), "{uri}: {body}");
+    }
+    let (status, body, resp) = page_of(pages.connect(page_request("GET", &path, &[], "")).await);
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        body.contains("Connect your github account: open the page and approve"),
+        "{body}"
+    );
+    assert!(body.contains(&format!("name=\"flow\" value=\"{flow}\"")), "{body}");
+    assert!(
+        body.contains("value=\"approve\"") && body.contains("value=\"deny\""),
+        "{body}"
+    );
+    assert_eq!(resp.headers()["content-type"], "text/html; charset=utf-8");
+    assert!(
+        resp.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .contains("form-action 'self'")
+    );
+
+    let post = |body: String, headers: &'static [(&'static str, &'static str)]| {
+        let pages = pages.clone();
+        async move { page_of(pages.connect(page_request("POST", "/connect", headers, &body)).await) }
+    };
+    let approve = format!("flow={flow}&service=github&decision=approve");
+    for (body, headers, status) in [
+        (approve.clone(), &[][..], 415),
+        (approve.clone(), &[("content-type", "text/plain")][..], 415),
+        (format!("flow={flow}&service=github&decision=maybe"), &[FORM][..], 400),
+        (format!("flow={flow}&decision=approve"), &[FORM][..], 400),
+        (
+            "flow=AAAAAAAAAAAAAAAAAAAAAA&service=github&decision=approve".to_string(),
+            &[FORM][..],
+            404,
+        ),
+    ] {
+        let (got, page, _) = post(body.clone(), headers).await;
+        assert_eq!(got, status, "{body}: {page}");
+    }
+    let (status, page, _) = post(approve.clone(), &[FORM]).await;
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("Your github account is connected"), "{page}");
+    // Once: the page and the form refuse the finished flow.
+    let (status, page, _) = post(format!("flow={flow}&service=github&decision=deny"), &[FORM]).await;
+    assert_eq!(status, 409, "{page}");
+    let (status, _, _) = page_of(pages.connect(page_request("GET", &path, &[], "")).await);
+    assert_eq!(status, 409);
+
+    let done = connect_accepted(&mut c, state).await;
+    assert_eq!(text(&done), "connected github as anonymous", "{done}");
+
+    // A form edited to approve another service does not connect the one asked for.
+    let (url, state) = connect_asked(&mut c).await;
+    let flow = url.rsplit("flow=").next().unwrap().to_owned();
+    let (status, _, _) = post(format!("flow={flow}&service=gitlab&decision=approve"), &[FORM]).await;
+    assert_eq!(status, 200);
+    let done = connect_accepted(&mut c, state).await;
+    assert_eq!(done["result"]["isError"], true, "{done}");
+    assert_eq!(text(&done), "the page connected gitlab, not github: nothing connected");
+
+    // No sign-in to offer, and only GET / POST.
+    let (status, _, _) = page_of(pages.login(page_request("GET", "/login?token=x", &[], "")).await);
+    assert_eq!(status, 404);
+    let (status, _, resp) = page_of(pages.connect(page_request("PUT", &path, &[], "")).await);
+    assert_eq!(status, 405);
+    assert_eq!(resp.headers()["allow"], "GET, POST");
+
+    assert_eq!(
+        connect::escape(r#"<a href="x">'&"#),
+        "&lt;a href=&quot;x&quot;&gt;&#39;&amp;"
+    );
+}
+
+/// With sign-in: the page wants the session cookie (401 without it or with a refused token),
+/// and `/login?token=` keeps a verified token in an HttpOnly, SameSite=Strict cookie.
+#[tokio::test]
+async fn connect_pages_sign_the_browser_in() {
+    use mcp_resolve::auth::BoxFuture;
+    use mcp_resolve::{AuthError, Principal, TokenVerifier};
+    struct Table;
+    impl TokenVerifier for Table {
+        fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, AuthError>> {
+            Box::pin(async move {
+                match token {
+                    "alice-token" => Ok(Principal::new("alice")),
+                    _ => Err(AuthError::new("unknown token")),
+                }
+            })
+        }
+    }
+    let server = Server::new("connect").tool(connect::connect_account);
+    let pages = connect::Pages::new(server.url_flows(), Some(std::sync::Arc::new(Table)));
+    let path = "/connect?service=github&flow=AAAAAAAAAAAAAAAAAAAAAA";
+    for cookie in [None, Some("connect_session=bob-token"), Some("other=alice-token")] {
+        let headers: Vec<(&str, &str)> = cookie.map(|c| ("cookie", c)).into_iter().collect();
+        let (status, body, _) = page_of(pages.connect(page_request("GET", path, &headers, "")).await);
+        assert_eq!(status, 401, "{cookie:?}: {body}");
+        assert!(body.contains("Sign in first"), "{body}");
+    }
+    let (status, body, _) = page_of(
+        pages
+            .login(page_request("GET", "/login?token=bob-token", &[], ""))
+            .await,
+    );
+    assert_eq!(status, 401, "{body}");
+    let (status, _, resp) = page_of(
+        pages
+            .login(page_request("GET", "/login?token=alice-token", &[], ""))
+            .await,
+    );
+    assert_eq!(status, 303);
+    assert_eq!(resp.headers()["location"], "/login");
+    assert_eq!(
+        resp.headers()["set-cookie"],
+        "connect_session=alice-token; Path=/; HttpOnly; SameSite=Strict"
+    );
+    let signed_in = [("cookie", "theme=dark; connect_session=alice-token")];
+    let (status, body, _) = page_of(pages.login(page_request("GET", "/login", &signed_in, "")).await);
+    assert_eq!(status, 200);
+    assert!(body.contains("Signed in as <b class=\"user\">alice</b>"), "{body}");
+    // Signed in, the made-up flow is simply not found.
+    let (status, _, _) = page_of(pages.connect(page_request("GET", path, &signed_in, "")).await);
+    assert_eq!(status, 404);
 }

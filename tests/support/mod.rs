@@ -1,5 +1,5 @@
-//! Shared by the interop tests: the release `notes` and `conformance` binaries, the debug `watch`
-//! binary and the peers' installers, each obtained once per test binary.
+//! Shared by the interop tests: the release `notes`, `conformance` and `connect` binaries, the
+//! debug `watch` binary and the peers' installers, each obtained once per test binary.
 #![allow(dead_code)]
 
 use serde_json::Value;
@@ -109,6 +109,15 @@ pub(crate) fn conformance_bin() -> &'static Path {
     }
 }
 
+/// The release `connect` example (`MCP_RESOLVE_CONNECT_BIN` overrides it).
+pub(crate) fn connect_bin() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match BIN.get_or_init(|| build_example("connect", Some("MCP_RESOLVE_CONNECT_BIN"), true)) {
+        Ok(bin) => bin,
+        Err(e) => panic!("{e}"),
+    }
+}
+
 /// The `watch` example, built in the debug profile (as the tests themselves are).
 pub(crate) fn watch_bin() -> &'static Path {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
@@ -165,6 +174,15 @@ pub(crate) fn nginx() -> &'static Path {
     static NGINX: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     match NGINX.get_or_init(|| setup_script("setup-nginx.sh")) {
         Ok(nginx) => nginx,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The chromedriver binary, with Debian's chromium beside it (installed when missing).
+pub(crate) fn chromedriver() -> &'static Path {
+    static DRIVER: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match DRIVER.get_or_init(|| setup_script("setup-chromium.sh")) {
+        Ok(driver) => driver,
         Err(e) => panic!("{e}"),
     }
 }

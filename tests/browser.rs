@@ -1,0 +1,900 @@
+//! URL mode end to end with real components: the release-built `connect` example
+//! (`connect --http 127.0.0.1:PORT`, HS256 bearer tokens from its environment), the official
+//! Python SDK client (`tests/interop/py_client.py --url URL --bearer TOKEN`) calling
+//! `connect_account` on both eras, and Debian's headless Chromium driven through chromedriver's
+//! W3C WebDriver HTTP API, which signs in at `/login`, opens the URL the client was given and
+//! clicks Approve or Deny.
+//!
+//! What it proves: the URL the client receives opens the consent page for the user who asked
+//! (and only for them: no sign-in is a 401, another user's browser a 403 that offers no buttons,
+//! and that user's forged post is refused too), the page's decision finishes the call that is
+//! still waiting ("connected github as alice" / "declined: github not connected"), each flow
+//! completes once (409 on a second visit), on 2026-07-28 every re-ask carries the same URL, and
+//! on 2025-11-25 the question names the flow (`elicitationId`) and is followed by
+//! `notifications/elicitation/complete` before the result.
+//!
+//! It installs what it needs once per test binary: `cargo build --release --example connect
+//! --all-features` (or `MCP_RESOLVE_CONNECT_BIN`), `scripts/setup-python.sh` and
+//! `scripts/setup-chromium.sh` (Debian's `chromium` and `chromium-driver` through apt-get when
+//! /usr/bin/chromium is missing). The tests take turns: one server, one Python client and one
+//! browser (its own chromedriver, a fresh profile) at a time, each killed when its test ends. On
+//! failure the message carries the client's events and stderr, the server's log, the
+//! chromedriver log and what the browser showed.
+//!
+//! Why WebDriver rather than Playwright: chromedriver comes from the same Debian source package
+//! as chromium, so the two always match without pinning anything, and the W3C protocol is a
+//! handful of JSON requests over loopback HTTP (a small client below, no dependency, no npm
+//! packages or Node runtime involved).
+
+#![cfg(unix)]
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
+
+mod support;
+
+use serde_json::{Value, json};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex, mpsc};
+use std::time::{Duration, Instant};
+use support::{HttpChild, MANIFEST_DIR, chromedriver, connect_bin, drain, python, target_dir, text_of};
+
+/// The secret the server checks tokens with (HS256) and the tests sign them with.
+const SECRET: &str = "browser tests: a shared secret of at least thirty-two bytes";
+/// What the resolver asks.
+const MESSAGE: &str = "Connect your github account: open the page and approve";
+/// How long any one wait (a question, a result, a page) may take.
+const WAIT: Duration = Duration::from_secs(30);
+/// The Python driver's own deadline, below the tests' waits added up.
+const DRIVER_TIMEOUT_SECS: &str = "90";
+
+/// One protocol era as the Python client reaches it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Era {
+    /// `--mode auto`: 2026-07-28 (input requests, retries).
+    Auto,
+    /// `--mode legacy`: 2025-11-25 (a session, back-channel requests).
+    Legacy,
+}
+
+impl Era {
+    fn mode(self) -> &'static str {
+        match self {
+            Era::Auto => "auto",
+            Era::Legacy => "legacy",
+        }
+    }
+    fn version(self) -> &'static str {
+        match self {
+            Era::Auto => "2026-07-28",
+            Era::Legacy => "2025-11-25",
+        }
+    }
+}
+
+/// The tests take turns: a browser, a server and a client each, on a machine with few cores.
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static TURN: Mutex<()> = Mutex::new(());
+    TURN.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// An HS256 token for `sub`, issued for the server at `addr`.
+fn token(sub: &str, addr: SocketAddr) -> String {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let claims = json!({"sub": sub, "aud": audience(addr), "iat": now, "exp": now + 600});
+    jsonwebtoken::encode(
+        &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
+        &claims,
+        &jsonwebtoken::EncodingKey::from_secret(SECRET.as_bytes()).unwrap(),
+    )
+    .unwrap()
+}
+
+fn audience(addr: SocketAddr) -> String {
+    format!("http://{addr}/mcp")
+}
+
+/// A fresh `connect --http` server taking HS256 tokens issued for its own URL.
+fn start_server(label: &str) -> HttpChild {
+    HttpChild::start(connect_bin(), label, &|addr| {
+        vec![
+            ("MCP_RESOLVE_JWT_SECRET".into(), SECRET.into()),
+            ("MCP_RESOLVE_JWT_AUDIENCE".into(), audience(addr)),
+        ]
+    })
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .unwrap()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The browser: chromedriver (one per test, its own port) and one Chromium session.
+// ---------------------------------------------------------------------------------------------
+
+/// The W3C key of an element reference.
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+struct Browser {
+    driver: Child,
+    port: u16,
+    session: String,
+    profile: PathBuf,
+    log: Arc<Mutex<Vec<u8>>>,
+}
+
+/// One HTTP/1.1 exchange with chromedriver: the status and the JSON body.
+fn webdriver_http(port: u16, method: &str, path: &str, body: Option<&Value>) -> Result<(u16, Value), String> {
+    let mut tcp = TcpStream::connect(("127.0.0.1", port)).map_err(|e| format!("{method} {path}: connect: {e}"))?;
+    tcp.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+    let body = body.map(Value::to_string).unwrap_or_default();
+    let request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json; charset=utf-8\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    tcp.write_all(request.as_bytes())
+        .map_err(|e| format!("{method} {path}: write: {e}"))?;
+    // Read by Content-Length (or chunks): chromedriver says `Connection: close` but may keep
+    // the connection open.
+    let mut raw = Vec::new();
+    let mut chunk = [0u8; 16 * 1024];
+    let io = |e: std::io::Error| format!("{method} {path}: read: {e}");
+    let split = loop {
+        if let Some(i) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i;
+        }
+        let n = tcp.read(&mut chunk).map_err(io)?;
+        if n == 0 {
+            return Err(format!(
+                "{method} {path}: no header end in {:?}",
+                String::from_utf8_lossy(&raw)
+            ));
+        }
+        raw.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&raw[..split]).to_ascii_lowercase();
+    let status: u16 = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .ok_or_else(|| format!("{method} {path}: no status in {head:?}"))?;
+    let header = |name: &str| {
+        head.lines()
+            .find_map(|l| l.strip_prefix(name)?.strip_prefix(':').map(|v| v.trim().to_owned()))
+    };
+    let mut payload = raw[split + 4..].to_vec();
+    if let Some(length) = header("content-length") {
+        let length: usize = length
+            .parse()
+            .map_err(|_| format!("{method} {path}: Content-Length {length:?}"))?;
+        while payload.len() < length {
+            let n = tcp.read(&mut chunk).map_err(io)?;
+            if n == 0 {
+                return Err(format!("{method} {path}: the body ended early"));
+            }
+            payload.extend_from_slice(&chunk[..n]);
+        }
+        payload.truncate(length);
+    } else if header("transfer-encoding").is_some_and(|v| v.contains("chunked")) {
+        loop {
+            if let Some(body) = dechunk(&payload) {
+                payload = body;
+                break;
+            }
+            let n = tcp.read(&mut chunk).map_err(io)?;
+            if n == 0 {
+                return Err(format!("{method} {path}: a broken chunked body"));
+            }
+            payload.extend_from_slice(&chunk[..n]);
+        }
+    } else {
+        tcp.read_to_end(&mut payload).map_err(io)?;
+    }
+    let value = serde_json::from_slice(&payload).map_err(|e| {
+        format!(
+            "{method} {path}: {status} with a body that is not JSON ({e}): {:?}",
+            String::from_utf8_lossy(&payload)
+        )
+    })?;
+    Ok((status, value))
+}
+
+fn dechunk(mut body: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    loop {
+        let line_end = body.windows(2).position(|w| w == b"\r\n")?;
+        let size_text = std::str::from_utf8(&body[..line_end]).ok()?;
+        let size = usize::from_str_radix(size_text.split(';').next()?.trim(), 16).ok()?;
+        body = &body[line_end + 2..];
+        if size == 0 {
+            return Some(out);
+        }
+        out.extend_from_slice(body.get(..size)?);
+        body = body.get(size + 2..)?;
+    }
+}
+
+impl Browser {
+    /// chromedriver on a free port, and a headless Chromium session with a fresh profile.
+    fn start(label: &str) -> Browser {
+        let driver_bin = chromedriver();
+        let port = free_port();
+        let mut driver = Command::new(driver_bin)
+            .arg(format!("--port={port}"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("[{label}] cannot spawn {}: {e}", driver_bin.display()));
+        let (log, _) = drain(driver.stdout.take().unwrap());
+        let (errors, _) = drain(driver.stderr.take().unwrap());
+        let started = Instant::now();
+        while webdriver_http(port, "GET", "/status", None).is_err() {
+            if let Ok(Some(status)) = driver.try_wait() {
+                panic!(
+                    "[{label}] chromedriver exited with {status}:\n{}{}",
+                    text_of(&log),
+                    text_of(&errors)
+                );
+            }
+            if started.elapsed() > WAIT {
+                let _ = driver.kill();
+                panic!(
+                    "[{label}] chromedriver did not answer on port {port}:\n{}",
+                    text_of(&log)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let dir = target_dir().join("browser");
+        std::fs::create_dir_all(&dir).unwrap();
+        let profile = dir.join(format!("profile-{label}-{port}"));
+        let _ = std::fs::remove_dir_all(&profile);
+        let capabilities = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": "/usr/bin/chromium",
+                "args": [
+                    "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                    format!("--user-data-dir={}", profile.display()),
+                ],
+            },
+        }}});
+        let mut browser = Browser {
+            driver,
+            port,
+            session: String::new(),
+            profile,
+            log,
+        };
+        match webdriver_http(port, "POST", "/session", Some(&capabilities)) {
+            Ok((200, v)) if v["value"]["sessionId"].is_string() => {
+                browser.session = v["value"]["sessionId"].as_str().unwrap().to_owned();
+                browser
+            }
+            other => panic!(
+                "[{label}] chromedriver started no Chromium session: {other:?}\n--- chromedriver ---\n{}",
+                text_of(&browser.log)
+            ),
+        }
+    }
+
+    /// A WebDriver command of this session; its `value`, or what went wrong.
+    fn command(&self, method: &str, path: &str, body: Option<Value>) -> Result<Value, String> {
+        let full = format!("/session/{}{path}", self.session);
+        let (status, v) = webdriver_http(self.port, method, &full, body.as_ref())?;
+        if status == 200 {
+            Ok(v["value"].clone())
+        } else {
+            Err(format!("WebDriver {method} {path}: {status} {}", v["value"]))
+        }
+    }
+
+    fn goto(&self, url: &str) -> Result<(), String> {
+        self.command("POST", "/url", Some(json!({"url": url}))).map(|_| ())
+    }
+
+    fn script(&self, script: &str, args: Value) -> Result<Value, String> {
+        self.command("POST", "/execute/sync", Some(json!({"script": script, "args": args})))
+    }
+
+    /// The HTTP status of the page shown (its navigation's response), and its visible text.
+    fn page(&self) -> Result<(u64, String), String> {
+        let v = self.script(
+            "const nav = performance.getEntriesByType('navigation')[0];\
+             return [document.readyState, nav ? nav.responseStatus : 0, location.href,\
+                     document.body ? document.body.innerText : ''];",
+            json!([]),
+        )?;
+        if v[0] != "complete" {
+            return Err(format!("the page at {} is still loading", v[2]));
+        }
+        Ok((v[1].as_u64().unwrap_or(0), v[3].as_str().unwrap_or_default().to_owned()))
+    }
+
+    /// Waits until the page shown contains `text` (a click's or a form's navigation may still
+    /// be under way); its status and text.
+    fn page_with(&self, text: &str) -> Result<(u64, String), String> {
+        self.page_at(None, text)
+    }
+
+    /// Waits until the page shown is at `href` (when given) and contains `text`.
+    fn page_at(&self, href: Option<&str>, text: &str) -> Result<(u64, String), String> {
+        let started = Instant::now();
+        loop {
+            let shown = self.page();
+            let here = href.is_none_or(|h| self.href().is_ok_and(|at| at == h));
+            if let Ok((status, body)) = &shown
+                && here
+                && body.contains(text)
+            {
+                return Ok((*status, body.clone()));
+            }
+            if started.elapsed() > WAIT {
+                return Err(format!("the browser never showed {text:?}; last: {shown:?}"));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn href(&self) -> Result<String, String> {
+        self.command("GET", "/url", None)
+            .map(|v| v.as_str().unwrap_or_default().to_owned())
+    }
+
+    /// The elements matching a CSS selector.
+    fn find_all(&self, css: &str) -> Result<Vec<String>, String> {
+        let v = self.command(
+            "POST",
+            "/elements",
+            Some(json!({"using": "css selector", "value": css})),
+        )?;
+        Ok(v.as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|e| e[ELEMENT].as_str().map(str::to_owned))
+            .collect())
+    }
+
+    fn click(&self, css: &str) -> Result<(), String> {
+        let found = self.find_all(css)?;
+        let [element] = found.as_slice() else {
+            return Err(format!("expected one {css}, found {}", found.len()));
+        };
+        self.command("POST", &format!("/element/{element}/click"), Some(json!({})))
+            .map(|_| ())
+    }
+
+    /// Signs the browser in as the holder of `token` (`/login?token=…`, which redirects to
+    /// `/login` saying who is signed in).
+    fn sign_in(&self, addr: SocketAddr, token: &str, user: &str) -> Result<(), String> {
+        self.goto(&format!("http://{addr}/login?token={token}"))?;
+        let (status, text) = self.page_with("Signed in as")?;
+        if status != 200 || !text.contains(&format!("Signed in as {user}")) {
+            return Err(format!("signing in as {user}: {status} {text:?}"));
+        }
+        Ok(())
+    }
+
+    fn log(&self) -> String {
+        text_of(&self.log)
+    }
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        if !self.session.is_empty() {
+            let _ = webdriver_http(self.port, "DELETE", &format!("/session/{}", self.session), None);
+        }
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+        let _ = std::fs::remove_dir_all(&self.profile);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The client: the Python SDK driver, its events read as they arrive.
+// ---------------------------------------------------------------------------------------------
+
+struct PyCall {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    events: Vec<Value>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    closed: bool,
+}
+
+impl PyCall {
+    /// `py_client.py` calling `connect_account {service: github}` with `token`, accepting every
+    /// question (a URL-mode accept is consent only).
+    fn start(server: &HttpChild, era: Era, token: &str) -> PyCall {
+        let steps = json!([{"op": "call", "tool": "connect_account", "args": {"service": "github"}}]);
+        let mut child = Command::new(python())
+            .arg(PathBuf::from(MANIFEST_DIR).join("tests/interop/py_client.py"))
+            .args(["--url", &server.url(), "--bearer", token, "--mode", era.mode()])
+            .args(["--answer", "{}", "--timeout", DRIVER_TIMEOUT_SECS, "--steps"])
+            .arg(steps.to_string())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot spawn the Python driver: {e}"));
+        let stdout = child.stdout.take().unwrap();
+        let (stderr, _) = drain(child.stderr.take().unwrap());
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        PyCall {
+            child,
+            lines,
+            events: Vec::new(),
+            stderr,
+            closed: false,
+        }
+    }
+
+    /// Reads one more event within `timeout`; `false` at the deadline or once stdout closed.
+    fn read_one(&mut self, timeout: Duration) -> bool {
+        if self.closed {
+            return false;
+        }
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => {
+                let event = serde_json::from_str(&line).unwrap_or_else(|_| json!({"event": "not-json", "line": line}));
+                self.events.push(event);
+                true
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => false,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                self.closed = true;
+                false
+            }
+        }
+    }
+
+    /// The first event named `name` (read so far or arriving within `timeout`).
+    fn wait_for(&mut self, name: &str, timeout: Duration) -> Result<Value, String> {
+        let started = Instant::now();
+        loop {
+            if let Some(e) = self.events.iter().find(|e| e["event"] == name) {
+                return Ok(e.clone());
+            }
+            let left = timeout.saturating_sub(started.elapsed());
+            if left.is_zero() || (!self.read_one(left) && self.closed) {
+                return Err(format!("the client sent no `{name}` event within {timeout:?}"));
+            }
+        }
+    }
+
+    /// The events that arrive within `window` (none may be a `result` for a call still waiting).
+    fn settle(&mut self, window: Duration) {
+        let started = Instant::now();
+        while let Some(left) = window.checked_sub(started.elapsed()) {
+            if !self.read_one(left) {
+                break;
+            }
+        }
+    }
+
+    /// Reads to the end and waits for the process; its exit status.
+    fn finish(&mut self) -> Result<ExitStatus, String> {
+        let started = Instant::now();
+        while !self.closed && started.elapsed() < WAIT {
+            self.read_one(WAIT.saturating_sub(started.elapsed()));
+        }
+        while started.elapsed() < WAIT {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Ok(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Err("the Python driver did not exit".into())
+    }
+
+    fn named(&self, name: &str) -> Vec<&Value> {
+        self.events.iter().filter(|e| e["event"] == name).collect()
+    }
+}
+
+impl Drop for PyCall {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A test's scene, and what every failure message carries.
+// ---------------------------------------------------------------------------------------------
+
+struct Scene {
+    label: String,
+    era: Era,
+    server: HttpChild,
+    browser: Browser,
+    client: Option<PyCall>,
+    started: Instant,
+}
+
+impl Scene {
+    /// A server, alice's call to it, and a browser (starting while the client starts: a call
+    /// that waits longer for the page is asked again, with the same URL).
+    fn new(label: &str, era: Era) -> Scene {
+        let started = Instant::now();
+        let server = start_server(label);
+        let alice = token("alice", server.addr);
+        let client = PyCall::start(&server, era, &alice);
+        let browser = Browser::start(label);
+        Scene {
+            label: label.into(),
+            era,
+            server,
+            browser,
+            client: Some(client),
+            started,
+        }
+    }
+
+    fn addr(&self) -> SocketAddr {
+        self.server.addr
+    }
+
+    fn client(&mut self) -> &mut PyCall {
+        match self.client.as_mut() {
+            Some(c) => c,
+            None => panic!("[{}] no client started", self.label),
+        }
+    }
+
+    #[track_caller]
+    fn fail(&mut self, what: impl std::fmt::Display) -> ! {
+        let (events, stderr) = match &mut self.client {
+            Some(c) => {
+                c.settle(Duration::from_millis(200));
+                let events: Vec<String> = c.events.iter().map(Value::to_string).collect();
+                (events.join("\n"), text_of(&c.stderr))
+            }
+            None => (String::new(), String::new()),
+        };
+        let shown = self.browser.page();
+        let browser_log = self.browser.log();
+        let server_log = self.server.stop();
+        panic!(
+            "[{}] {what}\n--- after {:.1?}; the browser shows: {shown:?}\n--- client events ---\n{events}\n\
+             --- client stderr ---\n{stderr}\n--- server stderr ---\n{server_log}\n--- chromedriver ---\n{browser_log}",
+            self.label,
+            self.started.elapsed(),
+        )
+    }
+
+    #[track_caller]
+    fn ok<T>(&mut self, r: Result<T, String>) -> T {
+        match r {
+            Ok(v) => v,
+            Err(e) => self.fail(e),
+        }
+    }
+
+    #[track_caller]
+    fn check(&mut self, ok: bool, what: impl std::fmt::Display) {
+        if !ok {
+            self.fail(what)
+        }
+    }
+
+    /// The page URL of the first question of alice's call, checked.
+    #[track_caller]
+    fn question(&mut self) -> String {
+        let connected = self.client().wait_for("connected", WAIT);
+        let connected = self.ok(connected);
+        self.check(
+            connected["protocol_version"] == self.era.version(),
+            format_args!(
+                "negotiated {} instead of {}",
+                connected["protocol_version"],
+                self.era.version()
+            ),
+        );
+        let question = self.client().wait_for("elicitation", WAIT);
+        let question = self.ok(question);
+        self.check(
+            question["mode"] == "url",
+            format_args!("not a URL-mode question: {question}"),
+        );
+        self.check(question["message"] == MESSAGE, format_args!("message: {question}"));
+        let url = question["url"].as_str().unwrap_or_default().to_owned();
+        let prefix = format!("http://{}/connect?service=github&flow=", self.addr());
+        let flow = url.strip_prefix(&prefix).unwrap_or_default().to_owned();
+        self.check(
+            flow.len() == 22
+                && flow
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'),
+            format_args!("the URL is not the page's with a flow id: {url:?}"),
+        );
+        match self.era {
+            // 2026-07-28 has no elicitationId: the flow travels in the URL only.
+            Era::Auto => self.check(
+                question["elicitationId"].is_null(),
+                format_args!("an elicitationId on 2026-07-28: {question}"),
+            ),
+            // 2025-11-25 names the elicitation: the flow's id.
+            Era::Legacy => self.check(
+                question["elicitationId"] == flow.as_str(),
+                format_args!("elicitationId is not the flow {flow}: {question}"),
+            ),
+        }
+        self.check(
+            self.client.as_ref().is_some_and(|c| c.named("result").is_empty()),
+            "the call finished before the page was opened",
+        );
+        url
+    }
+
+    /// Signs the browser in as `user`.
+    #[track_caller]
+    fn sign_in(&mut self, user: &str) {
+        let token = token(user, self.addr());
+        let r = self.browser.sign_in(self.addr(), &token, user);
+        self.ok(r);
+    }
+
+    /// Opens `url` in the browser; the page's status and text.
+    #[track_caller]
+    fn open(&mut self, url: &str) -> (u64, String) {
+        let r = self.browser.goto(url).and_then(|()| self.browser.page());
+        self.ok(r)
+    }
+
+    /// Whether the page shown has the Approve and Deny buttons.
+    #[track_caller]
+    fn buttons(&mut self) -> (usize, usize) {
+        let approve = self.browser.find_all("button#approve").map(|v| v.len());
+        let deny = self.browser.find_all("button#deny").map(|v| v.len());
+        (self.ok(approve), self.ok(deny))
+    }
+
+    /// Opens alice's page, checks it, clicks `button` and waits for the page saying `outcome`.
+    #[track_caller]
+    fn decide(&mut self, url: &str, button: &str, outcome: &str) {
+        let (status, text) = self.open(url);
+        self.check(
+            status == 200,
+            format_args!("the consent page answered {status}: {text:?}"),
+        );
+        self.check(
+            text.contains(MESSAGE) && text.contains("Signed in as alice"),
+            format_args!("the consent page does not show the question and the user: {text:?}"),
+        );
+        let buttons = self.buttons();
+        self.check(buttons == (1, 1), format_args!("Approve / Deny buttons: {buttons:?}"));
+        let r = self
+            .browser
+            .click(&format!("button#{button}"))
+            .and_then(|()| self.browser.page_with(outcome));
+        let (status, _) = self.ok(r);
+        self.check(status == 200, format_args!("the decision page answered {status}"));
+    }
+
+    /// The call's result text, once it arrives; the client then ends cleanly.
+    #[track_caller]
+    fn result_text(&mut self) -> String {
+        let result = self.client().wait_for("result", WAIT);
+        let result = self.ok(result);
+        let exit = self.client().finish();
+        let exit = self.ok(exit);
+        let c = self.client.as_ref().unwrap();
+        let exceptions = c.named("exception").len();
+        let done_last = c.events.last().is_some_and(|e| e["event"] == "done");
+        self.check(
+            exit.success() && exceptions == 0 && done_last,
+            format_args!("the client did not end cleanly: {exit}"),
+        );
+        self.check(
+            result["result"]["isError"] == false,
+            format_args!("the call failed: {result}"),
+        );
+        result["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    }
+
+    /// Era-specific questions around a finished call: on 2026-07-28 every re-ask carries the same
+    /// URL; on 2025-11-25 there is one question, and `notifications/elicitation/complete` for its
+    /// flow arrives before the result.
+    #[track_caller]
+    fn check_questions(&mut self, url: &str) {
+        let c = self.client.as_ref().unwrap();
+        let questions: Vec<Value> = c.named("elicitation").into_iter().cloned().collect();
+        let urls: Vec<&str> = questions.iter().filter_map(|q| q["url"].as_str()).collect();
+        let same = !urls.is_empty() && urls.len() == questions.len() && urls.iter().all(|u| *u == url);
+        self.check(same, format_args!("the questions' URLs differ from {url}: {urls:?}"));
+        if self.era == Era::Legacy {
+            let flow = url.rsplit("flow=").next().unwrap_or_default().to_owned();
+            let c = self.client.as_ref().unwrap();
+            let complete = c.events.iter().position(|e| {
+                e["event"] == "notification"
+                    && e["method"] == "notifications/elicitation/complete"
+                    && e["params"]["elicitationId"] == flow.as_str()
+            });
+            let result = c.events.iter().position(|e| e["event"] == "result");
+            let count = questions.len();
+            self.check(count == 1, format_args!("2025-11-25 asks once, got {count} questions"));
+            self.check(
+                matches!((complete, result), (Some(n), Some(r)) if n < r),
+                format_args!(
+                    "no notifications/elicitation/complete for {flow} before the result ({complete:?}, {result:?})"
+                ),
+            );
+        }
+    }
+
+    /// The page again, after its flow was completed: 409, no buttons.
+    #[track_caller]
+    fn check_finished(&mut self, url: &str) {
+        let (status, text) = self.open(url);
+        self.check(
+            status == 409 && text.contains("completed already"),
+            format_args!("a finished flow's page: {status} {text:?}"),
+        );
+        let buttons = self.buttons();
+        self.check(
+            buttons == (0, 0),
+            format_args!("a finished flow's page has buttons: {buttons:?}"),
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tests.
+// ---------------------------------------------------------------------------------------------
+
+/// Alice's browser clicks `button` on her page; the page says `outcome`, and the call that was
+/// waiting finishes with `result`.
+fn decide(label: &str, era: Era, button: &str, outcome: &str, result: &str) {
+    let _turn = one_at_a_time();
+    let mut scene = Scene::new(label, era);
+    scene.sign_in("alice");
+    let url = scene.question();
+    scene.decide(&url, button, outcome);
+    let text = scene.result_text();
+    scene.check(text == result, format_args!("result text: {text:?}"));
+    scene.check_questions(&url);
+    scene.check_finished(&url);
+    eprintln!("[{label}] {:.1?}", scene.started.elapsed());
+}
+
+const APPROVED: &str = "Your github account is connected";
+const DENIED: &str = "You denied access to your github account";
+
+/// The browser opens alice's URL signed out (401), then signed in as bob (403, no buttons, and
+/// bob's forged post of Approve is refused too); alice's call is still waiting, and completes
+/// once alice's own browser approves.
+fn another_user(label: &str, era: Era) {
+    let _turn = one_at_a_time();
+    let mut scene = Scene::new(label, era);
+    let url = scene.question();
+
+    let (status, text) = scene.open(&url);
+    scene.check(
+        status == 401 && text.contains("You are not signed in"),
+        format_args!("signed out: {status} {text:?}"),
+    );
+    let buttons = scene.buttons();
+    scene.check(
+        buttons == (0, 0),
+        format_args!("signed out, the page has buttons: {buttons:?}"),
+    );
+
+    scene.sign_in("bob");
+    let (status, text) = scene.open(&url);
+    scene.check(
+        status == 403 && text.contains("this page was opened for another user") && text.contains("signed in as bob"),
+        format_args!("bob's browser: {status} {text:?}"),
+    );
+    let buttons = scene.buttons();
+    scene.check(buttons == (0, 0), format_args!("bob's page has buttons: {buttons:?}"));
+
+    // Bob knows the URL: his browser posts Approve for alice's flow from the page itself
+    // (same origin, his cookie).
+    let flow = url.rsplit("flow=").next().unwrap_or_default().to_owned();
+    let forged = scene
+        .browser
+        .script(
+            "const f = document.createElement('form'); f.method = 'post'; f.action = '/connect';\
+             for (const [name, value] of Object.entries(arguments[0])) {\
+               const i = document.createElement('input'); i.type = 'hidden'; i.name = name; i.value = value;\
+               f.appendChild(i);\
+             }\
+             document.body.appendChild(f); f.submit(); return true;",
+            json!([{"flow": flow, "service": "github", "decision": "approve"}]),
+        )
+        .and_then(|_| {
+            let at = format!("http://{}/connect", scene.addr());
+            scene.browser.page_at(Some(&at), "Not your page")
+        });
+    let (status, text) = scene.ok(forged);
+    scene.check(
+        status == 403 && text.contains("this page was opened for another user"),
+        format_args!("bob's forged post: {status} {text:?}"),
+    );
+
+    // Alice's call is not finished by any of it.
+    scene.client().settle(Duration::from_millis(500));
+    let results = scene.client.as_ref().map_or(0, |c| c.named("result").len());
+    scene.check(results == 0, "alice's call finished from another user's browser");
+
+    scene.sign_in("alice");
+    scene.decide(&url, "approve", APPROVED);
+    let text = scene.result_text();
+    scene.check(
+        text == "connected github as alice",
+        format_args!("result text: {text:?}"),
+    );
+    scene.check_questions(&url);
+    eprintln!("[{label}] {:.1?}", scene.started.elapsed());
+}
+
+#[test]
+fn approve_in_the_browser_completes_the_call_on_2026_07_28() {
+    decide(
+        "approve-2026",
+        Era::Auto,
+        "approve",
+        APPROVED,
+        "connected github as alice",
+    );
+}
+
+#[test]
+fn approve_in_the_browser_completes_the_call_on_2025_11_25() {
+    decide(
+        "approve-2025",
+        Era::Legacy,
+        "approve",
+        APPROVED,
+        "connected github as alice",
+    );
+}
+
+#[test]
+fn deny_in_the_browser_declines_the_call_on_2026_07_28() {
+    decide("deny-2026", Era::Auto, "deny", DENIED, "declined: github not connected");
+}
+
+#[test]
+fn deny_in_the_browser_declines_the_call_on_2025_11_25() {
+    decide(
+        "deny-2025",
+        Era::Legacy,
+        "deny",
+        DENIED,
+        "declined: github not connected",
+    );
+}
+
+#[test]
+fn another_users_browser_is_refused_on_2026_07_28() {
+    another_user("other-user-2026", Era::Auto);
+}
+
+#[test]
+fn another_users_browser_is_refused_on_2025_11_25() {
+    another_user("other-user-2025", Era::Legacy);
+}
