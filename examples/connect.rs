@@ -40,7 +40,7 @@
 //! ([`HttpOptions::bearer_from_env`], built with `--features jwt`): `MCP_RESOLVE_JWT_SECRET`
 //! (HS256) or `MCP_RESOLVE_JWKS_URL`, for the audience `MCP_RESOLVE_JWT_AUDIENCE`, optionally
 //! from `MCP_RESOLVE_JWT_ISSUER`. `CONNECT_URL_WAIT_SECS` sets how long a 2026-07-28 retry waits
-//! for the page before asking again ([`Server::url_wait`], default 10); each re-ask is a round,
+//! for the page before asking again ([`Server::url_wait`], default 30 s); each re-ask is a round,
 //! and a call stops after [`Server::max_rounds`] (10) of them, so on 2026-07-28 the user has about
 //! ten times that wait on the page (the handshake era waits up to the elicitation timeout). Logs
 //! go to stderr (`RUST_LOG=debug` for more).
@@ -231,11 +231,8 @@ fn page(status: StatusCode, title: &str, body_html: &str) -> Response<Bytes> {
             "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
         ),
     );
-    // WORKAROUND (runtime): `HttpOptions::page` defaults to `Referrer-Policy: no-referrer`, under
-    // which browsers send `Origin: null` with this page's own form post, and the transport's
-    // Origin check refuses `null` (403). `same-origin` keeps the URL (and its flow id) from ever
-    // going to another site, and lets the post carry this server's origin.
-    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("same-origin"));
+    // `HttpOptions::page` adds `Referrer-Policy: same-origin`, `Cache-Control: no-store` and
+    // `X-Frame-Options: DENY`.
     resp
 }
 

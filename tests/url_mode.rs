@@ -388,3 +388,25 @@ async fn minus_32042_on_2025_only() {
     let r = c.call_tool("needs_page", json!({})).await;
     assert_eq!(r["error"]["code"], -32603, "{r}");
 }
+
+/// A page never completed: each re-ask is a round, and past `max_rounds` the call ends saying
+/// the page was not completed in time.
+#[tokio::test]
+async fn a_page_never_completed_ends_after_the_rounds() {
+    let server = Arc::new(
+        Server::new("urls")
+            .max_rounds(2)
+            .url_wait(Duration::from_millis(20))
+            .tool(connect_account),
+    );
+    let mut c = TestClient::stateless(server, url_caps());
+    let mut r = c.call_tool("connect_account", json!({"service": "github"})).await;
+    for _ in 0..2 {
+        r = retry(&mut c, json!({"action": "accept"}), &r["result"]["requestState"]).await;
+    }
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(
+        text(&r).ends_with("the page of its URL-mode question was not completed in time: call again"),
+        "{r}"
+    );
+}

@@ -155,8 +155,13 @@ impl<'a> Engine<'a> {
         {
             let round = c.state.round + 1;
             if round > self.max_rounds {
+                let waiting_page = if c.flows_now.is_empty() {
+                    ""
+                } else {
+                    "; the page of its URL-mode question was not completed in time: call again"
+                };
                 return Outcome::Stop(format!(
-                    "{} `{}` stopped: it needed more than {} rounds of questions",
+                    "{} `{}` stopped: it needed more than {} rounds of questions{waiting_page}",
                     self.kind, self.target, self.max_rounds
                 ));
             }

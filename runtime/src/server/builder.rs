@@ -87,7 +87,7 @@ impl Default for Config {
             max_waiting: 64,
             store: SharedStore(Arc::new(crate::MemoryStore::default())),
             url_flow_ttl: Duration::from_secs(600),
-            url_wait: Duration::from_secs(10),
+            url_wait: Duration::from_secs(30),
             question_limit: Arc::new(crate::resolve::limit::QuestionLimit::new(100, Duration::from_secs(60))),
         }
     }
@@ -457,7 +457,9 @@ impl Server {
     }
     /// How long a 2026-07-28 retry whose user accepted a URL-mode question waits for the page to
     /// be completed before asking the question again (the handshake era waits up to
-    /// [`Server::elicitation_timeout`]). Default 10 s.
+    /// [`Server::elicitation_timeout`]). Each re-ask is a round, so the user has about
+    /// `max_rounds` × this on the page (clients cap rounds too, commonly at 10). Default 30 s:
+    /// five minutes in all by default.
     ///
     /// ```
     /// let server = mcp_resolve_runtime::Server::new("notes").url_wait(std::time::Duration::from_secs(3));
