@@ -417,11 +417,17 @@ impl PyCall {
     /// `py_client.py` calling `connect_account {service: github}` with `token`, accepting every
     /// question (a URL-mode accept is consent only).
     fn start(server: &HttpChild, era: Era, token: &str) -> PyCall {
+        Self::answering(server, era, token, "{}")
+    }
+
+    /// The same call, answering every question with `answer` (`{}` accepts, `decline`,
+    /// `cancel`, or `none`: no elicitation capability at all).
+    fn answering(server: &HttpChild, era: Era, token: &str, answer: &str) -> PyCall {
         let steps = json!([{"op": "call", "tool": "connect_account", "args": {"service": "github"}}]);
         let mut child = Command::new(python())
             .arg(PathBuf::from(MANIFEST_DIR).join("tests/interop/py_client.py"))
             .args(["--url", &server.url(), "--bearer", token, "--mode", era.mode()])
-            .args(["--answer", "{}", "--timeout", DRIVER_TIMEOUT_SECS, "--steps"])
+            .args(["--answer", answer, "--timeout", DRIVER_TIMEOUT_SECS, "--steps"])
             .arg(steps.to_string())
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -897,4 +903,61 @@ fn another_users_browser_is_refused_on_2026_07_28() {
 #[test]
 fn another_users_browser_is_refused_on_2025_11_25() {
     another_user("other-user-2025", Era::Legacy);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The paths that need no browser: the client itself declines or cancels, or cannot be asked in
+// URL mode at all.
+// ---------------------------------------------------------------------------------------------
+
+/// The client's own answer without the page: `decline` and `cancel` end the call with those
+/// outcomes at once, on both eras; nothing waits for the page.
+#[test]
+fn the_client_declines_or_cancels_without_opening_the_page() {
+    let _turn = one_at_a_time();
+    for era in [Era::Auto, Era::Legacy] {
+        let server = start_server("client-answers");
+        let alice = token("alice", server.addr);
+        for (answer, expected) in [
+            ("decline", "declined: github not connected"),
+            ("cancel", "cancelled: github not connected"),
+        ] {
+            let mut call = PyCall::answering(&server, era, &alice, answer);
+            let asked = call.wait_for("elicitation", WAIT).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(asked["mode"], "url", "{asked}");
+            let result = call
+                .wait_for("result", WAIT)
+                .unwrap_or_else(|e| panic!("{e}: {:?}", call.events));
+            assert_eq!(
+                result["result"]["content"][0]["text"],
+                expected,
+                "{answer} on {}: {result}",
+                era.mode()
+            );
+            assert_eq!(call.named("elicitation").len(), 1, "asked once: {:?}", call.events);
+            assert!(call.finish().is_ok_and(|s| s.success()));
+        }
+    }
+}
+
+/// A client that declares no URL-mode elicitation gets -32021 naming it, on both eras, and the
+/// server goes on serving.
+#[test]
+fn a_client_without_url_mode_is_told_what_it_lacks() {
+    let _turn = one_at_a_time();
+    for era in [Era::Auto, Era::Legacy] {
+        let server = start_server("no-url-mode");
+        let alice = token("alice", server.addr);
+        let mut call = PyCall::answering(&server, era, &alice, "none");
+        let error = call
+            .wait_for("error", WAIT)
+            .unwrap_or_else(|e| panic!("{e}: {:?}", call.events));
+        assert_eq!(error["code"], -32021, "{error}");
+        assert_eq!(
+            error["data"],
+            json!({"requiredCapabilities": {"elicitation": {"url": {}}}})
+        );
+        assert!(call.named("elicitation").is_empty());
+        assert!(call.finish().is_ok_and(|s| s.success()));
+    }
 }
