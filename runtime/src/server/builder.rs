@@ -66,7 +66,6 @@ pub(crate) struct Config {
 
 /// The server's [`Store`](crate::Store), shared by every call.
 #[derive(Clone)]
-#[allow(dead_code)] // read by the single-use answers and the URL-mode flows being built on it
 pub(crate) struct SharedStore(pub(crate) Arc<dyn crate::Store>);
 
 impl std::fmt::Debug for SharedStore {
@@ -101,6 +100,8 @@ pub(crate) struct Entry {
     pub(crate) scopes: Arc<[String]>,
     /// Arguments mirrored into `Mcp-Param-*` headers: (header name, path of property names).
     pub(crate) mirrored: Arc<[(String, Vec<String>)]>,
+    /// Its answers are single-use ([`ToolDefinition::single_use`]).
+    pub(crate) single_use: bool,
 }
 
 /// A registered prompt.
@@ -111,6 +112,8 @@ pub(crate) struct PromptEntry {
     /// Its definition: the arguments `prompts/get` checks, the scopes a caller needs.
     pub(crate) definition: PromptDefinition,
     pub(crate) scopes: Arc<[String]>,
+    /// Its answers are single-use: a resolver it reaches is `#[resolver(once)]`.
+    pub(crate) single_use: bool,
 }
 
 /// A template's variables and their values, in the template's order.
@@ -123,6 +126,8 @@ pub(crate) struct ResourceEntry {
     pub(crate) keys: Arc<Keys>,
     pub(crate) definition: ResourceDefinition,
     pub(crate) scopes: Arc<[String]>,
+    /// Its answers are single-use: a resolver it reaches is `#[resolver(once)]`.
+    pub(crate) single_use: bool,
 }
 
 /// An MCP server: its identity, its tools, and its limits. Build it once, then serve it on a
@@ -238,11 +243,13 @@ impl Server {
         );
         self.index.insert(def.name.clone(), self.entries.len());
         let keys = Arc::new(Keys::for_tool(tool.resolvers()));
+        let single_use = def.single_use(&keys, !tool.resolvers().is_empty());
         self.entries.push(Entry {
             tool: Arc::new(tool),
             keys,
             scopes: def.scopes.clone().into(),
             mirrored: crate::tool::mirrored_arguments(&def.input_schema).into(),
+            single_use,
         });
         self.definitions.push(def);
         self
@@ -279,8 +286,10 @@ impl Server {
             definition.name
         );
         self.prompt_index.insert(definition.name.clone(), self.prompts.len());
+        let keys = Keys::for_tool(prompt.resolvers());
         self.prompts.push(PromptEntry {
-            keys: Arc::new(Keys::for_tool(prompt.resolvers())),
+            single_use: keys.any_once(),
+            keys: Arc::new(keys),
             prompt: Arc::new(prompt),
             scopes: definition.scopes.clone().into(),
             definition,
@@ -337,8 +346,10 @@ impl Server {
                 self.templates.push(i);
             }
         }
+        let keys = Keys::for_tool(resource.resolvers());
         self.resources.push(ResourceEntry {
-            keys: Arc::new(Keys::for_tool(resource.resolvers())),
+            single_use: keys.any_once(),
+            keys: Arc::new(keys),
             resource: Arc::new(resource),
             scopes: definition.scopes.clone().into(),
             definition,
