@@ -76,6 +76,40 @@ pub trait Store: Send + Sync + 'static {
     ) -> BoxFuture<'a, Result<bool, StoreError>>;
 }
 
+/// One store shared by owners of an `Arc`: several servers of one process (replicas in a test),
+/// or a server and the application.
+///
+/// ```
+/// use mcp_resolve_runtime::{MemoryStore, Server};
+/// use std::sync::Arc;
+/// let used = Arc::new(MemoryStore::default());
+/// let a = Server::new("notes").store(used.clone());
+/// let b = Server::new("notes").store(used);
+/// # let _ = (a, b);
+/// ```
+impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
+    fn insert_new<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a [u8],
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        (**self).insert_new(key, value, ttl)
+    }
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
+        (**self).get(key)
+    }
+    fn replace<'a>(
+        &'a self,
+        key: &'a str,
+        expected: &'a [u8],
+        value: &'a [u8],
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        (**self).replace(key, expected, value, ttl)
+    }
+}
+
 /// The default [`Store`]: in this process's memory, so it serves one replica only. At most
 /// `max_entries` live entries (100 000 by default); expired ones are swept when it is full, and a
 /// store still full refuses new entries with an error (the call fails closed) rather than growing.
