@@ -2,8 +2,8 @@
 # The whole test suite, as README.md tells a new user and as CI runs it.
 #
 # It installs what the tests need (a Python venv with the official MCP SDK, Node 22 with the
-# official TypeScript client and the official conformance runners, nginx; all under target/),
-# builds the release `notes` and `conformance` examples that the interop tests drive, the release
+# official TypeScript client and the official conformance runners, under target/; nginx and
+# redis-server from Debian's packages, for the replicas tests), builds the release `notes` and `conformance` examples that the interop tests drive, the release
 # `bench_server` the replicas smoke test runs behind nginx, and the load benchmark's driver and
 # rmcp peer (debug; the smoke tests run them), and runs every test of the workspace: unit tests,
 # protocol tests, trybuild UI tests, interop tests, the benchmark smoke tests and doctests. Last,
@@ -16,6 +16,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 scripts/setup-python.sh >/dev/null
 scripts/setup-node.sh >/dev/null
 scripts/setup-nginx.sh >/dev/null
+scripts/setup-redis.sh >/dev/null
 scripts/setup-conformance.sh >/dev/null
 cargo build --release --example notes --example bench_server --example conformance --all-features
 CARGO_TARGET_DIR=target/bench-load cargo build --manifest-path benches/load/Cargo.toml

@@ -411,3 +411,23 @@ async fn the_handshake_era_has_no_state_and_asks_single_use_questions_as_before(
     let done = c.response_to(&json!(id)).await;
     assert_eq!(text(&done), "wiped /tmp");
 }
+
+#[tokio::test]
+async fn a_full_memory_store_refuses_single_use_calls_and_nothing_else() {
+    let mut c = client(server().store(MemoryStore::with_capacity(1)));
+    let yes = json!({"ok": accept(json!({"ok": true}))});
+    for (i, path) in ["/a", "/b"].into_iter().enumerate() {
+        let args = json!({"path": path});
+        let state = state_asking(&call(&mut c, "wipe", args.clone()).await, "ok");
+        let r = retry(&mut c, "wipe", args, yes.clone(), &state).await;
+        if i == 0 {
+            assert_eq!(text(&r), "wiped /a");
+        } else {
+            // The one entry holds /a's state for its life: fail closed, nothing runs.
+            assert_eq!(r["error"]["code"], -32603, "{r}");
+        }
+    }
+    let state = state_asking(&call(&mut c, "greet", json!({})).await, "ask_name");
+    let ada = json!({"ask_name": accept(json!({"account": "Ada"}))});
+    assert_eq!(text(&retry(&mut c, "greet", json!({}), ada, &state).await), "hello Ada");
+}

@@ -25,6 +25,15 @@ impl StoreError {
     pub fn new(reason: impl Into<String>) -> Self {
         Self(reason.into())
     }
+    /// The reason, without the "store unavailable" of its `Display`.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::StoreError;
+    /// assert_eq!(StoreError::new("timed out").reason(), "timed out");
+    /// ```
+    pub fn reason(&self) -> &str {
+        &self.0
+    }
 }
 
 impl fmt::Display for StoreError {
