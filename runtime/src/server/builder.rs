@@ -444,7 +444,9 @@ impl Server {
     /// Where the server keeps what outlives one request and must be seen by every replica: the
     /// single-use answers already used and the URL-mode flows pages complete. Default: a
     /// [`MemoryStore`](crate::MemoryStore) of this process; replicas behind a load balancer share
-    /// one (e.g. Redis, with the `redis` feature).
+    /// one (e.g. `RedisStore`, with the `redis` feature), or a replay through another replica
+    /// goes unseen. A store that fails refuses the single-use call it served (-32603) before
+    /// anything runs; calls whose answers are not single-use never ask it.
     ///
     /// ```
     /// use mcp_resolve_runtime::{MemoryStore, Server};
