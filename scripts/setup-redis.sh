@@ -26,58 +26,15 @@ find_redis() {
     [[ -n "${p}" ]] && echo "${p}"
 }
 
-if REDIS_BIN="$(find_redis)"; then
-    echo "${REDIS_BIN}"
-    exit 0
-fi
+# shellcheck source=scripts/debian-package.sh
+source "$(dirname "${BASH_SOURCE[0]}")/debian-package.sh"
+debian_begin redis-server find_redis
 
-SUDO=()
-if [[ "$(id -u)" -ne 0 ]]; then
-    if command -v sudo >/dev/null 2>&1; then
-        SUDO=(sudo -n)
-    else
-        echo "setup-redis: redis-server not found and not root (no sudo); install Debian's redis-server package" >&2
-        exit 1
-    fi
-fi
-if ! command -v apt-get >/dev/null 2>&1; then
-    echo "setup-redis: redis-server not found and apt-get is unavailable; install redis-server by hand" >&2
-    exit 1
-fi
-
-# Serialise concurrent callers: the second waits, then takes the fast path.
-LOCK="${TMPDIR:-/tmp}/mcp-resolve-setup-redis.lock"
-if command -v flock >/dev/null 2>&1; then
-    exec 9>"${LOCK}"
-    flock 9
-    if REDIS_BIN="$(find_redis)"; then
-        echo "${REDIS_BIN}"
-        exit 0
-    fi
-fi
-
-export DEBIAN_FRONTEND=noninteractive
 # Fresh lists once (an old list may name a version the mirror no longer has), then the install.
 echo "setup-redis: refreshing package lists" >&2
 "${SUDO[@]}" apt-get update -qq >&2
 
-# Keep the package's maintainer scripts from starting the system service.
-POLICY=/usr/sbin/policy-rc.d
-POLICY_ADDED=0
-cleanup() {
-    if [[ "${POLICY_ADDED}" -eq 1 ]]; then
-        "${SUDO[@]}" rm -f "${POLICY}"
-    fi
-}
-trap cleanup EXIT
-if [[ ! -e "${POLICY}" ]]; then
-    printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee "${POLICY}" >/dev/null
-    "${SUDO[@]}" chmod 755 "${POLICY}"
-    POLICY_ADDED=1
-fi
-
-echo "setup-redis: installing redis-server with apt-get" >&2
-"${SUDO[@]}" apt-get install -y -qq --no-install-recommends redis-server >&2
+debian_install redis-server redis-server
 
 REDIS_BIN="$(find_redis)" || {
     echo "setup-redis: installed redis-server but no binary was found" >&2

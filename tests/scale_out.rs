@@ -264,19 +264,26 @@ fn a_bad_or_unreachable_redis_url_stops_start_up_naming_the_variable() {
         ("redis//:hunter2@nowhere", "not a Redis URL"),
         (nobody.as_str(), "cannot connect"),
     ] {
-        let out = Command::new(support::notes_bin())
-            .args(["--http", &format!("127.0.0.1:{}", free_port())])
-            .env("MCP_RESOLVE_REDIS_URL", url)
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .output()
-            .expect("notes runs");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
-        assert!(stderr.contains("MCP_RESOLVE_REDIS_URL: "), "{stderr}");
+        let stderr = refused_at_start_up("MCP_RESOLVE_REDIS_URL", url);
         assert!(stderr.contains(why), "{stderr}");
         assert!(!stderr.contains("hunter2"), "{stderr}");
     }
+}
+
+/// Runs a replica with `var` set to `value`; it must stop at start-up (exit 2) with a line that
+/// names the variable. Returns its stderr.
+fn refused_at_start_up(var: &str, value: &str) -> String {
+    let out = Command::new(support::notes_bin())
+        .args(["--http", &format!("127.0.0.1:{}", free_port())])
+        .env(var, value)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .output()
+        .expect("notes runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&format!("{var}: ")), "{stderr}");
+    stderr
 }
 
 fn tempdir(name: &str) -> PathBuf {
@@ -301,16 +308,7 @@ fn a_passphrase_or_short_state_key_stops_start_up_with_how_to_make_a_key() {
         ),
         (short, "decodes to 22 bytes"),
     ] {
-        let out = Command::new(support::notes_bin())
-            .args(["--http", &format!("127.0.0.1:{}", free_port())])
-            .env("MCP_RESOLVE_STATE_KEY", key)
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .output()
-            .expect("notes runs");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
-        assert!(stderr.contains("MCP_RESOLVE_STATE_KEY: "), "{stderr}");
+        let stderr = refused_at_start_up("MCP_RESOLVE_STATE_KEY", key);
         assert!(stderr.contains(why), "{stderr}");
         assert!(stderr.contains("openssl rand -base64 32"), "{stderr}");
     }

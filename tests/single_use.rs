@@ -8,12 +8,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use mcp_resolve::prelude::*;
-use mcp_resolve::testing::TestClient;
-use mcp_resolve::{MemoryStore, ProtocolVersion, StateKeys, Store, StoreError};
+use mcp_resolve::testing::{FailingStore, TestClient};
+use mcp_resolve::{MemoryStore, ProtocolVersion, StateKeys};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Duration;
 
 #[derive(Clone, Debug, FormSchema)]
 struct Account {
@@ -353,33 +352,9 @@ async fn replicas_sharing_a_store_refuse_what_another_consumed() {
     assert_eq!(text(&retry(&mut alone, "wipe", args, yes, &state).await), "wiped /srv");
 }
 
-/// What `Store`'s methods return (the same type as `futures_util`'s `BoxFuture`).
-type BoxFuture<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
-
-/// A store that is down.
-struct Down;
-
-impl Store for Down {
-    fn insert_new<'a>(&'a self, _: &'a str, _: &'a [u8], _: Duration) -> BoxFuture<'a, Result<bool, StoreError>> {
-        Box::pin(async { Err(StoreError::new("connection refused")) })
-    }
-    fn get<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
-        Box::pin(async { Err(StoreError::new("connection refused")) })
-    }
-    fn replace<'a>(
-        &'a self,
-        _: &'a str,
-        _: &'a [u8],
-        _: &'a [u8],
-        _: Duration,
-    ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        Box::pin(async { Err(StoreError::new("connection refused")) })
-    }
-}
-
 #[tokio::test]
 async fn a_failing_store_fails_closed_and_only_single_use_calls_need_it() {
-    let mut c = client(server().store(Down));
+    let mut c = client(server().store(FailingStore));
     let args = json!({"path": "/etc"});
     // The first round has no state to consume: it asks.
     let state = state_asking(&call(&mut c, "wipe", args.clone()).await, "ok");

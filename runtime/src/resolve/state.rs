@@ -172,33 +172,6 @@ mod tests {
         assert_eq!(other.open::<RoundState>(&sealer, &token).unwrap_err(), invalid_state());
     }
 
-    struct Broken;
-    impl Store for Broken {
-        fn insert_new<'a>(
-            &'a self,
-            _: &'a str,
-            _: &'a [u8],
-            _: std::time::Duration,
-        ) -> futures_util::future::BoxFuture<'a, Result<bool, crate::StoreError>> {
-            Box::pin(async { Err(crate::StoreError::new("down")) })
-        }
-        fn get<'a>(
-            &'a self,
-            _: &'a str,
-        ) -> futures_util::future::BoxFuture<'a, Result<Option<Vec<u8>>, crate::StoreError>> {
-            Box::pin(async { Err(crate::StoreError::new("down")) })
-        }
-        fn replace<'a>(
-            &'a self,
-            _: &'a str,
-            _: &'a [u8],
-            _: &'a [u8],
-            _: std::time::Duration,
-        ) -> futures_util::future::BoxFuture<'a, Result<bool, crate::StoreError>> {
-            Box::pin(async { Err(crate::StoreError::new("down")) })
-        }
-    }
-
     #[tokio::test]
     async fn a_single_use_state_opens_once_and_a_failing_store_refuses_it() {
         let sealer = Sealer::new(None, std::time::Duration::from_secs(60));
@@ -225,14 +198,14 @@ mod tests {
         let other = CallBinding { tool: "u", ..call };
         assert_eq!(
             other
-                .open_once::<RoundState>(&sealer, &Broken, &token)
+                .open_once::<RoundState>(&sealer, &crate::testing::FailingStore, &token)
                 .await
                 .unwrap_err(),
             invalid_state()
         );
         let fresh = call.seal(&sealer, &RoundState::default()).unwrap();
         let e = call
-            .open_once::<RoundState>(&sealer, &Broken, &fresh)
+            .open_once::<RoundState>(&sealer, &crate::testing::FailingStore, &fresh)
             .await
             .unwrap_err();
         assert_eq!(e.code, -32603);
