@@ -136,15 +136,9 @@ async fn call(port: u16, user: &str, id: i64, extra: Value) -> (u16, String, Val
     (status, upstream, body)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn rounds_on_different_replicas_complete() {
-    let (a, b, listen) = (free_port(), free_port(), free_port());
-    let work = tempdir("scale-out");
-    let mut replica_a = Some(replica(a));
-    let _replica_b = replica(b);
-    let _proxy = nginx(a, b, listen, &work);
-
-    // Round 1 on one replica, round 2 on the other.
+/// Round 1 of `delete_folder` for alice through nginx, then her accepted answer, which nginx
+/// sends to the other replica; returns the answer (with its state) for replays.
+async fn delete_drafts_across(listen: u16) -> Value {
     let (status, first, r1) = call(listen, "alice", 1, json!({})).await;
     assert_eq!(status, 200, "{r1}");
     assert_eq!(r1["result"]["resultType"], "input_required", "{r1}");
@@ -157,6 +151,18 @@ async fn rounds_on_different_replicas_complete() {
         done["result"]["content"][0]["text"], "deleted /tmp/notes/drafts",
         "{done}"
     );
+    answer
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rounds_on_different_replicas_complete() {
+    let (a, b, listen) = (free_port(), free_port(), free_port());
+    let work = tempdir("scale-out");
+    let mut replica_a = Some(replica(a));
+    let _replica_b = replica(b);
+    let _proxy = nginx(a, b, listen, &work);
+
+    let answer = delete_drafts_across(listen).await;
     // The same state replayed with another principal's token is refused, on either replica.
     for id in [3, 4] {
         let (status, upstream, refused) = call(listen, "bob", id, answer.clone()).await;
@@ -190,19 +196,7 @@ async fn a_confirmation_replayed_through_the_other_replica_is_refused_when_they_
     let _replica_b = replica_with(b, &env);
     let _proxy = nginx(a, b, listen, &work);
 
-    // Round 1 through nginx; the answer through nginx reaches the other replica.
-    let (status, first, r1) = call(listen, "alice", 1, json!({})).await;
-    assert_eq!(status, 200, "{r1}");
-    let state = r1["result"]["requestState"].clone();
-    assert!(state.is_string(), "{r1}");
-    let answer = json!({"inputResponses": {"confirm_delete": {"action": "accept", "content": {"ok": true}}}, "requestState": state});
-    let (status, second, done) = call(listen, "alice", 2, answer.clone()).await;
-    assert_eq!(status, 200, "{done}");
-    assert_ne!(first, second, "round-robin sent the rounds to different replicas");
-    assert_eq!(
-        done["result"]["content"][0]["text"], "deleted /tmp/notes/drafts",
-        "{done}"
-    );
+    let answer = delete_drafts_across(listen).await;
     // The same state and answer, by the same principal: refused through nginx (both replicas in
     // turn) and directly by each replica, though the first still has the folder.
     let mut upstreams = std::collections::BTreeSet::new();

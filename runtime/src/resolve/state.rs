@@ -138,17 +138,21 @@ impl CallBinding<'_> {
 mod tests {
     use super::*;
 
+    fn binding(arguments: &Map<String, Value>) -> CallBinding<'_> {
+        CallBinding {
+            method: "tools/call",
+            tool: "t",
+            arguments,
+            audience: "a",
+            principal: None,
+        }
+    }
+
     #[test]
     fn a_state_survives_sealing_and_is_bound_to_its_call() {
         let sealer = Sealer::new(None, std::time::Duration::from_secs(60));
         let args = Map::new();
-        let call = CallBinding {
-            method: "tools/call",
-            tool: "t",
-            arguments: &args,
-            audience: "a",
-            principal: None,
-        };
+        let call = binding(&args);
         let mut state = RoundState {
             round: 2,
             ..RoundState::default()
@@ -176,13 +180,7 @@ mod tests {
     async fn a_single_use_state_opens_once_and_a_failing_store_refuses_it() {
         let sealer = Sealer::new(None, std::time::Duration::from_secs(60));
         let args = Map::new();
-        let call = CallBinding {
-            method: "tools/call",
-            tool: "t",
-            arguments: &args,
-            audience: "a",
-            principal: None,
-        };
+        let call = binding(&args);
         let token = call.seal(&sealer, &RoundState::default()).unwrap();
         let store = crate::MemoryStore::default();
         assert!(call.open_once::<RoundState>(&sealer, &store, &token).await.is_ok());
