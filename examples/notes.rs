@@ -16,7 +16,10 @@
 //! (`HttpOptions::bearer_from_env`): `MCP_RESOLVE_JWT_SECRET` (HS256) or `MCP_RESOLVE_JWKS_URL`
 //! (the authorization server's keys), for the audience `MCP_RESOLVE_JWT_AUDIENCE`, optionally
 //! from `MCP_RESOLVE_JWT_ISSUER`, with `MCP_RESOLVE_AUTH_SERVER` published for clients at
-//! `/.well-known/oauth-protected-resource`. Logs go to stderr (`RUST_LOG=debug` for more).
+//! `/.well-known/oauth-protected-resource`. Built with `--features redis`, replicas share the
+//! single-use answers already used (`delete_folder` is destructive: its confirmations are
+//! single-use) through the Redis that `MCP_RESOLVE_REDIS_URL` names (`redis://host:port/db`).
+//! Logs go to stderr (`RUST_LOG=debug` for more).
 
 use mcp_resolve::prelude::*;
 use std::collections::BTreeMap;
@@ -209,6 +212,26 @@ async fn main() -> std::io::Result<()> {
             eprintln!("MCP_RESOLVE_STATE_KEY: {e}");
             std::process::exit(2);
         }
+    }
+    // Replicas share the single-use answers already used: a confirmation consumed through one is
+    // refused by all. A bad URL or an unreachable Redis stops the server here, naming the
+    // variable; without it, a memory store serves this process only.
+    #[cfg(feature = "redis")]
+    match mcp_resolve::RedisStore::from_env("MCP_RESOLVE_REDIS_URL").await {
+        Ok(Some(store)) => {
+            tracing::info!("single-use answers recorded in the Redis of MCP_RESOLVE_REDIS_URL");
+            server = server.store(store);
+        }
+        Ok(None) => {}
+        Err(e) => {
+            eprintln!("{}", e.reason());
+            std::process::exit(2);
+        }
+    }
+    #[cfg(not(feature = "redis"))]
+    if std::env::var_os("MCP_RESOLVE_REDIS_URL").is_some() {
+        eprintln!("MCP_RESOLVE_REDIS_URL is set, but notes was built without the `redis` feature");
+        std::process::exit(2);
     }
     match http {
         Some(addr) => {

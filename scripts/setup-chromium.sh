@@ -20,43 +20,14 @@ find_driver() {
     [[ -n "${p}" && -x "${CHROMIUM}" ]] && echo "${p}"
 }
 
-if DRIVER="$(find_driver)"; then
-    echo "${DRIVER}"
-    exit 0
-fi
+# shellcheck source=scripts/debian-package.sh
+source "$(dirname "${BASH_SOURCE[0]}")/debian-package.sh"
+debian_begin chromium find_driver
 
-SUDO=()
-if [[ "$(id -u)" -ne 0 ]]; then
-    if command -v sudo >/dev/null 2>&1; then
-        SUDO=(sudo -n)
-    else
-        echo "setup-chromium: chromium or chromedriver not found and not root (no sudo); install Debian's chromium and chromium-driver packages" >&2
-        exit 1
-    fi
-fi
-if ! command -v apt-get >/dev/null 2>&1; then
-    echo "setup-chromium: chromium or chromedriver not found and apt-get is unavailable; install them by hand" >&2
-    exit 1
-fi
-
-# Serialise concurrent callers (parallel test binaries): the second one waits, then takes the
-# fast path.
-LOCK="${TMPDIR:-/tmp}/mcp-resolve-setup-chromium.lock"
-if command -v flock >/dev/null 2>&1; then
-    exec 9>"${LOCK}"
-    flock 9
-    if DRIVER="$(find_driver)"; then
-        echo "${DRIVER}"
-        exit 0
-    fi
-fi
-
-export DEBIAN_FRONTEND=noninteractive
 started=${SECONDS}
 echo "setup-chromium: refreshing package lists" >&2
 "${SUDO[@]}" apt-get update -qq >&2
-echo "setup-chromium: installing chromium and chromium-driver with apt-get" >&2
-"${SUDO[@]}" apt-get install -y -qq --no-install-recommends chromium chromium-driver >&2
+debian_install chromium chromium chromium-driver
 
 DRIVER="$(find_driver)" || {
     echo "setup-chromium: installed chromium and chromium-driver, but ${CHROMIUM} or chromedriver is missing" >&2

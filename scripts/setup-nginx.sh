@@ -21,36 +21,9 @@ find_nginx() {
     [[ -n "${p}" ]] && echo "${p}"
 }
 
-if NGINX_BIN="$(find_nginx)"; then
-    echo "${NGINX_BIN}"
-    exit 0
-fi
-
-SUDO=()
-if [[ "$(id -u)" -ne 0 ]]; then
-    if command -v sudo >/dev/null 2>&1; then
-        SUDO=(sudo -n)
-    else
-        echo "setup-nginx: nginx not found and not root (no sudo); install Debian's nginx package" >&2
-        exit 1
-    fi
-fi
-if ! command -v apt-get >/dev/null 2>&1; then
-    echo "setup-nginx: nginx not found and apt-get is unavailable; install nginx by hand" >&2
-    exit 1
-fi
-
-# Serialise concurrent callers (dpkg has its own lock, but we want the second
-# caller to wait and then take the fast path rather than fail).
-LOCK="${TMPDIR:-/tmp}/mcp-resolve-setup-nginx.lock"
-if command -v flock >/dev/null 2>&1; then
-    exec 9>"${LOCK}"
-    flock 9
-    if NGINX_BIN="$(find_nginx)"; then
-        echo "${NGINX_BIN}"
-        exit 0
-    fi
-fi
+# shellcheck source=scripts/debian-package.sh
+source "$(dirname "${BASH_SOURCE[0]}")/debian-package.sh"
+debian_begin nginx find_nginx
 
 has_candidate() {
     local c
@@ -69,7 +42,6 @@ pick_package() {
     return 1
 }
 
-export DEBIAN_FRONTEND=noninteractive
 if ! PKG="$(pick_package)"; then
     echo "setup-nginx: refreshing package lists" >&2
     "${SUDO[@]}" apt-get update -qq >&2
@@ -79,24 +51,7 @@ if ! PKG="$(pick_package)"; then
     }
 fi
 
-# Keep the package's maintainer scripts from starting the system service.
-# invoke-rc.d and deb-systemd-invoke both honour policy-rc.d (exit 101 = deny).
-POLICY=/usr/sbin/policy-rc.d
-POLICY_ADDED=0
-cleanup() {
-    if [[ "${POLICY_ADDED}" -eq 1 ]]; then
-        "${SUDO[@]}" rm -f "${POLICY}"
-    fi
-}
-trap cleanup EXIT
-if [[ ! -e "${POLICY}" ]]; then
-    printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee "${POLICY}" >/dev/null
-    "${SUDO[@]}" chmod 755 "${POLICY}"
-    POLICY_ADDED=1
-fi
-
-echo "setup-nginx: installing ${PKG} with apt-get" >&2
-"${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${PKG}" >&2
+debian_install nginx "${PKG}"
 
 NGINX_BIN="$(find_nginx)" || {
     echo "setup-nginx: installed ${PKG} but no nginx binary was found" >&2

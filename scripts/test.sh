@@ -2,13 +2,13 @@
 # The whole test suite, as README.md tells a new user and as CI runs it.
 #
 # It installs what the tests need (a Python venv with the official MCP SDK, Node 22 with the
-# official TypeScript client and the official conformance runners, under target/; nginx, and
-# Debian's chromium with chromium-driver for the browser tests, from the distribution's packages),
-# builds the release `notes`, `conformance` and `connect` examples that the interop and browser
-# tests drive, the release `bench_server` the replicas smoke test runs behind nginx, and the load
-# benchmark's driver and rmcp peer (debug; the smoke tests run them), and runs every test of the
-# workspace: unit tests, protocol tests, trybuild UI tests, interop tests, browser tests, the
-# benchmark smoke tests and doctests. Last,
+# official TypeScript client and the official conformance runners, under target/; nginx and
+# redis-server for the replicas tests, and Debian's chromium with chromium-driver for the browser
+# tests, from the distribution's packages), builds the release `notes`, `conformance` and `connect`
+# examples that the interop and browser tests drive, the release `bench_server` the replicas smoke
+# test runs behind nginx, and the load benchmark's driver and rmcp peer (debug; the smoke tests run
+# them), and runs every test of the workspace: unit tests, protocol tests, trybuild UI tests,
+# interop tests, Redis tests, browser tests, the benchmark smoke tests and doctests. Last,
 # the official conformance suite scores the `conformance` example (0.1.16 --suite active,
 # 0.2.0-alpha.12 --requirements 2025-11-25 and 2026-07-28): every scored scenario must pass, or be
 # a runner bug listed in tests/conformance/baseline.txt.
@@ -19,6 +19,7 @@ scripts/setup-python.sh >/dev/null
 scripts/setup-node.sh >/dev/null
 scripts/setup-nginx.sh >/dev/null
 scripts/setup-chromium.sh >/dev/null
+scripts/setup-redis.sh >/dev/null
 scripts/setup-conformance.sh >/dev/null
 cargo build --release --example notes --example bench_server --example conformance --example connect --all-features
 CARGO_TARGET_DIR=target/bench-load cargo build --manifest-path benches/load/Cargo.toml

@@ -41,6 +41,9 @@ pub use mcp_resolve_runtime::{
 // What outlives a request: single-use answers, URL-mode flows.
 #[doc(inline)]
 pub use mcp_resolve_runtime::{DEFAULT_STORE_ENTRIES, MemoryStore, Store, StoreError};
+#[cfg(feature = "redis")]
+#[doc(inline)]
+pub use mcp_resolve_runtime::{RedisStore, RedisStoreBuilder};
 // Sealing of `requestState`.
 #[doc(inline)]
 pub use mcp_resolve_runtime::{KeyTooShort, RandomUnavailable, StateKeyError, StateKeys};

@@ -1,6 +1,9 @@
 //! Scale-out: two `notes` replicas sharing one state key, behind nginx doing round-robin. A
 //! 2026-07-28 call whose rounds land on different replicas completes; a state sealed for one
 //! principal is refused for another; a replica restarted between rounds does not lose the call.
+//! With one Redis shared by the replicas (`MCP_RESOLVE_REDIS_URL`, a `redis-server` of the
+//! test's own), a single-use confirmation answered through one replica and replayed through the
+//! other is refused.
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -49,8 +52,14 @@ fn wait_for_port(port: u16) {
 }
 
 fn replica(port: u16) -> Proc {
+    replica_with(port, &[])
+}
+
+/// A replica with more environment (`MCP_RESOLVE_REDIS_URL`).
+fn replica_with(port: u16, env: &[(&str, &str)]) -> Proc {
     let child = Command::new(support::notes_bin())
         .args(["--http", &format!("127.0.0.1:{port}")])
+        .envs(env.iter().copied())
         .env("MCP_RESOLVE_STATE_KEY", STATE_KEY)
         .env("MCP_RESOLVE_JWT_SECRET", JWT_SECRET)
         .env("MCP_RESOLVE_JWT_AUDIENCE", JWT_AUDIENCE)
@@ -127,15 +136,9 @@ async fn call(port: u16, user: &str, id: i64, extra: Value) -> (u16, String, Val
     (status, upstream, body)
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn rounds_on_different_replicas_complete() {
-    let (a, b, listen) = (free_port(), free_port(), free_port());
-    let work = tempdir("scale-out");
-    let mut replica_a = Some(replica(a));
-    let _replica_b = replica(b);
-    let _proxy = nginx(a, b, listen, &work);
-
-    // Round 1 on one replica, round 2 on the other.
+/// Round 1 of `delete_folder` for alice through nginx, then her accepted answer, which nginx
+/// sends to the other replica; returns the answer (with its state) for replays.
+async fn delete_drafts_across(listen: u16) -> Value {
     let (status, first, r1) = call(listen, "alice", 1, json!({})).await;
     assert_eq!(status, 200, "{r1}");
     assert_eq!(r1["result"]["resultType"], "input_required", "{r1}");
@@ -148,6 +151,18 @@ async fn rounds_on_different_replicas_complete() {
         done["result"]["content"][0]["text"], "deleted /tmp/notes/drafts",
         "{done}"
     );
+    answer
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rounds_on_different_replicas_complete() {
+    let (a, b, listen) = (free_port(), free_port(), free_port());
+    let work = tempdir("scale-out");
+    let mut replica_a = Some(replica(a));
+    let _replica_b = replica(b);
+    let _proxy = nginx(a, b, listen, &work);
+
+    let answer = delete_drafts_across(listen).await;
     // The same state replayed with another principal's token is refused, on either replica.
     for id in [3, 4] {
         let (status, upstream, refused) = call(listen, "bob", id, answer.clone()).await;
@@ -167,6 +182,102 @@ async fn rounds_on_different_replicas_complete() {
     assert_eq!(status, 200, "{done}");
     assert_eq!(done["result"]["content"][0]["text"], "declined: folder not deleted");
     drop(replica_a);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_confirmation_replayed_through_the_other_replica_is_refused_when_they_share_redis() {
+    let started = Instant::now();
+    let redis = support::RedisServer::start();
+    let url = redis.url();
+    let env = [("MCP_RESOLVE_REDIS_URL", url.as_str())];
+    let (a, b, listen) = (free_port(), free_port(), free_port());
+    let work = tempdir("single-use");
+    let _replica_a = replica_with(a, &env);
+    let _replica_b = replica_with(b, &env);
+    let _proxy = nginx(a, b, listen, &work);
+
+    let answer = delete_drafts_across(listen).await;
+    // The same state and answer, by the same principal: refused through nginx (both replicas in
+    // turn) and directly by each replica, though the first still has the folder.
+    let mut upstreams = std::collections::BTreeSet::new();
+    for id in [3, 4] {
+        let (status, upstream, refused) = call(listen, "alice", id, answer.clone()).await;
+        assert_eq!(status, 400, "{upstream}: {refused}");
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        assert_eq!(refused["error"]["data"]["reason"], "invalid_request_state");
+        upstreams.insert(upstream);
+    }
+    assert_eq!(upstreams.len(), 2, "both replicas refused: {upstreams:?}");
+    for (id, port) in [(5, a), (6, b)] {
+        let (status, _, refused) = call(port, "alice", id, answer.clone()).await;
+        assert_eq!(status, 400, "replica on {port}: {refused}");
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+    }
+    // A decline is not turned into an accept either: round 1 again, declined through one
+    // replica, accepted through the other.
+    let (_, _, r1) = call(listen, "alice", 7, json!({})).await;
+    let state = r1["result"]["requestState"].clone();
+    let decline = json!({"inputResponses": {"confirm_delete": {"action": "decline"}}, "requestState": state});
+    let (status, _, declined) = call(a, "alice", 8, decline).await;
+    assert_eq!(status, 200, "{declined}");
+    assert_eq!(declined["result"]["content"][0]["text"], "declined: folder not deleted");
+    let accept = json!({"inputResponses": {"confirm_delete": {"action": "accept", "content": {"ok": true}}}, "requestState": state});
+    let (status, _, refused) = call(b, "alice", 9, accept).await;
+    assert_eq!(status, 400, "{refused}");
+    eprintln!("single use across two replicas and Redis: {:.1?}", started.elapsed());
+}
+
+/// Without a shared store each replica knows only what it consumed: the replay through the
+/// other replica runs again. This is why replicas must share one (docs/SECURITY.md).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_shared_store_the_other_replica_cannot_know() {
+    let (a, b) = (free_port(), free_port());
+    let (_replica_a, _replica_b) = (replica(a), replica(b));
+    let (_, _, r1) = call(a, "alice", 1, json!({})).await;
+    let answer = json!({"inputResponses": {"confirm_delete": {"action": "accept", "content": {"ok": true}}}, "requestState": r1["result"]["requestState"]});
+    let (_, _, done) = call(b, "alice", 2, answer.clone()).await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "deleted /tmp/notes/drafts",
+        "{done}"
+    );
+    let (status, _, refused) = call(b, "alice", 3, answer.clone()).await;
+    assert_eq!(status, 400, "the replica that consumed it refuses: {refused}");
+    let (_, _, again) = call(a, "alice", 4, answer).await;
+    assert_eq!(
+        again["result"]["content"][0]["text"], "deleted /tmp/notes/drafts",
+        "{again}"
+    );
+}
+
+/// A bad `MCP_RESOLVE_REDIS_URL`, or a Redis that cannot be reached, stops a replica at start-up
+/// with a line naming the variable (never its value: a URL may carry a password).
+#[test]
+fn a_bad_or_unreachable_redis_url_stops_start_up_naming_the_variable() {
+    let nobody = format!("redis://:hunter2@127.0.0.1:{}/0", free_port());
+    for (url, why) in [
+        ("redis//:hunter2@nowhere", "not a Redis URL"),
+        (nobody.as_str(), "cannot connect"),
+    ] {
+        let stderr = refused_at_start_up("MCP_RESOLVE_REDIS_URL", url);
+        assert!(stderr.contains(why), "{stderr}");
+        assert!(!stderr.contains("hunter2"), "{stderr}");
+    }
+}
+
+/// Runs a replica with `var` set to `value`; it must stop at start-up (exit 2) with a line that
+/// names the variable. Returns its stderr.
+fn refused_at_start_up(var: &str, value: &str) -> String {
+    let out = Command::new(support::notes_bin())
+        .args(["--http", &format!("127.0.0.1:{}", free_port())])
+        .env(var, value)
+        .env("RUST_LOG", "warn")
+        .stdin(Stdio::null())
+        .output()
+        .expect("notes runs");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains(&format!("{var}: ")), "{stderr}");
+    stderr
 }
 
 fn tempdir(name: &str) -> PathBuf {
@@ -191,16 +302,7 @@ fn a_passphrase_or_short_state_key_stops_start_up_with_how_to_make_a_key() {
         ),
         (short, "decodes to 22 bytes"),
     ] {
-        let out = Command::new(support::notes_bin())
-            .args(["--http", &format!("127.0.0.1:{}", free_port())])
-            .env("MCP_RESOLVE_STATE_KEY", key)
-            .env("RUST_LOG", "warn")
-            .stdin(Stdio::null())
-            .output()
-            .expect("notes runs");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(2), "{stderr}");
-        assert!(stderr.contains("MCP_RESOLVE_STATE_KEY: "), "{stderr}");
+        let stderr = refused_at_start_up("MCP_RESOLVE_STATE_KEY", key);
         assert!(stderr.contains(why), "{stderr}");
         assert!(stderr.contains("openssl rand -base64 32"), "{stderr}");
     }

@@ -91,6 +91,7 @@ pub fn definition(
     input_schema: ArgsSchema,
     annotations: ToolAnnotations,
     scopes: &'static [&'static str],
+    replayable: bool,
 ) -> ToolDefinition {
     let mut d = ToolDefinition::new(name, input_schema.finish())
         .description(description)
@@ -98,6 +99,9 @@ pub fn definition(
         .scopes(scopes.iter().copied());
     if let Some(t) = title {
         d = d.title(t);
+    }
+    if replayable {
+        d = d.replayable();
     }
     d
 }

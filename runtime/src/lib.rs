@@ -23,6 +23,8 @@ pub mod form;
 mod peer;
 mod prompt;
 mod protocol;
+#[cfg(feature = "redis")]
+mod redis_store;
 mod resolve;
 mod resource;
 mod sampling;
@@ -63,6 +65,8 @@ pub use prompt::{
 pub use protocol::{
     ClientCapabilities, Era, ErrorObject, Implementation, LogLevel, NumberId, ProtocolVersion, RequestId, codes,
 };
+#[cfg(feature = "redis")]
+pub use redis_store::{RedisStore, RedisStoreBuilder};
 pub use resolve::ask::ElicitError;
 pub use resource::{
     Blob, IntoResourceContents, MAX_URI_BYTES, Resource, ResourceCall, ResourceContents, ResourceDefinition,

@@ -358,6 +358,8 @@ pub(crate) enum Refusal {
     Expired,
     Audience,
     Principal,
+    /// A single-use call's state opened before (not found by the seal: by the store).
+    Replayed,
 }
 
 impl fmt::Display for Refusal {
@@ -369,6 +371,7 @@ impl fmt::Display for Refusal {
             Self::Expired => "expired",
             Self::Audience => "audience",
             Self::Principal => "principal",
+            Self::Replayed => "replayed",
         })
     }
 }
@@ -453,6 +456,13 @@ pub(crate) fn request_digest(method: &str, params: &Value) -> String {
     canonical(params, &mut s);
     s.push(b'}');
     sha_tag(&s)
+}
+
+/// The full SHA-256 of a token as the client sent it: its name in the store of used single-use
+/// states. A token has one spelling (strict base64url, and the tag covers every byte), so it
+/// cannot be respelled to look unused.
+pub(crate) fn token_digest(token: &str) -> String {
+    sha_tag(token.as_bytes())
 }
 
 /// The full SHA-256 of the arguments' canonical JSON.
@@ -593,11 +603,21 @@ impl Sealer {
 
     /// The state sealed in `token`, read as `T`, when the token is ours, fresh and bound to `b`.
     pub(crate) fn unseal<T: DeserializeOwned>(&self, token: &str, b: &Binding<'_>) -> Result<T, Refusal> {
+        self.unseal_at(token, b, now_secs()).map(|(state, _)| state)
+    }
+
+    /// [`Sealer::unseal`], and how much longer this clock would still take the token (its expiry
+    /// plus the leeway, from now): how long a single-use token must be remembered as used.
+    pub(crate) fn unseal_for<T: DeserializeOwned>(
+        &self,
+        token: &str,
+        b: &Binding<'_>,
+    ) -> Result<(T, Duration), Refusal> {
         self.unseal_at(token, b, now_secs())
     }
 
-    /// [`Sealer::unseal`] as if the clock read `now`.
-    fn unseal_at<T: DeserializeOwned>(&self, token: &str, b: &Binding<'_>, now: f64) -> Result<T, Refusal> {
+    /// [`Sealer::unseal_for`] as if the clock read `now`.
+    fn unseal_at<T: DeserializeOwned>(&self, token: &str, b: &Binding<'_>, now: f64) -> Result<(T, Duration), Refusal> {
         // Another version (`v1.` included) is refused like any bad token.
         let body = token.strip_prefix(PREFIX).ok_or(Refusal::Malformed)?;
         // Nothing larger than a state we could have sealed is decoded or decrypted.
@@ -642,7 +662,9 @@ impl Sealer {
         if claims.p.as_deref() != b.principal.map(principal_tag).as_deref() {
             return Err(Refusal::Principal);
         }
-        Ok(claims.s)
+        // Positive and finite: `now` is before `expires + leeway`, checked above.
+        let takeable = Duration::try_from_secs_f64(expires + leeway - now).unwrap_or(Duration::ZERO);
+        Ok((claims.s, takeable))
     }
 }
 
@@ -913,8 +935,12 @@ pub(crate) mod tests {
         let leeway = DEFAULT_LEEWAY.as_secs_f64();
         assert!(leeway > 0.0 && leeway <= 60.0, "the leeway stays small");
         let token = s.seal_at(&json!(1), &binding(&a, None), t0).unwrap();
-        let at = |now: f64| s.unseal_at::<Value>(&token, &binding(&a, None), now);
+        let at = |now: f64| s.unseal_at::<Value>(&token, &binding(&a, None), now).map(|(v, _)| v);
         assert_eq!(at(t0 + 599.0), Ok(json!(1)));
+        // How long a single-use token is remembered: until no clock within the leeway takes it.
+        let takeable = |now: f64| s.unseal_at::<Value>(&token, &binding(&a, None), now).map(|(_, d)| d);
+        assert_eq!(takeable(t0), Ok(Duration::from_secs(600) + DEFAULT_LEEWAY));
+        assert_eq!(takeable(t0 + 599.0), Ok(Duration::from_secs(1) + DEFAULT_LEEWAY));
         // Past `exp`, within the leeway (another replica's clock a little behind): taken.
         assert_eq!(at(t0 + 600.0), Ok(json!(1)));
         assert_eq!(at(t0 + 600.0 + leeway - 1.0), Ok(json!(1)));

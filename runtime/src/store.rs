@@ -25,6 +25,15 @@ impl StoreError {
     pub fn new(reason: impl Into<String>) -> Self {
         Self(reason.into())
     }
+    /// The reason, without the "store unavailable" of its `Display`.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::StoreError;
+    /// assert_eq!(StoreError::new("timed out").reason(), "timed out");
+    /// ```
+    pub fn reason(&self) -> &str {
+        &self.0
+    }
 }
 
 impl fmt::Display for StoreError {
@@ -83,6 +92,40 @@ pub(crate) struct SharedStore(pub(crate) Arc<dyn Store>);
 impl fmt::Debug for SharedStore {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("Store")
+    }
+}
+
+/// One store shared by owners of an `Arc`: several servers of one process (replicas in a test),
+/// or a server and the application.
+///
+/// ```
+/// use mcp_resolve_runtime::{MemoryStore, Server};
+/// use std::sync::Arc;
+/// let used = Arc::new(MemoryStore::default());
+/// let a = Server::new("notes").store(used.clone());
+/// let b = Server::new("notes").store(used);
+/// # let _ = (a, b);
+/// ```
+impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
+    fn insert_new<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a [u8],
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        (**self).insert_new(key, value, ttl)
+    }
+    fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
+        (**self).get(key)
+    }
+    fn replace<'a>(
+        &'a self,
+        key: &'a str,
+        expected: &'a [u8],
+        value: &'a [u8],
+        ttl: Duration,
+    ) -> BoxFuture<'a, Result<bool, StoreError>> {
+        (**self).replace(key, expected, value, ttl)
     }
 }
 

@@ -254,3 +254,49 @@ impl TestClient {
         (frames, result)
     }
 }
+
+/// A [`Store`](crate::Store) that always fails, as an unreachable Redis does: for testing that
+/// single-use calls fail closed (-32603, nothing runs) and that other calls never need it.
+///
+/// ```
+/// use mcp_resolve_runtime::{Server, Store, testing::FailingStore};
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// assert!(FailingStore.get("k").await.is_err());
+/// # });
+/// let server = Server::new("t").store(FailingStore);
+/// # let _ = server;
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FailingStore;
+
+impl FailingStore {
+    fn fail<'a, T: Send + 'a>() -> futures_util::future::BoxFuture<'a, Result<T, crate::StoreError>> {
+        Box::pin(async { Err(crate::StoreError::new("the test store always fails")) })
+    }
+}
+
+impl crate::Store for FailingStore {
+    fn insert_new<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a [u8],
+        _: Duration,
+    ) -> futures_util::future::BoxFuture<'a, Result<bool, crate::StoreError>> {
+        Self::fail()
+    }
+    fn get<'a>(
+        &'a self,
+        _: &'a str,
+    ) -> futures_util::future::BoxFuture<'a, Result<Option<Vec<u8>>, crate::StoreError>> {
+        Self::fail()
+    }
+    fn replace<'a>(
+        &'a self,
+        _: &'a str,
+        _: &'a [u8],
+        _: &'a [u8],
+        _: Duration,
+    ) -> futures_util::future::BoxFuture<'a, Result<bool, crate::StoreError>> {
+        Self::fail()
+    }
+}

@@ -77,6 +77,10 @@ pub struct ToolDefinition {
     /// The OAuth scopes a caller's token must grant before the tool runs; not sent to clients.
     #[serde(skip)]
     pub scopes: Vec<String>,
+    /// A destructive tool's answers may be replayed within their state's life, opting out of
+    /// single use (see [`ToolDefinition::replayable`]); not sent to clients.
+    #[serde(skip)]
+    pub replayable: bool,
 }
 
 impl ToolDefinition {
@@ -90,6 +94,7 @@ impl ToolDefinition {
             output_schema: None,
             annotations: ToolAnnotations::default(),
             scopes: Vec::new(),
+            replayable: false,
         }
     }
     /// Sets the description.
@@ -127,6 +132,31 @@ impl ToolDefinition {
     pub fn scopes<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.scopes = scopes.into_iter().map(Into::into).collect();
         self
+    }
+    /// Lets a destructive tool's answers be replayed within their state's life.
+    ///
+    /// A tool whose annotations say `destructiveHint: true` and that asks (it has resolvers)
+    /// has single-use answers by default: on 2026-07-28 each `requestState` of its calls opens
+    /// once, so a captured state and answer cannot be sent again (nor a decline turned into an
+    /// accept). This opts out of that default; a resolver marked `#[resolver(once)]` stays
+    /// single-use all the same. `#[tool(destructive = true, replayable)]` calls it.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::{ArgsSchema, ToolDefinition};
+    /// let def = ToolDefinition::new("reset", ArgsSchema::new().finish()).replayable();
+    /// assert!(def.replayable);
+    /// // The server's business: `tools/list` does not show it.
+    /// assert!(serde_json::to_value(&def).unwrap().get("replayable").is_none());
+    /// ```
+    pub fn replayable(mut self) -> Self {
+        self.replayable = true;
+        self
+    }
+    /// Whether the answers of a tool with this definition and these resolvers are single-use:
+    /// a resolver reached is `#[resolver(once)]`, or the tool is destructive, asks, and is not
+    /// [`replayable`](ToolDefinition::replayable).
+    pub(crate) fn single_use(&self, keys: &crate::resolve::Keys, asks: bool) -> bool {
+        keys.any_once() || (asks && self.annotations.destructive_hint == Some(true) && !self.replayable)
     }
 }
 

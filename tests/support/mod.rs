@@ -187,6 +187,86 @@ pub(crate) fn chromedriver() -> &'static Path {
     }
 }
 
+/// The redis-server binary (Debian's package, installed by scripts/setup-redis.sh when missing).
+pub(crate) fn redis_server_bin() -> &'static Path {
+    static REDIS: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match REDIS.get_or_init(|| setup_script("setup-redis.sh")) {
+        Ok(redis) => redis,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// A redis-server of the test's own: a free loopback port, no persistence, a temporary working
+/// directory; killed (and its directory removed) when dropped.
+pub(crate) struct RedisServer {
+    child: Child,
+    pub(crate) port: u16,
+    dir: PathBuf,
+}
+
+impl RedisServer {
+    pub(crate) fn start() -> Self {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("a free port");
+        Self::start_on(port)
+    }
+
+    /// On this port (a Redis coming back where it was).
+    pub(crate) fn start_on(port: u16) -> Self {
+        let dir = target_dir()
+            .join("tmp")
+            .join(format!("redis-{}-{port}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("redis-server's directory");
+        let child = Command::new(redis_server_bin())
+            .args(["--port", &port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--protected-mode", "yes"])
+            .arg("--dir")
+            .arg(&dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("redis-server starts");
+        let server = Self { child, port, dir };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !server.answers_ping() {
+            assert!(Instant::now() < deadline, "redis-server does not answer on {port}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        server
+    }
+
+    pub(crate) fn url(&self) -> String {
+        format!("redis://127.0.0.1:{}/0", self.port)
+    }
+
+    /// `PING` → `+PONG`, over a plain socket.
+    fn answers_ping(&self) -> bool {
+        use std::io::Write;
+        let Ok(mut s) = TcpStream::connect(("127.0.0.1", self.port)) else {
+            return false;
+        };
+        let _ = s.set_read_timeout(Some(Duration::from_secs(1)));
+        let mut buf = [0u8; 7];
+        s.write_all(b"PING\r\n").is_ok() && s.read_exact(&mut buf).is_ok() && &buf == b"+PONG\r\n"
+    }
+
+    /// Kills it now (a Redis that goes away).
+    pub(crate) fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for RedisServer {
+    fn drop(&mut self) {
+        self.kill();
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
 /// One run of a client driver (`tests/interop/*_client.*`): its JSON-lines events and what is
 /// needed to explain a failure. The assertions every interop test makes live here.
 pub(crate) trait DriverRun {

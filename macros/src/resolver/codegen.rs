@@ -17,6 +17,8 @@ pub(crate) struct ResolverModel {
     /// The function's name, unraw: what `Debug` prints and errors name.
     pub(crate) name: String,
     pub(crate) key: String,
+    /// `#[resolver(once)]`: its answer is single-use.
+    pub(crate) once: bool,
     /// Unique among resolvers that share a name.
     pub(crate) id: String,
     pub(crate) doc_attrs: Vec<Attribute>,
@@ -54,6 +56,7 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
         ident,
         name,
         key,
+        once,
         id,
         doc_attrs,
         fn_attrs,
@@ -186,6 +189,7 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
                 module: ::core::module_path!(),
                 key: #key,
                 deps: &[#(#dep_defs),*],
+                once: #once,
                 run: __mcp_resolve_run,
             };
 
@@ -268,6 +272,7 @@ fn fallback_impl(
                 module: ::core::module_path!(),
                 key: #key,
                 deps: &[],
+                once: false,
                 run: __mcp_resolve_run,
             };
             #[automatically_derived]

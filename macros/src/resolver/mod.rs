@@ -43,6 +43,11 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let params = parse::params(sig.inputs.iter(), &mut errors);
     let name = unraw(&sig.ident);
     let key = validate::key(args.key.as_ref(), &name, &mut errors);
+    let once = args
+        .once
+        .as_ref()
+        .map(|f| f.check("#[resolver(once)]", &mut errors))
+        .is_some();
 
     if !errors.is_empty() {
         let mut out = errors.into_tokens();
@@ -62,6 +67,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         id: format!("{name}#{item_hash:016x}"),
         name,
         key,
+        once,
         doc_attrs,
         fn_attrs,
         params,

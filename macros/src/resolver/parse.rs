@@ -1,6 +1,7 @@
 //! The model of a `#[resolver]` function: its options and its parameters.
 
 use super::validate;
+use crate::util::attr_fn::Flag;
 use crate::util::errors::Errors;
 use crate::util::param_attrs::ParamAttrs;
 use darling::FromMeta;
@@ -13,6 +14,8 @@ use syn::{FnArg, Ident, Pat, Type};
 pub(crate) struct ResolverArgs {
     /// The key of the resolver's question in `inputRequests`.
     pub(crate) key: Option<SpannedValue<String>>,
+    /// `once`: its answer is single-use (checked by `Flag::check`).
+    pub(crate) once: Option<Flag>,
     /// Path of the facade crate.
     #[darling(rename = "crate")]
     pub(crate) krate: Option<syn::Path>,

@@ -24,6 +24,9 @@ pub(crate) struct ToolArgs {
     pub(crate) idempotent: Option<bool>,
     /// `openWorldHint`.
     pub(crate) open_world: Option<bool>,
+    /// `replayable`: a destructive tool's answers may be replayed (opts out of single use);
+    /// checked by `validate::replayable`.
+    pub(crate) replayable: Option<crate::util::attr_fn::Flag>,
     /// OAuth scopes a caller's token must grant: `scopes = ["notes:write"]`. Checked by
     /// `validate::scopes`, which reports anything but a list of scope tokens at its token.
     pub(crate) scopes: Option<AsWritten>,

@@ -21,6 +21,8 @@ pub(crate) struct ToolModel {
     pub(crate) annotations: [Option<bool>; 4],
     /// The OAuth scopes a caller needs.
     pub(crate) scopes: Vec<String>,
+    /// `#[tool(destructive = true, replayable)]`: opted out of single-use answers.
+    pub(crate) replayable: bool,
     pub(crate) doc_attrs: Vec<Attribute>,
     pub(crate) fn_attrs: Vec<Attribute>,
     pub(crate) params: Vec<Param>,
@@ -57,6 +59,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
     };
     let description = &m.description;
     let scopes = &m.scopes;
+    let replayable = m.replayable;
     let ann = m.annotations.iter().map(|a| match a {
         Some(b) => quote!(::core::option::Option::Some(#b)),
         None => quote!(::core::option::Option::None),
@@ -122,6 +125,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
                             module: ::core::concat!(::core::module_path!(), "::", #tool_name),
                             key: #name,
                             deps: &[],
+                            once: false,
                             run: #run,
                         };
                     });
@@ -241,6 +245,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
                         __schema,
                         #krate::__private::annotations(#(#ann),*),
                         &[#(#scopes),*],
+                        #replayable,
                     ) #output_check
                 }
 

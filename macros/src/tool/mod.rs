@@ -30,6 +30,11 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     validate::unique_keys(&params, &mut errors);
     validate::confirm_messages(&params, &mut errors);
     validate::headers(&params, &mut errors);
+    let replayable = args
+        .replayable
+        .as_ref()
+        .map(|flag| validate::replayable(flag, args.destructive, &params, &mut errors))
+        .is_some();
     let scopes = args
         .scopes
         .as_ref()
@@ -68,6 +73,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         description,
         annotations: [args.read_only, args.destructive, args.idempotent, args.open_world],
         scopes,
+        replayable,
         doc_attrs,
         fn_attrs,
         params,

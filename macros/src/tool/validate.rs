@@ -301,6 +301,28 @@ pub(crate) fn headers(params: &[Param], errors: &mut Errors) {
     }
 }
 
+/// `#[tool(destructive = true, replayable)]`: the opt-out of a destructive tool's single-use
+/// answers, so it needs a destructive tool that asks something.
+pub(crate) fn replayable(
+    flag: &crate::util::attr_fn::Flag,
+    destructive: Option<bool>,
+    params: &[Param],
+    errors: &mut Errors,
+) {
+    let word = flag.check("#[tool(destructive = true, replayable)]", errors);
+    if destructive != Some(true) {
+        errors.push(syn::Error::new(
+            word,
+            "`replayable` opts a `destructive = true` tool out of single-use answers; this tool is not destructive, so its answers are replayable already: remove `replayable` (or add `destructive = true`)",
+        ));
+    } else if params.iter().all(|p| matches!(p.source, Source::Argument)) {
+        errors.push(syn::Error::new(
+            word,
+            "`replayable` has nothing to opt out of: this tool asks nothing (no `#[confirm]` or `#[resolve]` parameter); remove `replayable`",
+        ));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -26,7 +26,7 @@ pub(crate) fn parse<A: FromMeta + Default>(
         }
     };
     let args = match NestedMeta::parse_meta_list(args) {
-        Ok(list) => A::from_list(&list).unwrap_or_else(|e| {
+        Ok(list) => A::from_list(&once_each(name, list, errors)).unwrap_or_else(|e| {
             errors.darling(e);
             A::default()
         }),
@@ -36,6 +36,55 @@ pub(crate) fn parse<A: FromMeta + Default>(
         }
     };
     Ok((func, args))
+}
+
+/// The options of `#[name(...)]`, each given once: a repeated one is an error at its second
+/// mention (and left out, so darling does not report it again).
+fn once_each(name: &str, list: Vec<NestedMeta>, errors: &mut Errors) -> Vec<NestedMeta> {
+    let mut seen: Vec<String> = Vec::new();
+    let mut kept = Vec::with_capacity(list.len());
+    for item in list {
+        if let NestedMeta::Meta(meta) = &item {
+            let option = meta.path().to_token_stream().to_string().replace(' ', "");
+            if seen.contains(&option) {
+                errors.spanned(
+                    meta.path(),
+                    format!("`{option}` is given twice in `#[{name}(...)]`: remove this one"),
+                );
+                continue;
+            }
+            seen.push(option);
+        }
+        kept.push(item);
+    }
+    kept
+}
+
+/// A word option (`#[resolver(once)]`, `#[tool(replayable)]`), kept as written so that
+/// [`Flag::check`] can say what is wrong with a value given to it.
+#[derive(Debug)]
+pub(crate) struct Flag(syn::Meta);
+
+impl FromMeta for Flag {
+    fn from_meta(item: &syn::Meta) -> darling::Result<Self> {
+        Ok(Self(item.clone()))
+    }
+}
+
+impl Flag {
+    /// The word, for errors about the option as a whole; a value given to it (`once = true`,
+    /// `once("x")`) is an error at the value, saying to write `example` instead.
+    pub(crate) fn check(&self, example: &str, errors: &mut Errors) -> proc_macro2::Span {
+        let word = self.0.path();
+        let name = word.to_token_stream().to_string();
+        let hint = format!("`{name}` takes no value: write `{example}`, or remove `{name}`");
+        match &self.0 {
+            syn::Meta::Path(_) => {}
+            syn::Meta::NameValue(nv) => errors.spanned(&nv.value, hint),
+            syn::Meta::List(list) => errors.spanned(list, hint),
+        }
+        syn::spanned::Spanned::span(word)
+    }
 }
 
 /// An item that is not a function, as written; but a function declaration without a body (in a

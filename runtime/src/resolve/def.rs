@@ -25,6 +25,9 @@ pub struct ResolverSpec {
     /// The resolvers whose values it takes (functions, so that statics describing each other
     /// need no constant evaluation).
     pub deps: &'static [fn() -> &'static ResolverSpec],
+    /// `#[resolver(once)]`: its answer is single-use. A call that reaches it (as a parameter's
+    /// resolver or a dependency) consumes each `requestState` it opens.
+    pub once: bool,
     /// Runs the body once.
     pub run: fn(ResolveInputs) -> BoxFuture<'static, Step>,
 }
@@ -34,6 +37,7 @@ impl fmt::Debug for ResolverSpec {
         f.debug_struct("ResolverSpec")
             .field("name", &self.name)
             .field("key", &self.key)
+            .field("once", &self.once)
             .finish_non_exhaustive()
     }
 }

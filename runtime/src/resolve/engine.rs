@@ -44,6 +44,10 @@ impl Keys {
         }
         keys
     }
+    /// Whether a resolver reached (a parameter's or a dependency's) is `#[resolver(once)]`.
+    pub(crate) fn any_once(&self) -> bool {
+        self.entries.iter().any(|(d, _)| d.once)
+    }
     fn key(&self, def: &ResolverSpec) -> &str {
         self.entries
             .iter()
@@ -297,6 +301,7 @@ mod tests {
         module: "m",
         key: "a",
         deps: &[d],
+        once: false,
         run: run_nothing,
     };
     static D: ResolverSpec = ResolverSpec {
@@ -304,6 +309,7 @@ mod tests {
         module: "other",
         key: "a",
         deps: &[],
+        once: false,
         run: run_nothing,
     };
 
@@ -316,5 +322,34 @@ mod tests {
         let keys = Keys::for_tool(&PARAMS);
         assert_eq!(keys.key(&D), "a");
         assert_eq!(keys.key(&C), "a#2");
+        assert!(!keys.any_once());
+    }
+
+    #[test]
+    fn a_once_dependency_makes_the_call_single_use() {
+        fn e() -> &'static ResolverSpec {
+            &E
+        }
+        static E: ResolverSpec = ResolverSpec {
+            name: "e",
+            module: "m",
+            key: "e",
+            deps: &[],
+            once: true,
+            run: run_nothing,
+        };
+        static F: ResolverSpec = ResolverSpec {
+            name: "f",
+            module: "m",
+            key: "f",
+            deps: &[e],
+            once: false,
+            run: run_nothing,
+        };
+        static PARAMS: [ResolveSlot; 1] = [ResolveSlot {
+            param: "x",
+            resolver: &F,
+        }];
+        assert!(Keys::for_tool(&PARAMS).any_once());
     }
 }

@@ -3,7 +3,8 @@
 
 use crate::context::Principal;
 use crate::protocol::ErrorObject;
-use crate::seal::{Binding, SealError, Sealer};
+use crate::seal::{Binding, Refusal, SealError, Sealer};
+use crate::store::Store;
 use crate::throttle::Throttle;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -67,6 +68,13 @@ pub(crate) fn invalid_state() -> ErrorObject {
         .with_data(json!({ "reason": "invalid_request_state" }))
 }
 
+/// A client can send refused states as fast as it likes: one line a second at most, whatever
+/// the reason.
+static REFUSED: Throttle = Throttle::new();
+
+/// Where a single-use call's opened states are recorded, under the digest of the token.
+pub(crate) const USED_PREFIX: &str = "mcp-resolve/used/";
+
 impl CallBinding<'_> {
     fn binding(&self) -> Binding<'_> {
         Binding {
@@ -78,16 +86,49 @@ impl CallBinding<'_> {
         }
     }
 
+    fn refused(&self, reason: Refusal) -> ErrorObject {
+        if let Some(left_out) = REFUSED.admit() {
+            tracing::warn!(tool = %self.tool, %reason, left_out, "requestState rejected");
+        }
+        invalid_state()
+    }
+
     /// The state in `token`, when it is ours, fresh and bound to this call.
     pub(crate) fn open<T: DeserializeOwned>(&self, sealer: &Sealer, token: &str) -> Result<T, ErrorObject> {
-        static REFUSED: Throttle = Throttle::new();
-        sealer.unseal(token, &self.binding()).map_err(|reason| {
-            // A client can send refused states as fast as it likes: one line a second at most.
-            if let Some(left_out) = REFUSED.admit() {
-                tracing::warn!(tool = %self.tool, %reason, left_out, "requestState rejected");
+        sealer
+            .unseal(token, &self.binding())
+            .map_err(|reason| self.refused(reason))
+    }
+
+    /// [`CallBinding::open`] for a call whose answers are single-use: the token is consumed, so
+    /// it opens once. It is recorded in `store` as used (under the SHA-256 of the token) for as
+    /// long as any replica could still take it: its remaining life on this clock plus the leeway
+    /// once more, for replicas whose clocks are behind. Seen before: refused like any bad state.
+    /// The store failing: -32603, and the call does not run (fail closed).
+    pub(crate) async fn open_once<T: DeserializeOwned>(
+        &self,
+        sealer: &Sealer,
+        store: &dyn Store,
+        token: &str,
+    ) -> Result<T, ErrorObject> {
+        // Opened first: only our own fresh tokens for this very call reach the store.
+        let (state, takeable) = sealer
+            .unseal_for(token, &self.binding())
+            .map_err(|reason| self.refused(reason))?;
+        let key = format!("{USED_PREFIX}{}", crate::seal::token_digest(token));
+        match store.insert_new(&key, b"", takeable + sealer.leeway).await {
+            Ok(true) => Ok(state),
+            Ok(false) => Err(self.refused(Refusal::Replayed)),
+            Err(e) => {
+                static UNAVAILABLE: Throttle = Throttle::new();
+                if let Some(left_out) = UNAVAILABLE.admit() {
+                    tracing::error!(tool = %self.tool, error = %e, left_out, "single-use requestState not checked: the store failed; the call is refused");
+                }
+                Err(ErrorObject::internal(
+                    "Internal error: this call's answers are single-use and the store that records used ones is unavailable, so nothing ran; start the call again later",
+                ))
             }
-            invalid_state()
-        })
+        }
     }
 
     /// `state`, sealed and bound to this call. A failure (no randomness) stops the call.
@@ -110,17 +151,21 @@ impl CallBinding<'_> {
 mod tests {
     use super::*;
 
+    fn binding(arguments: &Map<String, Value>) -> CallBinding<'_> {
+        CallBinding {
+            method: "tools/call",
+            tool: "t",
+            arguments,
+            audience: "a",
+            principal: None,
+        }
+    }
+
     #[test]
     fn a_state_survives_sealing_and_is_bound_to_its_call() {
         let sealer = Sealer::new(None, std::time::Duration::from_secs(60));
         let args = Map::new();
-        let call = CallBinding {
-            method: "tools/call",
-            tool: "t",
-            arguments: &args,
-            audience: "a",
-            principal: None,
-        };
+        let call = binding(&args);
         let mut state = RoundState {
             round: 2,
             ..RoundState::default()
@@ -142,5 +187,39 @@ mod tests {
         );
         let other = CallBinding { tool: "u", ..call };
         assert_eq!(other.open::<RoundState>(&sealer, &token).unwrap_err(), invalid_state());
+    }
+
+    #[tokio::test]
+    async fn a_single_use_state_opens_once_and_a_failing_store_refuses_it() {
+        let sealer = Sealer::new(None, std::time::Duration::from_secs(60));
+        let args = Map::new();
+        let call = binding(&args);
+        let token = call.seal(&sealer, &RoundState::default()).unwrap();
+        let store = crate::MemoryStore::default();
+        assert!(call.open_once::<RoundState>(&sealer, &store, &token).await.is_ok());
+        assert_eq!(
+            call.open_once::<RoundState>(&sealer, &store, &token).await.unwrap_err(),
+            invalid_state(),
+            "replayed"
+        );
+        // Recorded under the token's digest, for the token's life and the leeway twice at most.
+        let key = format!("{USED_PREFIX}{}", crate::seal::token_digest(&token));
+        assert_eq!(store.get(&key).await.unwrap().as_deref(), Some(&b""[..]));
+        // A state that does not open never reaches the store.
+        let other = CallBinding { tool: "u", ..call };
+        assert_eq!(
+            other
+                .open_once::<RoundState>(&sealer, &crate::testing::FailingStore, &token)
+                .await
+                .unwrap_err(),
+            invalid_state()
+        );
+        let fresh = call.seal(&sealer, &RoundState::default()).unwrap();
+        let e = call
+            .open_once::<RoundState>(&sealer, &crate::testing::FailingStore, &fresh)
+            .await
+            .unwrap_err();
+        assert_eq!(e.code, -32603);
+        assert!(e.message.contains("single-use"), "{}", e.message);
     }
 }

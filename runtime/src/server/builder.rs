@@ -101,6 +101,8 @@ pub(crate) struct Entry {
     pub(crate) scopes: Arc<[String]>,
     /// Arguments mirrored into `Mcp-Param-*` headers: (header name, path of property names).
     pub(crate) mirrored: Arc<[(String, Vec<String>)]>,
+    /// Its answers are single-use ([`ToolDefinition::single_use`]).
+    pub(crate) single_use: bool,
 }
 
 /// A registered prompt.
@@ -111,6 +113,8 @@ pub(crate) struct PromptEntry {
     /// Its definition: the arguments `prompts/get` checks, the scopes a caller needs.
     pub(crate) definition: PromptDefinition,
     pub(crate) scopes: Arc<[String]>,
+    /// Its answers are single-use: a resolver it reaches is `#[resolver(once)]`.
+    pub(crate) single_use: bool,
 }
 
 /// A template's variables and their values, in the template's order.
@@ -123,6 +127,8 @@ pub(crate) struct ResourceEntry {
     pub(crate) keys: Arc<Keys>,
     pub(crate) definition: ResourceDefinition,
     pub(crate) scopes: Arc<[String]>,
+    /// Its answers are single-use: a resolver it reaches is `#[resolver(once)]`.
+    pub(crate) single_use: bool,
 }
 
 /// An MCP server: its identity, its tools, and its limits. Build it once, then serve it on a
@@ -238,11 +244,13 @@ impl Server {
         );
         self.index.insert(def.name.clone(), self.entries.len());
         let keys = Arc::new(Keys::for_tool(tool.resolvers()));
+        let single_use = def.single_use(&keys, !tool.resolvers().is_empty());
         self.entries.push(Entry {
             tool: Arc::new(tool),
             keys,
             scopes: def.scopes.clone().into(),
             mirrored: crate::tool::mirrored_arguments(&def.input_schema).into(),
+            single_use,
         });
         self.definitions.push(def);
         self
@@ -279,8 +287,10 @@ impl Server {
             definition.name
         );
         self.prompt_index.insert(definition.name.clone(), self.prompts.len());
+        let keys = Keys::for_tool(prompt.resolvers());
         self.prompts.push(PromptEntry {
-            keys: Arc::new(Keys::for_tool(prompt.resolvers())),
+            single_use: keys.any_once(),
+            keys: Arc::new(keys),
             prompt: Arc::new(prompt),
             scopes: definition.scopes.clone().into(),
             definition,
@@ -337,8 +347,10 @@ impl Server {
                 self.templates.push(i);
             }
         }
+        let keys = Keys::for_tool(resource.resolvers());
         self.resources.push(ResourceEntry {
-            keys: Arc::new(Keys::for_tool(resource.resolvers())),
+            single_use: keys.any_once(),
+            keys: Arc::new(keys),
             resource: Arc::new(resource),
             scopes: definition.scopes.clone().into(),
             definition,
@@ -433,7 +445,9 @@ impl Server {
     /// Where the server keeps what outlives one request and must be seen by every replica: the
     /// single-use answers already used and the URL-mode flows pages complete. Default: a
     /// [`MemoryStore`](crate::MemoryStore) of this process; replicas behind a load balancer share
-    /// one (e.g. Redis, with the `redis` feature).
+    /// one (e.g. `RedisStore`, with the `redis` feature), or a replay through another replica
+    /// goes unseen. A store that fails refuses the single-use call it served (-32603) before
+    /// anything runs; calls whose answers are not single-use never ask it.
     ///
     /// ```
     /// use mcp_resolve_runtime::{MemoryStore, Server};

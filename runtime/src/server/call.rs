@@ -76,6 +76,8 @@ pub(crate) struct PendingCall {
     work: Work,
     /// The scopes the caller needs.
     scopes: Arc<[String]>,
+    /// Its answers are single-use: each `requestState` opens once.
+    single_use: bool,
     /// The tool's or prompt's name, the resource's URI.
     name: String,
     arguments: Map<String, Value>,
@@ -196,7 +198,7 @@ impl PendingCall {
         };
         Ok(Self::new(
             work,
-            entry.scopes.clone(),
+            (entry.scopes.clone(), entry.single_use),
             name.into_owned(),
             envelope,
             Common::read(server, head)?,
@@ -224,7 +226,7 @@ impl PendingCall {
         };
         Ok(Self::new(
             work,
-            entry.scopes.clone(),
+            (entry.scopes.clone(), entry.single_use),
             name.into_owned(),
             envelope,
             common,
@@ -247,7 +249,7 @@ impl PendingCall {
         };
         Ok(Self::new(
             work,
-            entry.scopes.clone(),
+            (entry.scopes.clone(), entry.single_use),
             uri.into_owned(),
             envelope,
             Common::read(server, head)?,
@@ -275,14 +277,21 @@ impl PendingCall {
         };
         Ok(Self::new(
             work,
-            scopes,
+            (scopes, false),
             req.target,
             envelope,
             Common::read(server, head)?,
         ))
     }
 
-    fn new(work: Work, scopes: Arc<[String]>, name: String, envelope: Envelope, common: Common) -> Self {
+    /// A call of `work`, with the scopes it needs and whether its answers are single-use.
+    fn new(
+        work: Work,
+        (scopes, single_use): (Arc<[String]>, bool),
+        name: String,
+        envelope: Envelope,
+        common: Common,
+    ) -> Self {
         let Common {
             arguments,
             input_responses,
@@ -292,6 +301,7 @@ impl PendingCall {
         Self {
             work,
             scopes,
+            single_use,
             name,
             arguments,
             envelope,
@@ -328,6 +338,7 @@ impl PendingCall {
         let Self {
             work,
             scopes: _,
+            single_use,
             name,
             arguments,
             envelope,
@@ -340,19 +351,28 @@ impl PendingCall {
         // Results of retries are never cached (2026-07-28): they carry no caching hints.
         let retry = request_state.is_some() || !input_responses.is_empty();
         let state = match (&request_state, stateless) {
-            (Some(token), true) => match &work {
+            (Some(token), true) => {
                 // A resource's state is bound to its URI and the variables read from it.
-                Work::Resource { variables, .. } => binding(
+                let variables = match &work {
+                    Work::Resource { variables, .. } => Some(variables_map(variables)),
+                    _ => None,
+                };
+                let bound = binding(
                     work.method(),
                     &name,
-                    &variables_map(variables),
+                    variables.as_ref().unwrap_or(&arguments),
                     server,
                     principal.as_ref(),
-                )
-                .open::<RoundState>(&server.config.sealer, token)?,
-                _ => binding(work.method(), &name, &arguments, server, principal.as_ref())
-                    .open::<RoundState>(&server.config.sealer, token)?,
-            },
+                );
+                let sealer = &server.config.sealer;
+                if single_use {
+                    bound
+                        .open_once::<RoundState>(sealer, &*server.config.store.0, token)
+                        .await?
+                } else {
+                    bound.open::<RoundState>(sealer, token)?
+                }
+            }
             _ => RoundState::default(),
         };
         let context = Context::new(ContextParts {
@@ -658,6 +678,7 @@ mod tests {
         module: "tests",
         key: "ask",
         deps: &[],
+        once: false,
         run: ask,
     };
     static SLOTS: [ResolveSlot; 1] = [ResolveSlot {
