@@ -60,6 +60,18 @@ pub use mcp_resolve_runtime::{form, testing};
 
 /// Guides longer than an item's documentation; each example runs as a doctest.
 pub mod guides {
+    /// Forms: every `#[derive(FormSchema)]` / `#[form(...)]` attribute with the
+    /// `requestedSchema` it produces, what the compiler refuses, and how answers are checked.
+    #[cfg(feature = "macros")]
+    #[doc = include_str!("../docs/form.md")]
+    pub mod forms {}
+
+    /// Testing tools that ask: calling the function and the resolver directly, then whole calls
+    /// through `testing::TestClient` on both eras, with scripted answers per question key.
+    #[cfg(feature = "macros")]
+    #[doc = include_str!("../docs/testing.md")]
+    pub mod testing {}
+
     /// URL mode: asking the user to open a page of yours, for what must never pass through the
     /// client (secrets, payments, OAuth); the page, the safety rules, advice for client authors,
     /// and when not to elicit at all.
