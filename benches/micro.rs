@@ -23,7 +23,7 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use mcp_resolve::bench::{FrameHandler, StateSealer};
 use mcp_resolve::form::FormSchema as _;
 use mcp_resolve::prelude::*;
-use mcp_resolve::{ClientCapabilities, ProtocolVersion, StateKeys, Tool, ToolCall};
+use mcp_resolve::{ClientCapabilities, IntoTool, ProtocolVersion, StateKeys, Tool, ToolCall};
 use serde_json::{Map, Value, json};
 use std::hint::black_box;
 use std::time::Duration;
@@ -269,9 +269,9 @@ fn bench_dispatch(c: &mut Criterion) {
     let rt = runtime();
     let version = ProtocolVersion::V2026_07_28;
     let capabilities = ClientCapabilities::default();
-    let cases: [(&str, &dyn Tool, Value); 2] = [
-        ("echo", &echo, json!({ "text": "hello, world" })),
-        ("add", &add, json!({ "a": 40, "b": 2 })),
+    let cases: [(&str, Box<dyn Tool>, Value); 2] = [
+        ("echo", Box::new(echo.into_tool()), json!({ "text": "hello, world" })),
+        ("add", Box::new(add.into_tool()), json!({ "a": 40, "b": 2 })),
     ];
     let mut g = c.benchmark_group("dispatch/tool_call");
     for (name, tool, arguments) in cases {

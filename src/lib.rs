@@ -10,6 +10,10 @@ pub use mcp_resolve_runtime::{
     ArgsSchema, ArgumentError, CacheScope, CallToolResult, Content, Context, EmbeddedResource, HeaderArgument,
     IntoToolResult, Json, LogLevel, Principal, Server, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam,
 };
+// What the attribute macros turn a function into, and what `Server::tool`, `prompt` and
+// `resource` take.
+#[doc(inline)]
+pub use mcp_resolve_runtime::{BodyFuture, IntoPrompt, IntoResource, IntoTool, MAX_PARAMS};
 // Prompts.
 #[doc(inline)]
 pub use mcp_resolve_runtime::{
@@ -96,7 +100,7 @@ pub use mcp_resolve_runtime::bench;
 /// The names most servers need: `use mcp_resolve::prelude::*;`.
 pub mod prelude {
     #[cfg(feature = "macros")]
-    pub use mcp_resolve_macros::{FormSchema, prompt, resolver, resource, tool};
+    pub use mcp_resolve_macros::{FormSchema, prompt, resolve, resolver, resource, tool};
     pub use mcp_resolve_runtime::{
         Ask, Blob, CallToolResult, Confirm, Content, Context, Elicit, ElicitationResult, GetPromptResult,
         IntoToolResult, Json, ListRoots, LogLevel, PromptMessage, Resolution, ResourceContents, Role, Root, Sample,

@@ -49,3 +49,18 @@ pub fn __resolver_visit(input: TokenStream) -> TokenStream {
 pub fn derive_form_schema(item: TokenStream) -> TokenStream {
     form_schema::expand(item.into()).into()
 }
+
+/// `#[resolve(path)]` belongs on a parameter of a `#[tool]`, `#[prompt]`, `#[resource]` or
+/// `#[resolver]` function, which reads it; this attribute exists so that anywhere else the
+/// compiler says so, instead of suggesting another attribute.
+#[doc(hidden)]
+#[proc_macro_attribute]
+pub fn resolve(_args: TokenStream, item: TokenStream) -> TokenStream {
+    let item: proc_macro2::TokenStream = item.into();
+    let error = syn::Error::new(
+        proc_macro2::Span::call_site(),
+        "`#[resolve(...)]` goes on a parameter of a `#[tool]`, `#[prompt]`, `#[resource]` or `#[resolver]` function: annotate the function",
+    )
+    .into_compile_error();
+    quote::quote!(#error #item).into()
+}

@@ -8,7 +8,10 @@ pub use crate::{CallToolResult, Context, ProtocolVersion};
 pub use futures_util::future::BoxFuture;
 
 pub use crate::elicit::{Confirm, IntoResolution};
-pub use crate::resolve::checks::{HasArg, IsToolArgument, check_resolver_param, def_of, dep_fn, name_hash};
+pub use crate::item::{BodyFuture, Generated, ItemFn, Itself};
+pub use crate::resolve::checks::{
+    Def, HasArg, IsToolArgument, ResolverFn, name_hash,
+};
 pub use crate::resolve::def::{
     FromResolveInputs, FromResolved, ResolveInputs, ResolveSlot, Resolver, ResolverSpec, Settled, Step, confirm_step,
     into_step,
@@ -30,9 +33,9 @@ impl ArgErrors {
         }
     }
     /// Takes resolved parameter `index` (filled by resolver `R`).
-    pub fn take_resolved<C: FromResolved<R::Output>, R: Resolver>(
+    pub fn take_resolved<C: FromResolved<O>, O>(
         &mut self,
-        _: &R,
+        _: Def<O>,
         call: &ToolCall,
         index: usize,
         param: &'static str,
@@ -372,8 +375,8 @@ pub fn resource_definition(
 
 /// The value of a prompt's resolved parameter `index` (filled by resolver `R`); a declined
 /// question (for a parameter that is not an `ElicitationResult`) is the request's -32603 error.
-pub fn prompt_resolved<C: FromResolved<R::Output>, R: Resolver>(
-    _: &R,
+pub fn prompt_resolved<C: FromResolved<O>, O>(
+    _: Def<O>,
     call: &PromptCall,
     index: usize,
     param: &'static str,
@@ -382,8 +385,8 @@ pub fn prompt_resolved<C: FromResolved<R::Output>, R: Resolver>(
 }
 
 /// [`prompt_resolved`] for a resource.
-pub fn resource_resolved<C: FromResolved<R::Output>, R: Resolver>(
-    _: &R,
+pub fn resource_resolved<C: FromResolved<O>, O>(
+    _: Def<O>,
     call: &ResourceCall,
     index: usize,
     param: &'static str,

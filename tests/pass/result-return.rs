@@ -1,5 +1,5 @@
 use mcp_resolve::prelude::*;
-use mcp_resolve::{ClientCapabilities, ProtocolVersion, Tool, ToolCall};
+use mcp_resolve::{ClientCapabilities, IntoTool, ProtocolVersion, Tool, ToolCall};
 
 /// Read a file.
 #[tool]
@@ -23,7 +23,7 @@ fn main() {
     // Through the `Tool` impl, the error becomes an `isError` result.
     let cx = Context::detached(ProtocolVersion::V2026_07_28, ClientCapabilities::default());
     let args = serde_json::json!({"path": "/x"}).as_object().cloned().unwrap();
-    let result = rt.block_on(read.call(ToolCall::new(args, cx)));
+    let result = rt.block_on(read.into_tool().call(ToolCall::new(args, cx)));
     assert!(result.is_error);
     assert_eq!(result.content, vec![Content::text("no such file: /x")]);
 }

@@ -6,7 +6,7 @@
 use crate::tool::args::AsWritten;
 use crate::tool::validate;
 use crate::util::errors::Errors;
-use crate::util::fn_value::{BodyParam, KeptFn, KeptFnValue, result_slot};
+use crate::util::fn_value::{BodyParam, KeptFn, result_slot};
 use crate::util::param_attrs::{Helper, ParamAttrs};
 use crate::util::resolved::{Slots, args_type, has_args, ty};
 use crate::util::spans::unraw;
@@ -261,7 +261,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         if sig.receiver().is_some() {
             out.extend(attr_fn::method_fallback(&doc_attrs, &fn_attrs, &vis, sig, &block));
         } else {
-            let value = crate::util::fn_value::placeholder(&vis, &sig.ident, &ty_ident, &doc_attrs);
+            let value = crate::util::fn_value::placeholder(&krate, &vis, &sig.ident, &ty_ident, &doc_attrs);
             out.extend(quote! {
                 #value
                 #[doc(hidden)]
@@ -311,7 +311,15 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }
     });
     let args_ty = args_type(&wire_name, "arguments");
-    let mut slots = Slots::default();
+    let mut slots = Slots::new(
+        format!("the prompt `{wire_name}`"),
+        params
+            .iter()
+            .filter(|p| matches!(p.kind, Kind::Required | Kind::Optional))
+            .map(|p| p.key.clone())
+            .collect(),
+        "argument",
+    );
     let takes: Vec<TokenStream> = params
         .iter()
         .map(|p| {
@@ -339,11 +347,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let into_result = quote_spanned! {ret_span=>
         #ret_krate::__private::IntoPromptResult::into_prompt_result(#out)
     };
-    let KeptFnValue {
-        items: value_items,
-        impls: value_impls,
-        fn_ptr,
-    } = KeptFn {
+    let value_items = KeptFn {
         krate: &krate,
         vis: &vis,
         ident,
@@ -361,7 +365,6 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             .collect(),
         output,
         block: &block,
-        debug_name: &wire_name,
     }
     .value();
     quote! {
@@ -370,12 +373,11 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         #[doc(hidden)]
         #[allow(non_snake_case, non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
-            #value_impls
             #has_args
             #(#resolver_checks)*
 
             #[automatically_derived]
-            impl #krate::__private::Prompt for #ty_ident<#fn_ptr> {
+            impl #krate::__private::Prompt for #ty_ident {
                 fn definition(&self) -> #krate::__private::PromptDefinition {
                     #krate::__private::prompt_definition(
                         #wire_name,
@@ -395,7 +397,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                     'static,
                     ::core::result::Result<#krate::__private::GetPromptResult, #krate::__private::ErrorObject>,
                 > {
-                    let __mcp_resolve_f = self.__mcp_resolve_f;
+                    let __mcp_resolve_f = #ident;
                     ::std::boxed::Box::pin(async move {
                         #(#takes)*
                         let #out = __mcp_resolve_f(#(#idents),*).await;

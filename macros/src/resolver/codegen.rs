@@ -28,7 +28,7 @@ pub(crate) struct ResolverModel {
     pub(crate) block: Block,
 }
 
-/// The resolver value's type.
+/// The resolver's marker type, named in its function's return type; it implements `Resolver`.
 pub(crate) fn value_type(name: &str) -> Ident {
     format_ident!("__mcp_resolve_resolver_{}", name)
 }
@@ -77,11 +77,25 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
     let idents: Vec<&Ident> = params.iter().map(|p| &p.ident).collect();
     let tys: Vec<&Type> = params.iter().map(|p| &p.ty).collect();
     let muts = params.iter().map(|p| &p.mutability);
+    let lints = params.iter().map(|p| &p.lints);
 
     let deps: Vec<&syn::Path> = params.iter().filter_map(|p| p.dep.as_ref()).collect();
     let dep_defs = deps
         .iter()
-        .map(|d| quote_spanned! {d.span()=> #krate::__private::dep_fn(&#d) });
+        .map(|d| {
+            // A function, so `ResolverFn::def` is called in a function body, spanned on the path,
+            // as `dependency` is: a path that is not a resolver is one error.
+            let def = crate::util::resolved::Slots::def_of(krate, d);
+            let krate = crate::util::spans::respanned(krate, d.span());
+            quote_spanned! {d.span()=>
+                {
+                    fn __mcp_resolve_dep() -> &'static #krate::__private::ResolverSpec {
+                        #def.spec
+                    }
+                    __mcp_resolve_dep
+                }
+            }
+        });
     let reads = params.iter().map(|p| {
         let ident = &p.ident;
         let ty = &p.ty;
@@ -90,10 +104,9 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
             Some(dep) => {
                 // The resolver's type and value are spanned on the path: a function that is not a
                 // `#[resolver]` is reported there.
-                let dep_ty = quote_spanned! {dep.span()=> _ };
-                let dep_ref = quote_spanned! {dep.span()=> &#dep };
+                let def = crate::util::resolved::Slots::def_of(krate, dep);
                 quote_spanned! {ty.span()=>
-                    let #ident: #ty = match __inputs.dependency::<#ty, #dep_ty>(#dep_ref, #pname) {
+                    let #ident: #ty = match __inputs.dependency::<#ty, _>(#def, #pname) {
                         ::core::result::Result::Ok(v) => v,
                         ::core::result::Result::Err(m) => return #krate::__private::Step::Invalid(m),
                     };
@@ -107,12 +120,11 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
             },
         }
     });
-    let param_checks = params.iter().filter(|p| p.dep.is_none()).map(|p| {
+    // The parameters the checker compares with each item's arguments (not the dependencies').
+    let plain = params.iter().filter(|p| p.dep.is_none()).map(|p| {
+        let ident = &p.ident;
         let ty = &p.ty;
-        let pname = unraw(&p.ident);
-        quote_spanned! {p.ident.span()=>
-            #krate::__private::check_resolver_param::<#ty, $args, { #krate::__private::name_hash(#pname) }>();
-        }
+        quote! { { #ident : #ty } }
     });
     let into_step = quote_spanned! {ret_span=>
         #krate::__private::into_step(__mcp_resolve_f(#(#idents),*).await)
@@ -120,22 +132,19 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
     let output_ty = quote_spanned! {ret_span=>
         <#ret as #krate::__private::IntoResolution>::Output
     };
-    let boxed = quote_spanned! {ident.span()=>
-        #krate::__private::boxed(#body(#(#idents),*))
-    };
-    let fn_ptr = quote! { fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret> };
-    let (value_items, value_impls) = FnValue {
+    let value_items = FnValue {
+        krate,
         vis,
         ident,
-        ty_ident: &ty_ident,
+        marker: &ty_ident,
         doc_attrs,
+        params: idents.iter().copied().zip(tys.iter().copied()).collect(),
+        ret: quote!(#ret),
         body_fn: quote! {
             #(#fn_attrs)*
-            async fn #body(#(#muts #idents: #tys),*) #output #block
+            async fn #body(#(#(#lints)* #muts #idents: #tys),*) #output #block
         },
-        fn_ptr: &fn_ptr,
-        closure: quote! { |#(#idents),*| #boxed },
-        debug_name: name,
+        body: &body,
     }
     .expand();
     quote! {
@@ -143,7 +152,7 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
 
         #[doc(hidden)]
         macro_rules! #checker {
-            ($args:ty, [$($visited:literal),*], [$($names:literal),*], $via:path) => {
+            ($args:ty, [$($visited:literal),*], [$($names:literal),*], $via:path, $item:literal, $noun:literal, [$($arg:literal),*]) => {
                 #krate::__private::resolver_visit! {
                     id = #id,
                     name = #name,
@@ -151,14 +160,11 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
                     names = [$($names),*],
                     via = $via,
                     args = $args,
-                    checks = {
-                        const _: () = {
-                            #[allow(dead_code, clippy::all)]
-                            fn __mcp_resolve_check() {
-                                #(#param_checks)*
-                            }
-                        };
-                    },
+                    item = $item,
+                    noun = $noun,
+                    arguments = [$($arg),*],
+                    krate = { #krate },
+                    params = [#(#plain),*],
                     deps = [#(#deps),*],
                 }
             };
@@ -170,14 +176,12 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
         #[doc(hidden)]
         #[allow(non_snake_case, non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
-            #value_impls
-
             fn __mcp_resolve_run(
                 __inputs: #krate::__private::ResolveInputs,
             ) -> #krate::__private::BoxFuture<'static, #krate::__private::Step> {
                 // Read before the parameters are bound, so a parameter named like the resolver
                 // cannot shadow it.
-                let __mcp_resolve_f = #ident.__mcp_resolve_f;
+                let __mcp_resolve_f = #ident;
                 ::std::boxed::Box::pin(async move {
                     #(#reads)*
                     #into_step
@@ -194,7 +198,7 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
             };
 
             #[automatically_derived]
-            impl #krate::__private::Resolver for #ty_ident<#fn_ptr> {
+            impl #krate::__private::Resolver for #ty_ident {
                 type Output = #output_ty;
                 const DEF: &'static #krate::__private::ResolverSpec = &__MCP_RESOLVE_DEF;
             }
@@ -219,7 +223,7 @@ pub(crate) fn fallback(
     let checker = checker(name);
     let checker_vis = checker_vis(vis);
     let stub_impl = fallback_impl(krate, sig, &ty_ident, name, key);
-    let value = crate::util::fn_value::placeholder(vis, ident, &ty_ident, doc_attrs);
+    let value = crate::util::fn_value::placeholder(krate, vis, ident, &ty_ident, doc_attrs);
     quote! {
         #value
         #[doc(hidden)]

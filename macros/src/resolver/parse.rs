@@ -28,6 +28,8 @@ pub(crate) struct ResolverParam {
     pub(crate) ty: Type,
     /// `#[resolve(path)]`: the resolver this parameter's value comes from.
     pub(crate) dep: Option<syn::Path>,
+    /// Its lint attributes, kept on the body's parameter.
+    pub(crate) lints: Vec<syn::Attribute>,
 }
 
 /// Parses every parameter, collecting errors. A receiver or an unsupported pattern is reported
@@ -46,6 +48,7 @@ pub(crate) fn params<'a>(inputs: impl Iterator<Item = &'a FnArg>, errors: &mut E
                         mutability: pi.mutability,
                         ty: (*pt.ty).clone(),
                         dep,
+                        lints: attrs.other.iter().filter(|a| validate::is_lint(a)).cloned().collect(),
                     }),
                     other => errors.spanned(
                         other,

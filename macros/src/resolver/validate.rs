@@ -45,8 +45,16 @@ pub(crate) fn key(key: Option<&SpannedValue<String>>, name: &str, errors: &mut E
     }
 }
 
-/// A resolver parameter takes at most one `#[resolve]`, and no other attribute (doc comments
-/// aside). Returns the resolver it names.
+/// The lint attributes a resolver parameter may carry; they are kept on the body's parameter.
+const LINTS: [&str; 5] = ["allow", "expect", "warn", "deny", "forbid"];
+
+/// Whether `attr` is a lint attribute (`#[allow(…)]`, …).
+pub(crate) fn is_lint(attr: &syn::Attribute) -> bool {
+    LINTS.iter().any(|l| attr.path().is_ident(l))
+}
+
+/// A resolver parameter takes at most one `#[resolve]`, lint attributes, and no other attribute
+/// (doc comments aside). Returns the resolver it names.
 pub(crate) fn param_attrs(attrs: &ParamAttrs, errors: &mut Errors) -> Option<syn::Path> {
     let mut dep = None;
     for h in &attrs.helpers {
@@ -57,12 +65,18 @@ pub(crate) fn param_attrs(attrs: &ParamAttrs, errors: &mut Errors) -> Option<syn
                 "duplicate `#[resolve]` attribute: a parameter has one resolver; remove this one",
             ),
             Helper::Arg(_) | Helper::Confirm(_) => {
-                errors.spanned(&h.attr, "only `#[resolve(...)]` may annotate a resolver parameter");
+                errors.spanned(
+                    &h.attr,
+                    "only `#[resolve(...)]` and lint attributes (`#[allow(...)]`, `#[expect(...)]`, …) may annotate a resolver parameter",
+                );
             }
         }
     }
-    for attr in &attrs.other {
-        errors.spanned(attr, "only `#[resolve(...)]` may annotate a resolver parameter");
+    for attr in attrs.other.iter().filter(|a| !is_lint(a)) {
+        errors.spanned(
+            attr,
+            "only `#[resolve(...)]` and lint attributes (`#[allow(...)]`, `#[expect(...)]`, …) may annotate a resolver parameter",
+        );
     }
     dep
 }

@@ -7,7 +7,7 @@
 use crate::tool::args::AsWritten;
 use crate::tool::validate;
 use crate::util::errors::Errors;
-use crate::util::fn_value::{BodyParam, KeptFn, KeptFnValue, result_slot};
+use crate::util::fn_value::{BodyParam, KeptFn, result_slot};
 use crate::util::param_attrs::{Helper, ParamAttrs};
 use crate::util::resolved::{Slots, args_type, has_args};
 use crate::util::spans::unraw;
@@ -287,7 +287,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         if sig.receiver().is_some() {
             out.extend(attr_fn::method_fallback(&doc_attrs, &fn_attrs, &vis, sig, &block));
         } else {
-            let value = crate::util::fn_value::placeholder(&vis, &sig.ident, &ty_ident, &doc_attrs);
+            let value = crate::util::fn_value::placeholder(&krate, &vis, &sig.ident, &ty_ident, &doc_attrs);
             out.extend(quote! {
                 #value
                 #[doc(hidden)]
@@ -335,7 +335,11 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let output = &sig.output;
     let idents: Vec<&Ident> = params.iter().map(|p| &p.ident).collect();
     let args_ty = args_type(&unraw(ident), "variables");
-    let mut slots = Slots::default();
+    let mut slots = Slots::new(
+        format!("the resource `{wire_name}`"),
+        variables.to_vec(),
+        "template variable",
+    );
     let takes: Vec<TokenStream> = params
         .iter()
         .map(|p| {
@@ -361,11 +365,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let into_contents = quote_spanned! {ret_span=>
         #ret_krate::__private::IntoResourceContents::into_contents(#out, &__call.uri, #mime)
     };
-    let KeptFnValue {
-        items: value_items,
-        impls: value_impls,
-        fn_ptr,
-    } = KeptFn {
+    let value_items = KeptFn {
         krate: &krate,
         vis: &vis,
         ident,
@@ -383,7 +383,6 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             .collect(),
         output,
         block: &block,
-        debug_name: &wire_name,
     }
     .value();
     quote! {
@@ -392,12 +391,11 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         #[doc(hidden)]
         #[allow(non_snake_case, non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
-            #value_impls
             #has_args
             #(#resolver_checks)*
 
             #[automatically_derived]
-            impl #krate::__private::Resource for #ty_ident<#fn_ptr> {
+            impl #krate::__private::Resource for #ty_ident {
                 fn definition(&self) -> #krate::__private::ResourceDefinition {
                     #krate::__private::resource_definition(
                         #location,
@@ -423,7 +421,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                         #krate::__private::ErrorObject,
                     >,
                 > {
-                    let __mcp_resolve_f = self.__mcp_resolve_f;
+                    let __mcp_resolve_f = #ident;
                     ::std::boxed::Box::pin(async move {
                         #(#takes)*
                         let #out = __mcp_resolve_f(#(#idents),*).await;

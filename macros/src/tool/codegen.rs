@@ -1,7 +1,7 @@
 //! Code generation for `#[tool]`: quote only, no parsing.
 
 use super::param::{Param, Source};
-use crate::util::fn_value::{BodyParam, KeptFn, KeptFnValue, result_slot};
+use crate::util::fn_value::{BodyParam, KeptFn, result_slot};
 use crate::util::resolved::{Slots, args_type, has_args, ty};
 use crate::util::return_type;
 use crate::util::spans::unraw;
@@ -30,9 +30,7 @@ pub(crate) struct ToolModel {
     pub(crate) block: Block,
 }
 
-/// The tool value's type. The value itself is a `static` named like the function. A `static`
-/// is never matched as a pattern (unlike a `const`), but rustc still refuses a `let add = …` in
-/// its scope (E0530, "let bindings cannot shadow statics"): a known limit of this layout.
+/// The tool's marker type, named in the function's return type; it implements `Tool`.
 fn tool_type(ident: &Ident) -> Ident {
     format_ident!("__mcp_resolve_tool_{}", unraw(ident))
 }
@@ -85,7 +83,15 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
         .map(|i| format_ident!("__arg{}", i, span = Span::mixed_site()))
         .collect();
     // Resolved parameters, in order: their index in `resolvers()` and `ToolCall::resolved`.
-    let mut slots_of = Slots::default();
+    let mut slots_of = Slots::new(
+        format!("the tool `{}`", m.wire_name),
+        params
+            .iter()
+            .filter(|p| matches!(p.source, Source::Argument))
+            .map(|p| p.key.clone())
+            .collect(),
+        "argument",
+    );
     let mut confirm_defs = Vec::new();
     let args_ty = args_type(&m.wire_name, "arguments");
     let takes: Vec<TokenStream> = params
@@ -101,10 +107,9 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
                 },
                 Source::Resolve(path) => {
                     let index = slots_of.resolve(krate, &args_ty, path, &name);
-                    let path_ref = quote_spanned! {path.span()=> &#path };
-                    let resolver_ty = quote_spanned! {path.span()=> _ };
+                    let def = Slots::def_of(krate, path);
                     quote_spanned! {ty.span()=>
-                        let #slot = __errors.take_resolved::<#ty, #resolver_ty>(#path_ref, &__call, #index, #name);
+                        let #slot = __errors.take_resolved::<#ty, _>(#def, &__call, #index, #name);
                     }
                 }
                 Source::Confirm(message) => {
@@ -181,7 +186,9 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
         .output::<#ret>()
     };
     let call_body = quote_spanned! {ident.span()=>
-        let __mcp_resolve_f = self.__mcp_resolve_f;
+        // Read before the parameters are bound, so a parameter named like the tool cannot
+        // shadow it.
+        let __mcp_resolve_f = #ident;
         ::std::boxed::Box::pin(async move {
             let mut __errors = #krate::__private::ArgErrors::default();
             #(#takes)*
@@ -196,11 +203,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
         })
     };
     let ty_ident = tool_type(ident);
-    let KeptFnValue {
-        items: value_items,
-        impls: value_impls,
-        fn_ptr,
-    } = KeptFn {
+    let value_items = KeptFn {
         krate,
         vis,
         ident,
@@ -218,7 +221,6 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
             .collect(),
         output,
         block,
-        debug_name: wire_name,
     }
     .value();
     quote! {
@@ -231,10 +233,8 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
             #(#resolver_checks)*
             #(#confirm_defs)*
 
-            #value_impls
-
             #[automatically_derived]
-            impl #krate::__private::Tool for #ty_ident<#fn_ptr> {
+            impl #krate::__private::Tool for #ty_ident {
                 fn definition(&self) -> #krate::__private::ToolDefinition {
                     let mut __schema = #krate::__private::ArgsSchema::new();
                     #(#describes)*
@@ -266,7 +266,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
 /// impl so uses elsewhere (`Server::tool(name)`) do not cascade into more errors.
 pub(crate) fn fallback(krate: &TokenStream, vis: &Visibility, ident: &Ident, doc_attrs: &[Attribute]) -> TokenStream {
     let ty_ident = tool_type(ident);
-    let value = crate::util::fn_value::placeholder(vis, ident, &ty_ident, doc_attrs);
+    let value = crate::util::fn_value::placeholder(krate, vis, ident, &ty_ident, doc_attrs);
     quote! {
         #value
 

@@ -1,91 +1,97 @@
-//! The value `#[tool]` and `#[resolver]` turn a function into: a `static` named like the
-//! function, holding its body as a function pointer.
+//! The function `#[tool]`, `#[prompt]`, `#[resource]` and `#[resolver]` turn an `async fn`
+//! into: a plain `fn` of the same name and parameters returning a `BodyFuture` that names a
+//! hidden marker type, which carries the item's definition.
 //!
-//! `Server::tool(name)` (or `#[resolve(name)]`) takes the value, and `name(args…).await` still
-//! calls the body through `Deref`. The value's type is generic over the function pointer, so the
-//! parameter types appear only in the static's type, where private ones are as fine as in a `fn`.
+//! `Server::tool(name)` (or `#[resolve(name)]`) finds the marker from the function's type, and
+//! `name(args…).await` calls the body. Being a `fn` item, the name can be shadowed by a binding
+//! (a parameter named like its resolver, a local named like a tool), which a `static` could not.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{Attribute, Ident, Visibility};
 
-/// What the value is made of.
+/// What the function is made of.
 pub(crate) struct FnValue<'a> {
+    pub(crate) krate: &'a TokenStream,
     pub(crate) vis: &'a Visibility,
-    /// The function's (and the static's) name.
+    /// The function's name.
     pub(crate) ident: &'a Ident,
-    /// The value's type (generic over the function pointer).
-    pub(crate) ty_ident: &'a Ident,
-    /// The user's docs, kept on the static.
+    /// The marker type.
+    pub(crate) marker: &'a Ident,
+    /// The user's docs, kept on the function.
     pub(crate) doc_attrs: &'a [Attribute],
-    /// The body, as an `async fn` item, defined inside the static's initializer.
+    /// The parameters' names and types.
+    pub(crate) params: Vec<(&'a Ident, &'a syn::Type)>,
+    /// The body's output type.
+    pub(crate) ret: TokenStream,
+    /// The body, as an `async fn` item named `body`, defined inside the function.
     pub(crate) body_fn: TokenStream,
-    /// `fn(A, B) -> BoxFuture<'static, R>`.
-    pub(crate) fn_ptr: &'a TokenStream,
-    /// The closure from the parameters to the boxed body future.
-    pub(crate) closure: TokenStream,
-    /// What `Debug` prints.
-    pub(crate) debug_name: &'a str,
+    pub(crate) body: &'a Ident,
 }
 
-/// When validation failed: a value of a unit type in place of the function, so uses elsewhere
-/// still name something and do not cascade into more errors.
-pub(crate) fn placeholder(vis: &Visibility, ident: &Ident, ty_ident: &Ident, doc_attrs: &[Attribute]) -> TokenStream {
+/// The marker type: a braced struct, so it takes no name in the value namespace.
+fn marker_item(vis: &Visibility, marker: &Ident) -> TokenStream {
     quote! {
-        #(#doc_attrs)*
-        #[allow(non_upper_case_globals)]
-        #vis static #ident: #ty_ident = #ty_ident;
-
         #[doc(hidden)]
         #[allow(non_camel_case_types)]
-        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::fmt::Debug)]
-        #vis struct #ty_ident;
+        #[derive(::core::clone::Clone, ::core::marker::Copy, ::core::default::Default, ::core::fmt::Debug)]
+        #vis struct #marker {}
+    }
+}
+
+/// When validation failed: a function without parameters in place of the user's, so uses
+/// elsewhere still name something and do not cascade into more errors.
+pub(crate) fn placeholder(
+    krate: &TokenStream,
+    vis: &Visibility,
+    ident: &Ident,
+    marker: &Ident,
+    doc_attrs: &[Attribute],
+) -> TokenStream {
+    let marker_item = marker_item(vis, marker);
+    quote! {
+        #(#doc_attrs)*
+        #[allow(dead_code, private_interfaces)]
+        #vis fn #ident() -> #krate::__private::BodyFuture<#marker, ()> {
+            ::core::unreachable!()
+        }
+
+        #marker_item
     }
 }
 
 impl FnValue<'_> {
-    /// The static and its type, plus the `Deref` and `Debug` impls (to put inside a `const _`).
-    pub(crate) fn expand(&self) -> (TokenStream, TokenStream) {
+    /// The function and its marker type.
+    pub(crate) fn expand(&self) -> TokenStream {
         let FnValue {
+            krate,
             vis,
             ident,
-            ty_ident,
+            marker,
             doc_attrs,
+            params,
+            ret,
             body_fn,
-            fn_ptr,
-            closure,
-            debug_name,
+            body,
         } = self;
-        let items = quote! {
+        let idents = params.iter().map(|(i, _)| *i);
+        let tys = params.iter().map(|(_, t)| *t);
+        let args = params.iter().map(|(i, _)| *i);
+        // Spanned on the fn name: a body whose future is not `Send` is reported there.
+        let boxed = quote::quote_spanned! {ident.span()=>
+            #krate::__private::BodyFuture::new(#body(#(#args),*))
+        };
+        let marker_item = marker_item(vis, marker);
+        quote! {
             #(#doc_attrs)*
-            #[allow(non_upper_case_globals, private_interfaces)]
-            #vis static #ident: #ty_ident<#fn_ptr> = {
+            #[allow(private_interfaces, clippy::too_many_arguments)]
+            #vis fn #ident(#(#idents: #tys),*) -> #krate::__private::BodyFuture<#marker, #ret> {
                 #body_fn
-                #ty_ident { __mcp_resolve_f: #closure }
-            };
-
-            #[doc(hidden)]
-            #[allow(non_camel_case_types)]
-            #[derive(::core::clone::Clone, ::core::marker::Copy)]
-            #vis struct #ty_ident<F> {
-                __mcp_resolve_f: F,
-            }
-        };
-        let impls = quote! {
-            impl<F> ::core::ops::Deref for #ty_ident<F> {
-                type Target = F;
-                fn deref(&self) -> &F {
-                    &self.__mcp_resolve_f
-                }
+                #boxed
             }
 
-            impl<F> ::core::fmt::Debug for #ty_ident<F> {
-                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                    f.write_str(#debug_name)
-                }
-            }
-        };
-        (items, impls)
+            #marker_item
+        }
     }
 }
 
@@ -99,7 +105,7 @@ pub(crate) struct BodyParam<'a> {
 }
 
 /// An `async fn` that `#[tool]`, `#[prompt]` and `#[resource]` keep whole: its body becomes an
-/// `async fn` inside the static's initializer, called through a closure that boxes its future.
+/// `async fn` inside the generated function, whose future that function boxes.
 pub(crate) struct KeptFn<'a> {
     pub(crate) krate: &'a TokenStream,
     pub(crate) vis: &'a Visibility,
@@ -110,17 +116,6 @@ pub(crate) struct KeptFn<'a> {
     pub(crate) params: Vec<BodyParam<'a>>,
     pub(crate) output: &'a syn::ReturnType,
     pub(crate) block: &'a syn::Block,
-    pub(crate) debug_name: &'a str,
-}
-
-/// What [`KeptFn::value`] makes.
-pub(crate) struct KeptFnValue {
-    /// The static and its type (outside the `const _`).
-    pub(crate) items: TokenStream,
-    /// `Deref` and `Debug` (inside it).
-    pub(crate) impls: TokenStream,
-    /// `fn(A, B) -> BoxFuture<'static, R>`: the value type's parameter, for the trait impl.
-    pub(crate) fn_ptr: TokenStream,
 }
 
 /// The body function's name: hygienic, but located at the user's fn name, so errors about the
@@ -151,8 +146,8 @@ pub(crate) fn result_slot(
 }
 
 impl KeptFn<'_> {
-    /// The value: the static holding the body, and the function-pointer type.
-    pub(crate) fn value(&self) -> KeptFnValue {
+    /// The function and its marker type.
+    pub(crate) fn value(&self) -> TokenStream {
         let KeptFn {
             krate,
             vis,
@@ -163,36 +158,27 @@ impl KeptFn<'_> {
             params,
             output,
             block,
-            debug_name,
         } = self;
         let body = body_ident(ident);
         let ret = super::return_type(output);
-        let idents: Vec<&Ident> = params.iter().map(|p| p.ident).collect();
-        let tys = params.iter().map(|p| p.ty);
+        let idents = params.iter().map(|p| p.ident);
         let sig_tys = params.iter().map(|p| p.ty);
         let muts = params.iter().map(|p| p.mutability);
         let kept = params.iter().map(|p| p.kept_attrs);
-        // Spanned on the fn name: a body whose future is not `Send` is reported there. The
-        // body's future goes through the same `boxed` call as the direct-call `Deref`, so rustc
-        // reports that error once.
-        let boxed = quote::quote_spanned! {ident.span()=>
-            #krate::__private::boxed(#body(#(#idents),*))
-        };
-        let fn_ptr = quote! { fn(#(#tys),*) -> #krate::__private::BoxFuture<'static, #ret> };
-        let (items, impls) = FnValue {
+        FnValue {
+            krate,
             vis,
             ident,
-            ty_ident,
+            marker: ty_ident,
             doc_attrs,
+            params: params.iter().map(|p| (p.ident, p.ty)).collect(),
+            ret: quote!(#ret),
             body_fn: quote! {
                 #(#fn_attrs)*
                 async fn #body(#(#(#kept)* #muts #idents: #sig_tys),*) #output #block
             },
-            fn_ptr: &fn_ptr,
-            closure: quote! { |#(#idents),*| #boxed },
-            debug_name,
+            body: &body,
         }
-        .expand();
-        KeptFnValue { items, impls, fn_ptr }
+        .expand()
     }
 }

@@ -25,22 +25,61 @@ pub(crate) fn args_type(name: &str, what: &str) -> Ident {
 }
 
 /// The resolved parameters of one item, collected in order.
-#[derive(Default)]
 pub(crate) struct Slots {
+    /// The item, as errors name it: "the tool `delete_folder`".
+    item: String,
+    /// Its arguments' wire names, which resolver parameters are checked against.
+    arguments: Vec<String>,
+    /// What they are called: "argument", or "template variable".
+    noun: &'static str,
     entries: Vec<TokenStream>,
     checks: Vec<TokenStream>,
+    /// The resolvers checked already (their paths), so a resolver taken by two parameters is
+    /// checked, and its mistakes reported, once.
+    checked: Vec<String>,
 }
 
 impl Slots {
+    /// The slots of `item` ("the tool `x`"), whose arguments are `arguments` (wire names),
+    /// called `noun`s.
+    pub(crate) fn new(item: String, arguments: Vec<String>, noun: &'static str) -> Self {
+        Self {
+            item,
+            arguments,
+            noun,
+            entries: Vec::new(),
+            checks: Vec::new(),
+            checked: Vec::new(),
+        }
+    }
+
+    /// `ResolverFn::def(&path)`, spanned on the path: every use of the path goes through it, so
+    /// a function that is not a `#[resolver]` is one error, there.
+    pub(crate) fn def_of(krate: &TokenStream, path: &syn::Path) -> TokenStream {
+        let span = path.span();
+        let krate = crate::util::spans::respanned(krate, span);
+        quote_spanned! {span=> #krate::__private::ResolverFn::def(&#path) }
+    }
+
     /// Adds `#[resolve(path)]` parameter `param`, checked against `args_ty`; returns its index.
     pub(crate) fn resolve(&mut self, krate: &TokenStream, args_ty: &Ident, path: &syn::Path, param: &str) -> usize {
-        // Spanned on the path: a function that is not a `#[resolver]` is reported there.
-        let def = quote_spanned! {path.span()=> #krate::__private::def_of(&#path) };
-        self.entries.push(quote! {
-            #krate::__private::ResolveSlot { param: #param, resolver: #def }
+        let def = Self::def_of(krate, path);
+        // Spanned on the path like the call's own use (`take_resolved`), so that rustc reports
+        // a path that is not a resolver once for both.
+        let slot_krate = crate::util::spans::respanned(krate, path.span());
+        self.entries.push(quote_spanned! {path.span()=>
+            #slot_krate::__private::ResolveSlot { param: #param, resolver: #def.spec }
         });
-        self.checks
-            .push(quote_spanned! {path.span()=> #path!(#args_ty, [], [], #path); });
+        let key = quote!(#path).to_string();
+        if !self.checked.contains(&key) {
+            self.checked.push(key);
+            let item = &self.item;
+            let arguments = &self.arguments;
+            let noun = self.noun;
+            self.checks.push(
+                quote_spanned! {path.span()=> #path!(#args_ty, [], [], #path, #item, #noun, [#(#arguments),*]); },
+            );
+        }
         self.entries.len() - 1
     }
 
@@ -57,12 +96,9 @@ impl Slots {
         let name = crate::util::spans::unraw(ident);
         let index = self.resolve(krate, args_ty, path, &name);
         let getter = Ident::new(getter, Span::call_site());
-        // The resolver's type and value are spanned on the path: a function that is not a
-        // `#[resolver]` is reported there.
-        let path_ref = quote_spanned! {path.span()=> &#path };
-        let resolver_ty = quote_spanned! {path.span()=> _ };
+        let def = Self::def_of(krate, path);
         quote_spanned! {ty.span()=>
-            let #ident = #krate::__private::#getter::<#ty, #resolver_ty>(#path_ref, &__call, #index, #name)?;
+            let #ident = #krate::__private::#getter::<#ty, _>(#def, &__call, #index, #name)?;
         }
     }
 
@@ -95,8 +131,11 @@ impl Slots {
         let entries = &self.entries;
         quote! {
             fn resolvers(&self) -> &'static [#krate::__private::ResolveSlot] {
-                static __RESOLVED: [#krate::__private::ResolveSlot; #n] = [#(#entries),*];
-                &__RESOLVED
+                // Made in a function body, as the call's own uses of each resolver are, so a
+                // path that is not a resolver is one error rather than one per context.
+                static __RESOLVED: ::std::sync::LazyLock<[#krate::__private::ResolveSlot; #n]> =
+                    ::std::sync::LazyLock::new(|| [#(#entries),*]);
+                &*__RESOLVED
             }
         }
     }

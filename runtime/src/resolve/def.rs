@@ -2,6 +2,7 @@
 //! one run of its body, its inputs, and how its value reaches a parameter.
 
 use crate::args::{ArgumentError, extract_argument};
+use super::checks::Def;
 use crate::context::Context;
 use crate::elicit::{Action, AskRequest, ElicitationResult, IntoResolution, ParseFn, Resolution};
 use futures_util::future::BoxFuture;
@@ -48,12 +49,8 @@ impl ResolverSpec {
     }
 }
 
-/// A resolver, as `#[resolver]` generates it: a value whose type names the resolved type.
-#[diagnostic::on_unimplemented(
-    message = "`#[resolve(...)]` needs a function annotated with `#[resolver]`",
-    label = "not a `#[resolver]` function",
-    note = "annotate the function with `#[resolver]`"
-)]
+/// A resolver, as `#[resolver]` generates it: the marker type of its function, naming the
+/// resolved type.
 pub trait Resolver: Send + Sync + 'static {
     /// What the resolver resolves to.
     type Output: Clone + Send + Sync + 'static;
@@ -158,8 +155,8 @@ impl ResolveInputs {
         self.context.clone()
     }
     /// The value of dependency `R`, as parameter `param` of type `C` wants it.
-    pub fn dependency<C: FromResolved<R::Output>, R: Resolver>(&self, _: &R, param: &'static str) -> Result<C, String> {
-        match self.deps.iter().find(|(d, _)| d.same(R::DEF)) {
+    pub fn dependency<C: FromResolved<O>, O>(&self, dep: Def<O>, param: &'static str) -> Result<C, String> {
+        match self.deps.iter().find(|(d, _)| d.same(dep.spec)) {
             Some((_, r)) => C::from_resolved(r, param, self.kind),
             None => Err(format!("the value for `{param}` is not available")),
         }

@@ -2,6 +2,7 @@
 //! connection.
 
 use crate::budget::Budget;
+use crate::item::{IntoPrompt, IntoResource, IntoTool};
 use crate::prompt::{Prompt, PromptDefinition};
 use crate::protocol::jsonrpc::to_raw;
 use crate::protocol::messages::{
@@ -235,7 +236,8 @@ impl Server {
     ///
     /// # Panics
     /// When a tool with the same name is already registered: that is a programming error.
-    pub fn tool<T: Tool>(mut self, tool: T) -> Self {
+    pub fn tool<A>(mut self, tool: impl IntoTool<A>) -> Self {
+        let tool = tool.into_tool();
         let def = tool.definition();
         assert!(
             !self.index.contains_key(&def.name),
@@ -276,7 +278,8 @@ impl Server {
     /// let server = Server::new("notes").prompt(Hello);
     /// assert_eq!(server.prompts()[0].name, "hello");
     /// ```
-    pub fn prompt<P: Prompt>(mut self, prompt: P) -> Self {
+    pub fn prompt<A>(mut self, prompt: impl IntoPrompt<A>) -> Self {
+        let prompt = prompt.into_prompt();
         let definition = prompt.definition();
         if definition.arguments.iter().any(|a| a.completer.is_some()) {
             self.capabilities.completions = Some(Empty {});
@@ -322,7 +325,8 @@ impl Server {
     /// let server = Server::new("notes").resource(Motd);
     /// assert_eq!(server.resources()[0].name, "motd");
     /// ```
-    pub fn resource<R: Resource>(mut self, resource: R) -> Self {
+    pub fn resource<A>(mut self, resource: impl IntoResource<A>) -> Self {
+        let resource = resource.into_resource();
         let definition = resource.definition();
         if !definition.completers.is_empty() {
             self.capabilities.completions = Some(Empty {});
