@@ -1,3 +1,6 @@
+//! New here? [Getting started](#getting-started) goes from `cargo new` to a tool that asks the
+//! user, tried with the official MCP Python SDK client.
+//!
 #![doc = include_str!("../README.md")]
 
 #[cfg(feature = "macros")]
