@@ -9,9 +9,7 @@ pub use futures_util::future::BoxFuture;
 
 pub use crate::elicit::{Confirm, IntoResolution};
 pub use crate::item::{BodyFuture, Generated, ItemFn, Itself};
-pub use crate::resolve::checks::{
-    Def, HasArg, IsToolArgument, ResolverFn, name_hash,
-};
+pub use crate::resolve::checks::{Def, HasArg, IsToolArgument, ResolverFn, name_hash};
 pub use crate::resolve::def::{
     FromResolveInputs, FromResolved, ResolveInputs, ResolveSlot, Resolver, ResolverSpec, Settled, Step, confirm_step,
     into_step,

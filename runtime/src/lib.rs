@@ -59,8 +59,8 @@ pub use auth::{Hs256Verifier, JwksVerifier};
 pub use bytes::Bytes;
 pub use completion::{Completer, MAX_COMPLETIONS};
 pub use context::{Context, Principal};
-pub use item::{BodyFuture, IntoPrompt, IntoResource, IntoTool, MAX_PARAMS};
 pub use elicit::{Action, Ask, Confirm, Elicit, ElicitationResult, IntoResolution, Resolution, UrlOutcome};
+pub use item::{BodyFuture, IntoPrompt, IntoResource, IntoTool, MAX_PARAMS};
 pub use prompt::{
     GetPromptResult, IntoPromptResult, Prompt, PromptArgument, PromptCall, PromptDefinition, PromptMessage, Role,
 };

@@ -80,22 +80,20 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
     let lints = params.iter().map(|p| &p.lints);
 
     let deps: Vec<&syn::Path> = params.iter().filter_map(|p| p.dep.as_ref()).collect();
-    let dep_defs = deps
-        .iter()
-        .map(|d| {
-            // A function, so `ResolverFn::def` is called in a function body, spanned on the path,
-            // as `dependency` is: a path that is not a resolver is one error.
-            let def = crate::util::resolved::Slots::def_of(krate, d);
-            let krate = crate::util::spans::respanned(krate, d.span());
-            quote_spanned! {d.span()=>
-                {
-                    fn __mcp_resolve_dep() -> &'static #krate::__private::ResolverSpec {
-                        #def.spec
-                    }
-                    __mcp_resolve_dep
+    let dep_defs = deps.iter().map(|d| {
+        // A function, so `ResolverFn::def` is called in a function body, spanned on the path,
+        // as `dependency` is: a path that is not a resolver is one error.
+        let def = crate::util::resolved::Slots::def_of(krate, d);
+        let krate = crate::util::spans::respanned(krate, d.span());
+        quote_spanned! {d.span()=>
+            {
+                fn __mcp_resolve_dep() -> &'static #krate::__private::ResolverSpec {
+                    #def.spec
                 }
+                __mcp_resolve_dep
             }
-        });
+        }
+    });
     let reads = params.iter().map(|p| {
         let ident = &p.ident;
         let ty = &p.ty;

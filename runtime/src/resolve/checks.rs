@@ -4,8 +4,8 @@
 //! the resolver's parameter.
 
 use super::def::{Resolver, ResolverSpec};
-use crate::item::ItemFn;
 use crate::context::Context;
+use crate::item::ItemFn;
 use serde::de::DeserializeOwned;
 use std::marker::PhantomData;
 

@@ -1,8 +1,8 @@
 //! What `#[resolver]` generates and what resolver bodies see: a resolver's static description,
 //! one run of its body, its inputs, and how its value reaches a parameter.
 
-use crate::args::{ArgumentError, extract_argument};
 use super::checks::Def;
+use crate::args::{ArgumentError, extract_argument};
 use crate::context::Context;
 use crate::elicit::{Action, AskRequest, ElicitationResult, IntoResolution, ParseFn, Resolution};
 use futures_util::future::BoxFuture;
