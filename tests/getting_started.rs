@@ -32,7 +32,7 @@ use std::time::{Duration, Instant};
 
 mod support;
 
-use support::{DriverRun, HttpChild, MANIFEST_DIR, drain, python, target_dir, text_of};
+use support::{DriverRun, HttpChild, MANIFEST_DIR, python, run_to_end, target_dir};
 
 /// The package `cargo new hello-mcp` makes, as the README names it.
 const PACKAGE: &str = "hello-mcp";
@@ -278,41 +278,17 @@ impl DriverRun for Run {
 
 /// Runs the venv's python with `args` in the project's directory, killed at the deadline.
 fn run_python(label: &str, args: Vec<OsString>) -> Run {
-    let started = Instant::now();
-    let mut child = Command::new(python())
-        .args(&args)
-        .current_dir(&project().dir)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("[{label}] cannot start python: {e}"));
-    let (stdout, stdout_done) = drain(child.stdout.take().unwrap());
-    let (stderr, stderr_done) = drain(child.stderr.take().unwrap());
-    let mut timed_out = false;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() >= CLIENT_DEADLINE => {
-                timed_out = true;
-                let _ = child.kill();
-                break child.wait().ok();
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => panic!("[{label}] waiting for the client: {e}"),
-        }
-    };
-    // A stdio server holds the pipes until it sees stdin close; do not wait for ever.
-    let _ = stdout_done.recv_timeout(Duration::from_secs(10));
-    let _ = stderr_done.recv_timeout(Duration::from_secs(10));
+    let mut cmd = Command::new(python());
+    cmd.args(&args).current_dir(&project().dir);
+    let done = run_to_end(&mut cmd, label, CLIENT_DEADLINE, Duration::from_secs(10));
     let run = Run {
         label: label.to_string(),
-        status,
-        timed_out,
-        stdout: text_of(&stdout),
-        stderr: text_of(&stderr),
+        status: done.status,
+        timed_out: done.timed_out,
+        stdout: done.stdout,
+        stderr: done.stderr,
         events: Vec::new(),
-        elapsed: started.elapsed(),
+        elapsed: done.elapsed,
     };
     eprintln!("getting_started: [{label}] {:.1?}", run.elapsed);
     run

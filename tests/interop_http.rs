@@ -30,11 +30,11 @@ use std::io::Read;
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 mod support;
 
-use support::{DriverRun, HttpChild, MANIFEST_DIR, drain, node, notes_bin, python, target_dir, text_of};
+use support::{DriverRun, HttpChild, MANIFEST_DIR, node, notes_bin, python, run_to_end, target_dir};
 /// How long one driver process may run before it is killed.
 const DRIVER_DEADLINE: Duration = Duration::from_secs(60);
 /// The driver's own `--timeout`, below the deadline so it reports a timeout as JSON first.
@@ -490,7 +490,6 @@ fn drive_as(test: &str, client: Client, era: Era, answer: &str, steps: &Value, b
         Bearer::Off => start(&label),
         _ => start_with(&label, &|addr| identity().env(addr)),
     };
-    let started = Instant::now();
     let driver_dir = Path::new(MANIFEST_DIR).join("tests").join("interop");
     let mut wire_file = None;
     let mut cmd = match client {
@@ -518,31 +517,8 @@ fn drive_as(test: &str, client: Client, era: Era, answer: &str, steps: &Value, b
         .arg(server.url())
         .args(["--mode", era.mode, "--answer", answer, "--timeout", DRIVER_TIMEOUT_SECS])
         .arg("--steps")
-        .arg(steps.to_string())
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd
-        .spawn()
-        .unwrap_or_else(|e| panic!("[{label}] cannot spawn the driver: {e}"));
-    let (stdout, stdout_done) = drain(child.stdout.take().unwrap());
-    let (stderr, stderr_done) = drain(child.stderr.take().unwrap());
-
-    let mut timed_out = false;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() >= DRIVER_DEADLINE => {
-                timed_out = true;
-                let _ = child.kill();
-                break child.wait().ok();
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => panic!("[{label}] waiting for the driver: {e}"),
-        }
-    };
-    let _ = stdout_done.recv_timeout(Duration::from_secs(5));
-    let _ = stderr_done.recv_timeout(Duration::from_secs(5));
+        .arg(steps.to_string());
+    let done = run_to_end(&mut cmd, &label, DRIVER_DEADLINE, Duration::from_secs(5));
     let server_exit = server.exit_status();
     let server_log = server.stop();
     drop(server);
@@ -555,16 +531,16 @@ fn drive_as(test: &str, client: Client, era: Era, answer: &str, steps: &Value, b
         label,
         client,
         era,
-        status,
-        timed_out,
-        stdout: text_of(&stdout),
-        stderr: text_of(&stderr),
+        status: done.status,
+        timed_out: done.timed_out,
+        stdout: done.stdout,
+        stderr: done.stderr,
         server_log,
         server_exit,
         wire_file,
         wire,
         events: Vec::new(),
-        elapsed: started.elapsed(),
+        elapsed: done.elapsed,
     };
     for line in run.stdout.lines().filter(|l| !l.trim().is_empty()) {
         match serde_json::from_str::<Value>(line) {

@@ -24,12 +24,12 @@
 use base64::Engine as _;
 use serde_json::{Value, json};
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, ExitStatus};
+use std::time::Duration;
 
 mod support;
 
-use support::{DriverRun, HttpChild, MANIFEST_DIR, conformance_bin, drain, python, text_of};
+use support::{DriverRun, HttpChild, MANIFEST_DIR, conformance_bin, python, run_to_end, text_of};
 
 /// How long one driver process may run before it is killed.
 const DRIVER_DEADLINE: Duration = Duration::from_secs(60);
@@ -367,7 +367,6 @@ fn drive(label: &str, era: Era, transport: Transport<'_>, options: &[&str], step
     if matches!(transport, Transport::Stdio) {
         conformance_bin(); // built before the clock starts
     }
-    let started = Instant::now();
     let driver = Path::new(MANIFEST_DIR)
         .join("tests")
         .join("interop")
@@ -388,33 +387,9 @@ fn drive(label: &str, era: Era, transport: Transport<'_>, options: &[&str], step
             Some(server)
         }
     };
-    let mut child = cmd
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("[{label}] cannot spawn the driver: {e}"));
-    let (stdout, stdout_done) = drain(child.stdout.take().unwrap());
-    let (stderr, stderr_done) = drain(child.stderr.take().unwrap());
-
-    let mut timed_out = false;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() >= DRIVER_DEADLINE => {
-                timed_out = true;
-                let _ = child.kill();
-                break child.wait().ok();
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => panic!("[{label}] waiting for the driver: {e}"),
-        }
-    };
-    // A stdio server inherits the driver's stderr and exits on stdin EOF, so this is quick; do
-    // not hang forever on one that lingers, though.
-    let grace = Duration::from_secs(10);
-    let _ = stdout_done.recv_timeout(grace);
-    let _ = stderr_done.recv_timeout(grace);
+    // A stdio server inherits the driver's stderr and exits on stdin EOF, so its pipes close
+    // quickly; do not hang forever on one that lingers, though.
+    let done = run_to_end(&mut cmd, label, DRIVER_DEADLINE, Duration::from_secs(10));
     let server = server.map(|s| {
         let exit = s.child.try_wait().ok().flatten();
         (text_of(&s.stderr), exit)
@@ -423,13 +398,13 @@ fn drive(label: &str, era: Era, transport: Transport<'_>, options: &[&str], step
     let mut run = Run {
         label: format!("{label}: {transport} mode={} {}", era.mode, options.join(" ")),
         era,
-        status,
-        timed_out,
-        stdout: text_of(&stdout),
-        stderr: text_of(&stderr),
+        status: done.status,
+        timed_out: done.timed_out,
+        stdout: done.stdout,
+        stderr: done.stderr,
         server,
         events: Vec::new(),
-        elapsed: started.elapsed(),
+        elapsed: done.elapsed,
     };
     for line in run.stdout.lines().filter(|l| !l.trim().is_empty()) {
         match serde_json::from_str::<Value>(line) {

@@ -23,15 +23,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
 
 use serde_json::{Value, json};
-use std::io::Read;
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::process::{Command, ExitStatus};
+use std::time::Duration;
 
 mod support;
 
-use support::{DriverRun, MANIFEST_DIR, notes_bin, python};
+use support::{DriverRun, MANIFEST_DIR, notes_bin, python, run_to_end};
 /// How long one driver process may run before it is killed.
 const DRIVER_DEADLINE: Duration = Duration::from_secs(60);
 /// The driver's own `--timeout`, below the deadline so it reports a timeout as JSON first.
@@ -203,68 +201,28 @@ impl Run {
 
 fn drive(label: &str, mode: &str, answer: &str, steps: &Value) -> Run {
     let (bin, python) = (notes_bin(), python());
-    let started = Instant::now();
     let driver = Path::new(MANIFEST_DIR)
         .join("tests")
         .join("interop")
         .join("py_client.py");
-    let mut child = Command::new(python)
-        .arg(&driver)
+    let mut cmd = Command::new(python);
+    cmd.arg(&driver)
         .args(["--mode", mode, "--answer", answer, "--timeout", DRIVER_TIMEOUT_SECS])
         .arg("--steps")
         .arg(steps.to_string())
         .arg("--")
-        .arg(bin)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("[{label}] cannot spawn the driver: {e}"));
-
-    // Drain both pipes on their own threads so neither can fill up and stall the driver.
-    let collect = |mut pipe: Box<dyn Read + Send>| {
-        let (tx, rx) = mpsc::channel();
-        std::thread::spawn(move || {
-            let mut buf = Vec::new();
-            let _ = pipe.read_to_end(&mut buf);
-            let _ = tx.send(String::from_utf8_lossy(&buf).into_owned());
-        });
-        rx
-    };
-    let stdout_rx = collect(Box::new(child.stdout.take().unwrap()));
-    let stderr_rx = collect(Box::new(child.stderr.take().unwrap()));
-
-    let mut timed_out = false;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) if started.elapsed() >= DRIVER_DEADLINE => {
-                timed_out = true;
-                let _ = child.kill();
-                break child.wait().ok();
-            }
-            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
-            Err(e) => panic!("[{label}] waiting for the driver: {e}"),
-        }
-    };
-    // The server inherits the driver's stderr; it exits on stdin EOF, so this is quick. Do not
-    // hang forever on a server that lingers, though.
-    let grace = Duration::from_secs(10);
-    let stdout = stdout_rx
-        .recv_timeout(grace)
-        .unwrap_or_else(|_| "<stdout still open>".into());
-    let stderr = stderr_rx
-        .recv_timeout(grace)
-        .unwrap_or_else(|_| "<stderr still open (server lingering?)>".into());
-
+        .arg(bin);
+    // The server inherits the driver's stderr and exits on stdin EOF, so its pipes close
+    // quickly; do not hang forever on one that lingers, though.
+    let done = run_to_end(&mut cmd, label, DRIVER_DEADLINE, Duration::from_secs(10));
     let mut run = Run {
         label: format!("{label}: mode={mode} answer={answer}"),
-        status,
-        timed_out,
-        stdout,
-        stderr,
+        status: done.status,
+        timed_out: done.timed_out,
+        stdout: done.stdout,
+        stderr: done.stderr,
         events: Vec::new(),
-        elapsed: started.elapsed(),
+        elapsed: done.elapsed,
     };
     for line in run.stdout.lines().filter(|l| !l.trim().is_empty()) {
         match serde_json::from_str::<Value>(line) {

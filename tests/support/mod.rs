@@ -329,6 +329,53 @@ pub(crate) fn drain(mut pipe: impl Read + Send + 'static) -> (Arc<Mutex<Vec<u8>>
     (buf, rx)
 }
 
+/// A client process run to its end: its exit, whether the deadline killed it, and its output.
+pub(crate) struct Finished {
+    pub(crate) status: Option<ExitStatus>,
+    pub(crate) timed_out: bool,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+    pub(crate) elapsed: Duration,
+}
+
+/// Spawns `cmd` with piped stdout and stderr (stdin closed), waits for it until `deadline`
+/// (then kills it), and collects its output, waiting at most `grace` for the pipes to close:
+/// a stdio server inherits the client's stderr and exits on stdin EOF, so that is quick, but a
+/// lingering one must not hang the test.
+pub(crate) fn run_to_end(cmd: &mut Command, label: &str, deadline: Duration, grace: Duration) -> Finished {
+    let started = Instant::now();
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("[{label}] cannot start {:?}: {e}", cmd.get_program()));
+    let (stdout, stdout_done) = drain(child.stdout.take().expect("piped stdout"));
+    let (stderr, stderr_done) = drain(child.stderr.take().expect("piped stderr"));
+    let mut timed_out = false;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) if started.elapsed() >= deadline => {
+                timed_out = true;
+                let _ = child.kill();
+                break child.wait().ok();
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(20)),
+            Err(e) => panic!("[{label}] waiting for {:?}: {e}", cmd.get_program()),
+        }
+    };
+    let _ = stdout_done.recv_timeout(grace);
+    let _ = stderr_done.recv_timeout(grace);
+    Finished {
+        status,
+        timed_out,
+        stdout: text_of(&stdout),
+        stderr: text_of(&stderr),
+        elapsed: started.elapsed(),
+    }
+}
+
 /// What a drained pipe holds so far, as text.
 pub(crate) fn text_of(buf: &Mutex<Vec<u8>>) -> String {
     String::from_utf8_lossy(&buf.lock().unwrap()).into_owned()
