@@ -16,7 +16,7 @@ pub use mcp_resolve_runtime::{
 // What the attribute macros turn a function into, and what `Server::tool`, `prompt` and
 // `resource` take.
 #[doc(inline)]
-pub use mcp_resolve_runtime::{BodyFuture, IntoPrompt, IntoResource, IntoTool, MAX_PARAMS};
+pub use mcp_resolve_runtime::{BodyFuture, IntoPrompt, IntoResource, IntoTool, MAX_PARAMS, ResolverFn};
 // Prompts.
 #[doc(inline)]
 pub use mcp_resolve_runtime::{

@@ -70,6 +70,7 @@ pub use protocol::{
 #[cfg(feature = "redis")]
 pub use redis_store::{RedisStore, RedisStoreBuilder};
 pub use resolve::ask::ElicitError;
+pub use resolve::checks::ResolverFn;
 pub use resource::{
     Blob, IntoResourceContents, MAX_URI_BYTES, Resource, ResourceCall, ResourceContents, ResourceDefinition,
     ResourceUri, UriTemplate,

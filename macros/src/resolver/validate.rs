@@ -8,6 +8,7 @@ use syn::Signature;
 /// Signature checks: async, no generics, not const or unsafe. (A receiver is reported with the
 /// parameters.)
 pub(crate) fn signature(sig: &Signature, errors: &mut Errors) {
+    crate::util::check_arity("resolver", sig, errors);
     if sig.asyncness.is_none() {
         errors.spanned(
             sig.fn_token,

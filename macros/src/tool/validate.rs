@@ -13,6 +13,7 @@ pub(crate) fn signature(sig: &Signature, errors: &mut Errors) {
 
 /// [`signature`] for the attribute `#[what]`: `#[prompt]` and `#[resource]` take the same shape.
 pub(crate) fn signature_of(what: &str, sig: &Signature, errors: &mut Errors) {
+    crate::util::check_arity(what, sig, errors);
     if sig.asyncness.is_none() {
         errors.spanned(
             sig.fn_token,

@@ -15,3 +15,20 @@ pub(crate) fn return_type(output: &syn::ReturnType) -> syn::Type {
         syn::ReturnType::Type(_, ty) => (**ty).clone(),
     }
 }
+
+/// The most parameters a generated function may have: the runtime finds an item's marker from
+/// functions of up to this many (`mcp_resolve::MAX_PARAMS`).
+pub(crate) const MAX_PARAMS: usize = 24;
+
+/// A function with more than [`MAX_PARAMS`] parameters is an error at its name.
+pub(crate) fn check_arity(what: &str, sig: &syn::Signature, errors: &mut errors::Errors) {
+    let n = sig.inputs.len();
+    if n > MAX_PARAMS {
+        errors.spanned(
+            &sig.ident,
+            format!(
+                "a `#[{what}]` function takes at most {MAX_PARAMS} parameters, this one {n}: group arguments in a struct (it derives `Deserialize` and `JsonSchema`)"
+            ),
+        );
+    }
+}

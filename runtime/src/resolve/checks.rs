@@ -38,7 +38,14 @@ pub const fn name_hash(name: &str) -> u64 {
     h
 }
 
-/// A `#[resolver]` function (with parameter types `A`): its marker describes the resolver.
+/// A `#[resolver]` function (with parameter types `A`): what `#[resolve(f)]` takes. Implemented
+/// by the function `#[resolver]` makes, and by nothing else; compiler errors name it when
+/// `#[resolve(f)]` names another function.
+///
+/// ```
+/// use mcp_resolve_runtime::ResolverFn;
+/// fn takes_a_resolver<A>(_: impl ResolverFn<A>) {}
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`#[resolve(...)]` needs a function annotated with `#[resolver]`",
     label = "not a `#[resolver]` function",
@@ -46,11 +53,13 @@ pub const fn name_hash(name: &str) -> u64 {
 )]
 pub trait ResolverFn<A> {
     /// The resolver.
+    #[doc(hidden)]
     type Resolver: Resolver;
 
     /// Its description, typed by its value. Every use of a `#[resolve(f)]` path goes through
     /// this one method (`ResolverFn::def(&f)`), so a function that is not a resolver is one
     /// error.
+    #[doc(hidden)]
     fn def(&self) -> Def<<Self::Resolver as Resolver>::Output> {
         Def {
             spec: <Self::Resolver as Resolver>::DEF,
