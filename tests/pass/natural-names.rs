@@ -1,6 +1,8 @@
 //! Natural names: a parameter may share its resolver's name, a resolver's parameter its
 //! dependency's, a tool's parameter the tool's own name, and a local a tool's, prompt's or
-//! resource's name. The generated items are `fn`s, which a binding may shadow.
+//! resource's name. The generated items are `fn`s, which a binding may shadow; and a parameter
+//! never shadows a `#[resolve(path)]` read after it, in a tool, prompt, resource or resolver.
+#![deny(warnings)]
 use mcp_resolve::prelude::*;
 
 #[derive(FormSchema, Clone, Debug)]
@@ -48,6 +50,47 @@ async fn motd() -> String {
     "hello".into()
 }
 
+#[resolver]
+async fn headline(topic: String) -> Resolution<String> {
+    Resolution::Value(topic.to_uppercase())
+}
+
+/// The first parameter is named like the resolver the second one reads.
+#[resolver]
+async fn twice(#[resolve(headline)] headline: String, #[resolve(headline)] again: String) -> Resolution<String> {
+    Resolution::Value(format!("{headline} {again}"))
+}
+
+#[prompt]
+async fn brief(
+    topic: String,
+    #[resolve(headline)] headline: String,
+    #[resolve(headline)] again: String,
+    #[resolve(twice)] twice: String,
+) -> String {
+    format!("{topic}: {headline} / {again} / {twice}")
+}
+
+#[resource(template = "test://brief/{topic}")]
+async fn brief_page(
+    topic: String,
+    #[resolve(headline)] headline: String,
+    #[resolve(headline)] again: String,
+    #[resolve(twice)] twice: String,
+) -> String {
+    format!("{topic}: {headline} / {again} / {twice}")
+}
+
+#[tool]
+async fn brief_tool(
+    topic: String,
+    #[resolve(headline)] headline: String,
+    #[resolve(headline)] again: String,
+    #[resolve(twice)] twice: String,
+) -> String {
+    format!("{topic}: {headline} / {again} / {twice}")
+}
+
 #[tokio::main]
 async fn main() {
     // Locals named like the items they hold.
@@ -57,7 +100,9 @@ async fn main() {
     let query = expense.tool(query);
     let summary = query.prompt(summary);
     let motd = summary.resource(motd);
-    assert_eq!(motd.tools().len(), 2);
+    let server = motd.prompt(brief).resource(brief_page).tool(brief_tool);
+    assert_eq!(server.tools().len(), 3);
+    let motd = server;
     assert_eq!(motd.tools()[0].input_schema["properties"].as_object().map(|p| p.len()), Some(1));
     // A direct call of a resolver, through its name.
     let asked = approval(3).await;

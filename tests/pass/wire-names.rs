@@ -1,4 +1,6 @@
-//! A resolver names a renamed argument by its wire name, and may carry lint attributes.
+//! A resolver names a renamed argument by its wire name, and may carry lint attributes, which
+//! hold for every function generated from it (no warning is left).
+#![deny(warnings)]
 use mcp_resolve::prelude::*;
 
 #[resolver]

@@ -1,7 +1,7 @@
 //! `#[prompt]`: parse → validate → generate. A prompt's arguments are strings, so its parameters
 //! are `String` (required), `Option<String>` (optional), the `Context`, or `#[resolve(fn)]`
 //! values (hidden from the argument list, asked like a tool's); the signature rules, `scopes` and
-//! the value the function becomes are the tool's (`tool::validate`, `FnValue`).
+//! the function it becomes are the tool's (`tool::validate`, `FnValue`).
 
 use crate::tool::args::AsWritten;
 use crate::tool::validate;
@@ -296,7 +296,6 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let ident = &sig.ident;
     let output = &sig.output;
-    let idents: Vec<&Ident> = params.iter().map(|p| &p.ident).collect();
     let arguments = params.iter().filter_map(|p| {
         let key = &p.key;
         let desc = match &p.description {
@@ -320,16 +319,24 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             .collect(),
         "argument",
     );
+    // The body binds hidden locals, never the parameters' names, so a parameter cannot shadow a
+    // `#[resolve(path)]` read after it.
+    let locals: Vec<Ident> = params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| crate::util::param_local(i, p.ident.span()))
+        .collect();
     let takes: Vec<TokenStream> = params
         .iter()
-        .map(|p| {
+        .zip(&locals)
+        .map(|(p, local)| {
             let ident = &p.ident;
             let key = &p.key;
             match &p.kind {
-                Kind::Context => quote! { let #ident = __call.context.clone(); },
-                Kind::Required => quote! { let #ident = #krate::__private::prompt_required(&__call, #key)?; },
-                Kind::Optional => quote! { let #ident = #krate::__private::prompt_optional(&__call, #key); },
-                Kind::Resolved(path) => slots.bind(&krate, &args_ty, (path, ident, &p.ty), "prompt_resolved"),
+                Kind::Context => quote! { let #local = __call.context.clone(); },
+                Kind::Required => quote! { let #local = #krate::__private::prompt_required(&__call, #key)?; },
+                Kind::Optional => quote! { let #local = #krate::__private::prompt_optional(&__call, #key); },
+                Kind::Resolved(path) => slots.bind(&krate, &args_ty, (path, ident, &p.ty), local, "prompt_resolved"),
             }
         })
         .collect();
@@ -400,7 +407,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                     let __mcp_resolve_f = #ident;
                     ::std::boxed::Box::pin(async move {
                         #(#takes)*
-                        let #out = __mcp_resolve_f(#(#idents),*).await;
+                        let #out = __mcp_resolve_f(#(#locals),*).await;
                         #into_result
                     })
                 }

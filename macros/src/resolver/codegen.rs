@@ -47,7 +47,7 @@ fn checker_vis(vis: &Visibility) -> TokenStream {
     }
 }
 
-/// The full expansion: the resolver value, its checker, its run function and `ResolverSpec`, and
+/// The full expansion: the resolver's function and marker, its checker, its run function and `ResolverSpec`, and
 /// the `Resolver` impl.
 pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
     let ResolverModel {
@@ -94,7 +94,14 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
             }
         }
     });
-    let reads = params.iter().map(|p| {
+    // The body binds hidden locals, never the parameters' names, so a parameter cannot shadow a
+    // dependency's path read after it.
+    let locals: Vec<Ident> = params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| crate::util::param_local(i, p.ident.span()))
+        .collect();
+    let reads = params.iter().zip(&locals).map(|(p, local)| {
         let ident = &p.ident;
         let ty = &p.ty;
         let pname = unraw(ident);
@@ -104,14 +111,14 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
                 // `#[resolver]` is reported there.
                 let def = crate::util::resolved::Slots::def_of(krate, dep);
                 quote_spanned! {ty.span()=>
-                    let #ident: #ty = match __inputs.dependency::<#ty, _>(#def, #pname) {
+                    let #local: #ty = match __inputs.dependency::<#ty, _>(#def, #pname) {
                         ::core::result::Result::Ok(v) => v,
                         ::core::result::Result::Err(m) => return #krate::__private::Step::Invalid(m),
                     };
                 }
             }
             None => quote_spanned! {ty.span()=>
-                let #ident: #ty = match <#ty as #krate::__private::FromResolveInputs>::take(&__inputs, #pname) {
+                let #local: #ty = match <#ty as #krate::__private::FromResolveInputs>::take(&__inputs, #pname) {
                     ::core::result::Result::Ok(v) => v,
                     ::core::result::Result::Err(m) => return #krate::__private::Step::Invalid(m),
                 };
@@ -125,7 +132,7 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
         quote! { { #ident : #ty } }
     });
     let into_step = quote_spanned! {ret_span=>
-        #krate::__private::into_step(__mcp_resolve_f(#(#idents),*).await)
+        #krate::__private::into_step(__mcp_resolve_f(#(#locals),*).await)
     };
     let output_ty = quote_spanned! {ret_span=>
         <#ret as #krate::__private::IntoResolution>::Output
@@ -205,7 +212,7 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
     }
 }
 
-/// What is emitted when validation failed (for a free function): the value, an empty checker
+/// What is emitted when validation failed (for a free function): a placeholder function, an empty checker
 /// and (when the return type allows) a stub `Resolver` impl, so tools using the resolver do
 /// not cascade into "not a resolver".
 pub(crate) fn fallback(

@@ -1,11 +1,14 @@
 //! `#[resolver]`: parse → validate → generate.
 //!
-//! A resolver becomes a `static` value (its identity, registered through the tools that use it),
-//! a hidden `ResolverSpec` describing its dependencies, a run function that reads its parameters,
+//! A resolver becomes a plain `fn` of the same name returning a `BodyFuture` whose hidden marker
+//! type carries its identity (found from the function's type by the tools that use it), a
+//! hidden `ResolverSpec` describing its dependencies, a run function that reads its parameters,
 //! and a `macro_rules!` checker with the resolver's own name (in the macro namespace). A tool that
 //! uses the resolver invokes the checker with its argument type: the checker re-emits the
 //! resolver's parameter tokens as trait bounds, so an unknown argument or a wrong type is reported
 //! at the resolver's parameter, and it calls the checkers of the resolver's dependencies in turn.
+//! The re-emitted tokens resolve in the tool's module: a dependency's path and a parameter's type
+//! must be nameable there as the resolver names them (docs/resolver.md, "Modules").
 
 mod codegen;
 mod parse;

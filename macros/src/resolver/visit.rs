@@ -192,6 +192,8 @@ fn param_checks(v: &Visit) -> TokenStream {
         params,
         ..
     } = v;
+    // The messages are `on_unimplemented` format strings: a brace in a name is doubled.
+    let escape = |s: String| s.replace('{', "{{").replace('}', "}}");
     let item = item.value();
     let noun = noun.value();
     let names: Vec<String> = arguments.iter().map(LitStr::value).collect();
@@ -213,47 +215,48 @@ fn param_checks(v: &Visit) -> TokenStream {
         ident.set_span(span);
         let ident = &ident;
         let krate = &crate::util::spans::located_at(krate, span);
+        // Not mixed-site: the span resolved at the item's is what makes two routes one error.
         let need = syn::Ident::new("__mcp_resolve_need", span);
-        if names.contains(&pname) {
-            let message = format!("`{pname}` does not have the type of the {noun} `{pname}` of {item}, `{{E}}`");
+        let check = if names.contains(&pname) {
+            let message = escape(format!(
+                "`{pname}` does not have the type of the {noun} `{pname}` of {item}, "
+            )) + "`{E}`";
             let label = "expected `{E}`".to_string();
             let note = "a resolver parameter takes the argument's own type (a prompt's arguments are `String` or `Option<String>`, a resource's template variables `String`)";
-            // The traits are declared in the check's body, where the parameter's type (in the
-            // signature) cannot see them.
             quote_spanned! {span=>
-                const _: () = {
-                    #[allow(dead_code, non_snake_case, unused_variables, clippy::all)]
-                    fn #ident(#ident: #ty) {
-                        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
-                        trait ArgumentType<E> {}
-                        #[diagnostic::do_not_recommend]
-                        impl<T, E> ArgumentType<E> for T
-                        where
-                            T: #krate::__private::IsToolArgument<#args, { #krate::__private::name_hash(#pname) }>,
-                        {
-                        }
-                        fn #need<E, T: ArgumentType<E>>(_: T) {}
-                        #need::<<#args as #krate::__private::HasArg<{ #krate::__private::name_hash(#pname) }>>::Ty, _>(#ident)
-                    }
-                };
+                #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+                trait ArgumentType<E> {}
+                #[diagnostic::do_not_recommend]
+                impl<T, E> ArgumentType<E> for T
+                where
+                    T: #krate::__private::IsToolArgument<#args, { #krate::__private::name_hash(#pname) }>,
+                {
+                }
+                fn #need<E, T: ArgumentType<E>>(_: T) {}
+                #need::<<#args as #krate::__private::HasArg<{ #krate::__private::name_hash(#pname) }>>::Ty, _>(#ident)
             }
         } else {
             let article = if noun.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
-            let message = format!("`{pname}` is not {article} {noun} of {item}");
-            let label = listed.clone();
+            let message = escape(format!("`{pname}` is not {article} {noun} of {item}"));
+            let label = escape(listed.clone());
             let note = "a resolver parameter is one of the arguments of the tool or prompt (by its wire name, after `#[arg(rename)]`) or a template variable of the resource, a `#[resolve(other)]` value, or the `Context`";
             quote_spanned! {span=>
-                const _: () = {
-                    #[allow(dead_code, non_snake_case, unused_variables, clippy::all)]
-                    fn #ident(#ident: #ty) {
-                        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
-                        trait Argument {}
-                        impl Argument for #krate::__private::Context {}
-                        fn #need<T: Argument>(_: T) {}
-                        #need(#ident)
-                    }
-                };
+                #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+                trait Argument {}
+                impl Argument for #krate::__private::Context {}
+                fn #need<T: Argument>(_: T) {}
+                #need(#ident)
             }
+        };
+        // The traits are declared in the check's body, where the parameter's type (in the
+        // signature) cannot see them.
+        quote_spanned! {span=>
+            const _: () = {
+                #[allow(dead_code, non_snake_case, unused_variables, clippy::all)]
+                fn #ident(#ident: #ty) {
+                    #check
+                }
+            };
         }
     });
     quote! { #(#checks)* }

@@ -1,7 +1,7 @@
 //! `#[resource]`: parse → validate → generate. A static resource (`uri = "…"`) takes the
 //! `Context`; a template (`template = "…{var}…"`) also takes one `String` per variable, named
 //! like it. Either may take `#[resolve(fn)]` values (asked like a tool's; the resolvers may read
-//! the variables). The signature rules, `scopes` and the value the function becomes are the
+//! the variables). The signature rules, `scopes` and the function it becomes are the
 //! tool's.
 
 use crate::tool::args::AsWritten;
@@ -333,24 +333,31 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let wire_name = args.name.clone().unwrap_or_else(|| unraw(&sig.ident));
     let ident = &sig.ident;
     let output = &sig.output;
-    let idents: Vec<&Ident> = params.iter().map(|p| &p.ident).collect();
     let args_ty = args_type(&unraw(ident), "variables");
     let mut slots = Slots::new(
         format!("the resource `{wire_name}`"),
         variables.to_vec(),
         "template variable",
     );
+    // The body binds hidden locals, never the parameters' names, so a parameter cannot shadow a
+    // `#[resolve(path)]` read after it.
+    let locals: Vec<Ident> = params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| crate::util::param_local(i, p.ident.span()))
+        .collect();
     let takes: Vec<TokenStream> = params
         .iter()
-        .map(|p| {
+        .zip(&locals)
+        .map(|(p, local)| {
             let ident = &p.ident;
             match &p.kind {
-                Kind::Context => quote! { let #ident = __call.context.clone(); },
+                Kind::Context => quote! { let #local = __call.context.clone(); },
                 Kind::Variable => {
                     let name = unraw(ident);
-                    quote! { let #ident = #krate::__private::resource_variable(&__call, #name)?; }
+                    quote! { let #local = #krate::__private::resource_variable(&__call, #name)?; }
                 }
-                Kind::Resolved(path) => slots.bind(&krate, &args_ty, (path, ident, &p.ty), "resource_resolved"),
+                Kind::Resolved(path) => slots.bind(&krate, &args_ty, (path, ident, &p.ty), local, "resource_resolved"),
             }
         })
         .collect();
@@ -424,7 +431,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                     let __mcp_resolve_f = #ident;
                     ::std::boxed::Box::pin(async move {
                         #(#takes)*
-                        let #out = __mcp_resolve_f(#(#idents),*).await;
+                        let #out = __mcp_resolve_f(#(#locals),*).await;
                         #into_contents
                     })
                 }

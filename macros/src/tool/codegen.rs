@@ -35,7 +35,7 @@ fn tool_type(ident: &Ident) -> Ident {
     format_ident!("__mcp_resolve_tool_{}", unraw(ident))
 }
 
-/// The full expansion: the tool value, the body function, direct calls, and the `Tool` impl.
+/// The full expansion: the tool's function and marker, the body function, direct calls, and the `Tool` impl.
 pub(crate) fn expand(m: &ToolModel) -> TokenStream {
     let ToolModel {
         krate,
@@ -79,8 +79,10 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
             #header
         }
     });
-    let slots: Vec<Ident> = (0..params.len())
-        .map(|i| format_ident!("__arg{}", i, span = Span::mixed_site()))
+    let slots: Vec<Ident> = params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| crate::util::param_local(i, p.ident.span()))
         .collect();
     // Resolved parameters, in order: their index in `resolvers()` and `ToolCall::resolved`.
     let mut slots_of = Slots::new(
@@ -262,7 +264,7 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
     }
 }
 
-/// What is emitted when validation failed: the errors, plus a tool value with a stub `Tool`
+/// What is emitted when validation failed: the errors, plus a placeholder function with a stub `Tool`
 /// impl so uses elsewhere (`Server::tool(name)`) do not cascade into more errors.
 pub(crate) fn fallback(krate: &TokenStream, vis: &Visibility, ident: &Ident, doc_attrs: &[Attribute]) -> TokenStream {
     let ty_ident = tool_type(ident);

@@ -84,7 +84,9 @@ impl FnValue<'_> {
         let marker_item = marker_item(vis, marker);
         quote! {
             #(#doc_attrs)*
-            #[allow(private_interfaces, clippy::too_many_arguments)]
+            // The body function declares the same names with the user's attributes, so a
+            // name's lint (e.g. `folderPath`) is reported, or allowed, there once.
+            #[allow(private_interfaces, clippy::too_many_arguments, non_snake_case)]
             #vis fn #ident(#(#idents: #tys),*) -> #krate::__private::BodyFuture<#marker, #ret> {
                 #body_fn
                 #boxed

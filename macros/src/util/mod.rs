@@ -32,3 +32,10 @@ pub(crate) fn check_arity(what: &str, sig: &syn::Signature, errors: &mut errors:
         );
     }
 }
+
+/// The generated body's local for parameter `index`, located at the parameter (errors point
+/// there) but hygienic: the body never binds a user's name, so no parameter can shadow a
+/// `#[resolve(path)]` read after it, or the function itself.
+pub(crate) fn param_local(index: usize, at: proc_macro2::Span) -> syn::Ident {
+    quote::format_ident!("__arg{}", index, span = proc_macro2::Span::mixed_site().located_at(at))
+}

@@ -125,6 +125,16 @@ impl ParamAttrs {
                 acc.handle(ResolverPath::from_meta(&attr.meta).map(|p| Helper::Resolve(p.0)))
             } else if path.is_ident("confirm") {
                 acc.handle(ConfirmMessage::from_meta(&attr.meta).map(|m| Helper::Confirm(m.0)))
+            } else if path.is_ident("cfg") || path.is_ident("cfg_attr") {
+                // The argument would stay in the schema and the function's signature while the
+                // body lost it: refused, at the attribute.
+                acc.push(
+                    darling::Error::custom(
+                        "a parameter cannot be conditional: its argument is part of the item's schema; put the `#[cfg]` on the whole function, or make the parameter an `Option`",
+                    )
+                    .with_span(attr.path()),
+                );
+                continue;
             } else {
                 if path.is_ident("doc") {
                     out.docs.push(attr.clone());

@@ -84,13 +84,15 @@ impl Slots {
     }
 
     /// Adds `#[resolve(path)]` parameter `ident: ty` of a prompt or resource and returns the
-    /// statement that binds it in the generated body: `getter` (`prompt_resolved`,
-    /// `resource_resolved`) reads the value from `__call`, and its error ends the request.
+    /// statement that binds it to `local` (see [`param_local`](crate::util::param_local)) in
+    /// the generated body: `getter` (`prompt_resolved`, `resource_resolved`) reads the value
+    /// from `__call`, and its error ends the request.
     pub(crate) fn bind(
         &mut self,
         krate: &TokenStream,
         args_ty: &Ident,
         (path, ident, ty): (&syn::Path, &Ident, &Type),
+        local: &Ident,
         getter: &str,
     ) -> TokenStream {
         let name = crate::util::spans::unraw(ident);
@@ -98,7 +100,7 @@ impl Slots {
         let getter = Ident::new(getter, Span::call_site());
         let def = Self::def_of(krate, path);
         quote_spanned! {ty.span()=>
-            let #ident = #krate::__private::#getter::<#ty, _>(#def, &__call, #index, #name)?;
+            let #local = #krate::__private::#getter::<#ty, _>(#def, &__call, #index, #name)?;
         }
     }
 
