@@ -319,13 +319,8 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             .collect(),
         "argument",
     );
-    // The body binds hidden locals, never the parameters' names, so a parameter cannot shadow a
-    // `#[resolve(path)]` read after it.
-    let locals: Vec<Ident> = params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| crate::util::param_local(i, p.ident.span()))
-        .collect();
+    // Hidden locals, never the parameters' names (`param_locals`).
+    let locals = crate::util::param_locals(params.iter().map(|p| &p.ident));
     let takes: Vec<TokenStream> = params
         .iter()
         .zip(&locals)

@@ -47,8 +47,8 @@ fn checker_vis(vis: &Visibility) -> TokenStream {
     }
 }
 
-/// The full expansion: the resolver's function and marker, its checker, its run function and `ResolverSpec`, and
-/// the `Resolver` impl.
+/// The full expansion: the resolver's function and marker, its checker, its run function and
+/// `ResolverSpec`, and the `Resolver` impl.
 pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
     let ResolverModel {
         krate,
@@ -94,13 +94,8 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
             }
         }
     });
-    // The body binds hidden locals, never the parameters' names, so a parameter cannot shadow a
-    // dependency's path read after it.
-    let locals: Vec<Ident> = params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| crate::util::param_local(i, p.ident.span()))
-        .collect();
+    // Hidden locals, never the parameters' names (`param_locals`).
+    let locals = crate::util::param_locals(params.iter().map(|p| &p.ident));
     let reads = params.iter().zip(&locals).map(|(p, local)| {
         let ident = &p.ident;
         let ty = &p.ty;
@@ -212,9 +207,9 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
     }
 }
 
-/// What is emitted when validation failed (for a free function): a placeholder function, an empty checker
-/// and (when the return type allows) a stub `Resolver` impl, so tools using the resolver do
-/// not cascade into "not a resolver".
+/// What is emitted when validation failed (for a free function): a placeholder function, an
+/// empty checker and (when the return type allows) a stub `Resolver` impl, so tools using the
+/// resolver do not cascade into "not a resolver".
 pub(crate) fn fallback(
     krate: &TokenStream,
     vis: &Visibility,

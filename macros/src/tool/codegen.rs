@@ -35,7 +35,8 @@ fn tool_type(ident: &Ident) -> Ident {
     format_ident!("__mcp_resolve_tool_{}", unraw(ident))
 }
 
-/// The full expansion: the tool's function and marker, the body function, direct calls, and the `Tool` impl.
+/// The full expansion: the tool's function and marker, the body function, direct calls, and the
+/// `Tool` impl.
 pub(crate) fn expand(m: &ToolModel) -> TokenStream {
     let ToolModel {
         krate,
@@ -79,11 +80,8 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
             #header
         }
     });
-    let slots: Vec<Ident> = params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| crate::util::param_local(i, p.ident.span()))
-        .collect();
+    // Hidden locals, never the parameters' names (`param_locals`).
+    let slots = crate::util::param_locals(params.iter().map(|p| &p.ident));
     // Resolved parameters, in order: their index in `resolvers()` and `ToolCall::resolved`.
     let mut slots_of = Slots::new(
         format!("the tool `{}`", m.wire_name),
@@ -264,8 +262,8 @@ pub(crate) fn expand(m: &ToolModel) -> TokenStream {
     }
 }
 
-/// What is emitted when validation failed: the errors, plus a placeholder function with a stub `Tool`
-/// impl so uses elsewhere (`Server::tool(name)`) do not cascade into more errors.
+/// What is emitted when validation failed: the errors, plus a placeholder function with a stub
+/// `Tool` impl so uses elsewhere (`Server::tool(name)`) do not cascade into more errors.
 pub(crate) fn fallback(krate: &TokenStream, vis: &Visibility, ident: &Ident, doc_attrs: &[Attribute]) -> TokenStream {
     let ty_ident = tool_type(ident);
     let value = crate::util::fn_value::placeholder(krate, vis, ident, &ty_ident, doc_attrs);

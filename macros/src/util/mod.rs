@@ -33,9 +33,16 @@ pub(crate) fn check_arity(what: &str, sig: &syn::Signature, errors: &mut errors:
     }
 }
 
-/// The generated body's local for parameter `index`, located at the parameter (errors point
-/// there) but hygienic: the body never binds a user's name, so no parameter can shadow a
-/// `#[resolve(path)]` read after it, or the function itself.
-pub(crate) fn param_local(index: usize, at: proc_macro2::Span) -> syn::Ident {
-    quote::format_ident!("__arg{}", index, span = proc_macro2::Span::mixed_site().located_at(at))
+/// The generated body's locals for the parameters `idents`, one each, located at the parameter
+/// (errors point there) but hygienic: the body never binds a user's name, so no parameter can
+/// shadow a `#[resolve(path)]` read after it, or the function itself.
+pub(crate) fn param_locals<'a>(idents: impl IntoIterator<Item = &'a syn::Ident>) -> Vec<syn::Ident> {
+    idents
+        .into_iter()
+        .enumerate()
+        .map(|(i, ident)| {
+            let span = proc_macro2::Span::mixed_site().located_at(ident.span());
+            quote::format_ident!("__arg{}", i, span = span)
+        })
+        .collect()
 }

@@ -84,7 +84,7 @@ impl Slots {
     }
 
     /// Adds `#[resolve(path)]` parameter `ident: ty` of a prompt or resource and returns the
-    /// statement that binds it to `local` (see [`param_local`](crate::util::param_local)) in
+    /// statement that binds it to `local` (see [`param_locals`](crate::util::param_locals)) in
     /// the generated body: `getter` (`prompt_resolved`, `resource_resolved`) reads the value
     /// from `__call`, and its error ends the request.
     pub(crate) fn bind(
