@@ -151,11 +151,18 @@ async fn send_to(addr: SocketAddr, method: &str, path: &str, headers: &[(&str, &
         req = req.header(*k, *v);
     }
     let req = req.body(Full::new(Bytes::from(body.to_string()))).unwrap();
-    let resp: http::Response<Incoming> = sender.send_request(req).await.unwrap();
-    let status = resp.status().as_u16();
-    let headers = resp.headers().clone();
-    let body = String::from_utf8(resp.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
-    Reply { status, headers, body }
+    // Bounded: a regression that turns a refusal into an open stream fails here, naming the
+    // request, instead of hanging the suite.
+    let exchange = async {
+        let resp: http::Response<Incoming> = sender.send_request(req).await.unwrap();
+        let status = resp.status().as_u16();
+        let headers = resp.headers().clone();
+        let body = String::from_utf8(resp.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+        Reply { status, headers, body }
+    };
+    tokio::time::timeout(Duration::from_secs(20), exchange)
+        .await
+        .unwrap_or_else(|_| panic!("no whole response to {method} {path} within 20 s"))
 }
 
 fn envelope(caps: Value) -> Value {
@@ -373,6 +380,11 @@ async fn dns_rebinding_is_refused() {
         ("127.0.0.1", Some("http://evil.example"), 403),
         ("notes.example.com", None, 200),
         ("localhost", Some("http://localhost:3000"), 200),
+        // Loopback is decided on the parsed host, never on a prefix (issue 22's probes).
+        ("127.0.0.1", Some("http://[::1]evil.com"), 403),
+        ("127.attacker.example", None, 403),
+        ("127.0.0.1", Some("http://127.attacker.example"), 403),
+        ("[::1]evil.com", None, 403),
     ] {
         let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
         let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp)).await.unwrap();
@@ -714,8 +726,12 @@ async fn sessions_belong_to_their_principal_and_each_has_a_cap() {
     assert_eq!(ping("bob", b1, list).await, 200);
 }
 
+/// 2025-11-25 transports: "If the server receives a request with an invalid or unsupported
+/// MCP-Protocol-Version, it MUST respond with 400 Bad Request" — and only then: a session request
+/// naming another supported handshake-era version is served (as the official Python SDK does,
+/// and as the conformance runner 0.1.16 sends 2025-03-26 after negotiating 2025-11-25).
 #[tokio::test]
-async fn a_session_request_names_the_negotiated_version() {
+async fn a_session_request_names_a_supported_handshake_version() {
     let addr = start(HttpOptions::default()).await;
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}).to_string();
     let sid = session_id(&send(addr, "POST", &[JSON], &init).await);
@@ -731,9 +747,11 @@ async fn a_session_request_names_the_negotiated_version() {
             send(addr, "POST", &h, &list).await.status
         }
     };
-    assert_eq!(with(Some("2025-06-18")).await, 200);
+    for supported in ["2025-06-18", "2025-11-25", "2025-03-26", "2024-11-05"] {
+        assert_eq!(with(Some(supported)).await, 200, "{supported}");
+    }
     assert_eq!(with(None).await, 200, "older clients send none");
-    for wrong in ["1999-01-01", "not-a-date", "2026-07-28", "2025-11-25"] {
+    for wrong in ["1999-01-01", "not-a-date", "2026-07-28", "2025-06-18x", "2025-6-18"] {
         assert_eq!(with(Some(wrong)).await, 400, "{wrong}");
     }
 }
@@ -1326,13 +1344,23 @@ async fn prompts_over_stateless_http_check_mcp_name_and_scopes() {
         send(addr, "POST", &headers, &body).await
     };
 
-    let r = post(1, "prompts/list", json!({}), None, "alice").await;
-    assert_eq!(r.status, 200, "{}", r.body);
+    // Carol may use every prompt: the configured hints. Alice's list hides `admin_prompt`, so it
+    // is hers alone: private, whatever the configured scope.
+    let r = post(1, "prompts/list", json!({}), None, "carol").await;
     let res = &r.json()["result"];
     assert_eq!(
         (res["ttlMs"].clone(), res["cacheScope"].clone()),
         (json!(1000), json!("public"))
     );
+    assert_eq!(res["prompts"].as_array().map(Vec::len), Some(2), "{}", r.body);
+    let r = post(1, "prompts/list", json!({}), None, "alice").await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let res = &r.json()["result"];
+    assert_eq!(
+        (res["ttlMs"].clone(), res["cacheScope"].clone()),
+        (json!(1000), json!("private"))
+    );
+    assert_eq!(res["prompts"].as_array().map(Vec::len), Some(1), "{}", r.body);
     assert_eq!(res["resultType"], "complete");
     assert_eq!(
         res["prompts"][0]["arguments"][0],
@@ -1742,8 +1770,13 @@ async fn get_is_refused_without_a_session_on_2026_and_without_accept() {
     .await;
     assert_eq!(r.status, 200, "a list naming it, with parameters");
     drop(r);
+    // Another supported handshake-era version is served; an unknown one is not.
     let other_version = [SSE, s, ("mcp-protocol-version", "2025-06-18")];
-    assert_eq!(send(addr, "GET", &other_version, "").await.status, 400);
+    let r = open(addr, "GET", &other_version).await;
+    assert_eq!(r.status, 200);
+    drop(r);
+    let unsupported = [SSE, s, ("mcp-protocol-version", "1999-01-01")];
+    assert_eq!(send(addr, "GET", &unsupported, "").await.status, 400);
     let unknown = [SSE, ("mcp-session-id", "0123456789abcdef0123456789abcdef")];
     assert_eq!(send(addr, "GET", &unknown, "").await.status, 404);
     let evil = [SSE, s, ("origin", "http://evil.example")];
@@ -1896,4 +1929,387 @@ async fn pages_are_served_beside_the_endpoint_with_the_same_guards_but_no_token(
     assert_eq!(send_to(addr, "POST", "/connect", &[], &big).await.status, 413);
     // The MCP endpoint still wants its token.
     assert_eq!(send(addr, "POST", &[JSON], "{}").await.status, 401);
+}
+
+// ---- issue 22: what the server runs is what every reader of the request sees --------------------
+
+/// A 2026-07-28 `tools/call route` with these extra headers (appended: repeats stay repeats).
+async fn route_with(addr: SocketAddr, extra: &[(&str, &str)]) -> Reply {
+    let mut params = json!({"name": "route", "arguments": {"region": "eu-west"}});
+    params["_meta"] = envelope(json!({}));
+    let body = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}).to_string();
+    let mut headers = vec![
+        JSON,
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "route"),
+        ("mcp-param-region", "eu-west"),
+    ];
+    headers.extend_from_slice(extra);
+    send(addr, "POST", &headers, &body).await
+}
+
+/// A repeated `MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`, `Authorization` or
+/// `Mcp-Session-Id` is refused (400; -32020 for the headers mirrored from the body, as for one
+/// that disagrees with it): a gateway reading the last or the joined value would see another
+/// request than the one the server runs.
+#[tokio::test]
+async fn repeated_headers_that_say_what_runs_or_who_calls_are_refused() {
+    let addr = start(HttpOptions::default()).await;
+    let r = route_with(addr, &[]).await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "eu-west/0", "{}", r.body);
+    for (extra, name) in [
+        (("mcp-param-region", "us-east"), "mcp-param-region"),
+        (("Mcp-Param-Region", "eu-west"), "mcp-param-region"),
+        (("mcp-name", "nap"), "mcp-name"),
+        (("mcp-name", "route"), "mcp-name"),
+        (("mcp-method", "tools/list"), "mcp-method"),
+        (("mcp-protocol-version", "2026-07-28"), "mcp-protocol-version"),
+        (("mcp-param-shard", "1"), "mcp-param-shard"),
+    ] {
+        let mut headers = vec![extra];
+        if name == "mcp-param-shard" {
+            headers.push(extra);
+        }
+        let r = route_with(addr, &headers).await;
+        assert_eq!(r.status, 400, "{name}: {}", r.body);
+        assert_eq!(r.json()["error"]["code"], -32020, "{name}");
+        assert_eq!(
+            r.json()["error"]["message"],
+            format!("Bad Request: the {name} header appears more than once")
+        );
+    }
+    // Who calls, and which session.
+    let addr = start(HttpOptions::default().bearer(Tokens)).await;
+    let r = route_with(addr, &[("authorization", "Bearer alice")]).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let r = route_with(
+        addr,
+        &[("authorization", "Bearer alice"), ("authorization", "Bearer carol")],
+    )
+    .await;
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!(-32600)),
+        "{}",
+        r.body
+    );
+    let sid = session_as(addr, Some("alice")).await;
+    let list = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/list"}).to_string();
+    let h = [
+        JSON,
+        ("authorization", "Bearer alice"),
+        ("mcp-session-id", sid.as_str()),
+    ];
+    assert_eq!(send(addr, "POST", &h, &list).await.status, 200);
+    let h = [
+        JSON,
+        ("authorization", "Bearer alice"),
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-session-id", "another"),
+    ];
+    let r = send(addr, "POST", &h, &list).await;
+    assert_eq!(
+        (r.status, r.json()["error"]["code"].clone()),
+        (400, json!(-32600)),
+        "{}",
+        r.body
+    );
+}
+
+/// 2025-11-25 transports: "Servers MUST validate the Origin header on all incoming connections":
+/// `allow_origin` lets its origin in and no other, on every bind.
+#[tokio::test]
+async fn an_allowed_origin_is_served_and_any_other_refused() {
+    let addr = start(HttpOptions::default().allow_origin("https://app.example.com")).await;
+    let discover =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": envelope(json!({}))}})
+            .to_string();
+    let headers = |origin: &'static str| {
+        vec![
+            JSON,
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "server/discover"),
+            ("origin", origin),
+        ]
+    };
+    for (origin, status) in [
+        ("https://app.example.com", 200),
+        ("https://app.example.com.evil.example", 403),
+        ("http://app.example.com", 403),
+        ("https://evil.example", 403),
+        ("null", 403),
+    ] {
+        let r = send(addr, "POST", &headers(origin), &discover).await;
+        assert_eq!(r.status, status, "{origin}: {}", r.body);
+    }
+}
+
+/// A listener on every interface (not loopback), reached through 127.0.0.1.
+async fn wildcard_listener() -> (tokio::net::TcpListener, SocketAddr) {
+    let listener = tokio::net::TcpListener::bind("0.0.0.0:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    (listener, SocketAddr::from(([127, 0, 0, 1], port)))
+}
+
+/// A server bound to an address that is not loopback checks `Host` and `Origin` as a loopback
+/// one does; given no `Host` to allow it refuses to start, saying what to set, unless it opts
+/// out with `allow_any_host` — which still checks `Origin`.
+#[tokio::test]
+async fn a_server_on_every_interface_needs_its_hosts_or_an_explicit_opt_out() {
+    let (listener, _) = wildcard_listener().await;
+    let refused = tokio::time::timeout(
+        Duration::from_secs(5),
+        Server::new("open").serve_http_on(listener, HttpOptions::default()),
+    )
+    .await
+    .expect("refused at once");
+    let e = refused.unwrap_err();
+    assert_eq!(e.kind(), std::io::ErrorKind::InvalidInput);
+    assert!(e.to_string().contains("HttpOptions::allow_host"), "{e}");
+
+    let discover =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {"_meta": envelope(json!({}))}})
+            .to_string();
+    let ask = |addr: SocketAddr, host: &'static str, origin: Option<&'static str>| {
+        let discover = discover.clone();
+        async move {
+            let mut h = vec![
+                ("content-type", "application/json"),
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "server/discover"),
+            ];
+            if let Some(o) = origin {
+                h.push(("origin", o));
+            }
+            raw_status(addr, host, &h, &discover).await
+        }
+    };
+    // Hosts named by `allow_host` or by the resource URI.
+    let (listener, addr) = wildcard_listener().await;
+    let options = HttpOptions::default()
+        .allow_host("notes.example.com")
+        .resource("https://mcp.example.com/mcp");
+    tokio::spawn(Server::new("open").serve_http_on(listener, options));
+    assert_eq!(ask(addr, "notes.example.com", None).await, 200);
+    assert_eq!(ask(addr, "mcp.example.com", None).await, 200);
+    assert_eq!(ask(addr, "127.0.0.1", None).await, 200);
+    assert_eq!(ask(addr, "evil.example", None).await, 403);
+    assert_eq!(ask(addr, "evil.example", Some("https://evil.example")).await, 403);
+    assert_eq!(
+        ask(addr, "notes.example.com", Some("https://evil.example")).await,
+        403,
+        "Origin on every bind"
+    );
+    // The server's own pages post with its own origin.
+    assert_eq!(
+        ask(addr, "notes.example.com", Some("https://notes.example.com")).await,
+        200
+    );
+
+    // The opt-out: any Host, but still no foreign Origin.
+    let (listener, addr) = wildcard_listener().await;
+    tokio::spawn(Server::new("open").serve_http_on(listener, HttpOptions::default().allow_any_host()));
+    assert_eq!(ask(addr, "anything.example", None).await, 200);
+    assert_eq!(
+        ask(addr, "anything.example", Some("https://anything.example")).await,
+        403
+    );
+}
+
+/// The Protected Resource Metadata's `resource` comes from configuration, or from a `Host` that
+/// passed the check; never from an unchecked one (a cache would keep it for an hour).
+#[tokio::test]
+async fn the_metadata_resource_never_comes_from_an_unchecked_host() {
+    let (listener, _) = wildcard_listener().await;
+    let options = HttpOptions::default().allow_any_host().bearer(Tokens);
+    let e = tokio::time::timeout(
+        Duration::from_secs(5),
+        Server::new("m").serve_http_on(listener, options),
+    )
+    .await
+    .expect("refused at once")
+    .unwrap_err();
+    assert!(e.to_string().contains("HttpOptions::resource"), "{e}");
+
+    let (listener, addr) = wildcard_listener().await;
+    let options = HttpOptions::default()
+        .allow_any_host()
+        .bearer(Tokens)
+        .resource("https://notes.example.com/mcp")
+        .authorization_server("https://auth.test");
+    tokio::spawn(Server::new("m").serve_http_on(listener, options));
+    let doc = raw_response(
+        addr,
+        "GET",
+        "/.well-known/oauth-protected-resource",
+        "evil.example",
+        &[],
+        "",
+    )
+    .await;
+    assert!(doc.starts_with("HTTP/1.1 200"), "{doc}");
+    assert!(doc.contains(r#""resource":"https://notes.example.com/mcp""#), "{doc}");
+    assert!(!doc.contains("evil.example"), "{doc}");
+
+    // Made from the checked Host, and varying with it.
+    let (listener, addr) = wildcard_listener().await;
+    let options = HttpOptions::default()
+        .allow_host("notes.example.com")
+        .bearer(Tokens)
+        .authorization_server("https://auth.test");
+    tokio::spawn(Server::new("m").serve_http_on(listener, options));
+    let doc = raw_response(
+        addr,
+        "GET",
+        "/.well-known/oauth-protected-resource",
+        "notes.example.com",
+        &[],
+        "",
+    )
+    .await;
+    assert!(doc.contains(r#""resource":"https://notes.example.com/mcp""#), "{doc}");
+    assert!(doc.to_ascii_lowercase().contains("vary: host"), "{doc}");
+    let doc = raw_response(
+        addr,
+        "GET",
+        "/.well-known/oauth-protected-resource",
+        "evil.example",
+        &[],
+        "",
+    )
+    .await;
+    assert!(doc.starts_with("HTTP/1.1 403"), "{doc}");
+}
+
+/// One request over a fresh connection with exactly this `Host`; the whole response as text.
+async fn raw_response(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    host: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+    let mut req = format!("{method} {path} HTTP/1.1\r\nhost: {host}\r\nconnection: close\r\n");
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str(&format!("content-length: {}\r\n\r\n{body}", body.len()));
+    tcp.write_all(req.as_bytes()).await.unwrap();
+    let mut out = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), tcp.read_to_end(&mut out))
+        .await
+        .expect("the whole response within 10 s")
+        .unwrap();
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The status of a POST /mcp with exactly this `Host`.
+async fn raw_status(addr: SocketAddr, host: &str, headers: &[(&str, &str)], body: &str) -> u16 {
+    let r = raw_response(addr, "POST", "/mcp", host, headers, body).await;
+    r.get(9..12)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status: {r}"))
+}
+
+/// A template resource for callers granted `notes:secret`.
+#[mcp_resolve::resource(template = "notes://vault/{name}", scopes = ["notes:secret"])]
+async fn vault(name: String) -> String {
+    format!("vault {name}")
+}
+
+/// Names of a list's items (`name`, or `uri` / `uriTemplate`).
+fn listed(r: &Reply, key: &str) -> Vec<String> {
+    let items = r.json()["result"][key]
+        .as_array()
+        .cloned()
+        .unwrap_or_else(|| panic!("{}", r.body));
+    let field = |v: &Value| {
+        (v.get("name").or(v.get("uri")).or(v.get("uriTemplate")))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    items.iter().map(field).collect()
+}
+
+/// Lists and `resources/subscribe` apply the scopes of the call they lead to: a caller sees only
+/// what it may use (and a 2026-07-28 list made for one caller is `cacheScope: private`), and
+/// cannot subscribe to a resource it may not read (403 `insufficient_scope`, as the read is).
+#[tokio::test]
+async fn lists_and_subscriptions_apply_the_scopes_of_what_they_lead_to() {
+    let addr = start_with(HttpOptions::default().bearer(Tokens), |s| {
+        s.prompt(scoped_prompt)
+            .prompt(greet)
+            .resource(secret_note)
+            .resource(note)
+            .resource(vault)
+    })
+    .await;
+    let list = |token: &'static str, method: &'static str| async move {
+        let mut params = json!({});
+        params["_meta"] = envelope(json!({}));
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params}).to_string();
+        let auth = format!("Bearer {token}");
+        let h = [
+            JSON,
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", method),
+            ("authorization", auth.as_str()),
+        ];
+        send(addr, "POST", &h, &body).await
+    };
+    let alice = list("alice", "tools/list").await;
+    assert!(
+        !listed(&alice, "tools").contains(&"purge".to_string()),
+        "{}",
+        alice.body
+    );
+    assert!(listed(&alice, "tools").contains(&"nap".to_string()));
+    assert_eq!(alice.json()["result"]["cacheScope"], "private");
+    let carol = list("carol", "tools/list").await;
+    assert!(listed(&carol, "tools").contains(&"purge".to_string()), "{}", carol.body);
+    assert_eq!(
+        list("alice", "prompts/list").await.json()["result"]["prompts"]
+            .as_array()
+            .map(Vec::len),
+        Some(1)
+    );
+    assert_eq!(listed(&list("alice", "prompts/list").await, "prompts"), ["greet"]);
+    let resources = listed(&list("alice", "resources/list").await, "resources");
+    assert!(!resources.contains(&"notes://secret".to_string()), "{resources:?}");
+    let templates = listed(&list("alice", "resources/templates/list").await, "resourceTemplates");
+    assert!(
+        !templates.contains(&"notes://vault/{name}".to_string()),
+        "{templates:?}"
+    );
+    assert!(!templates.is_empty(), "the unscoped template stays");
+
+    // Subscribing leads to reads: the same scopes, the same refusal.
+    let sid = session_as(addr, Some("alice")).await;
+    let subscribe = |uri: &'static str| {
+        let sid = sid.clone();
+        async move {
+            let body =
+                json!({"jsonrpc": "2.0", "id": 7, "method": "resources/subscribe", "params": {"uri": uri}}).to_string();
+            let h = [
+                JSON,
+                ("authorization", "Bearer alice"),
+                ("mcp-session-id", sid.as_str()),
+            ];
+            send(addr, "POST", &h, &body).await
+        }
+    };
+    for uri in ["notes://secret", "notes://vault/x"] {
+        let r = subscribe(uri).await;
+        assert_eq!(r.status, 403, "{uri}: {}", r.body);
+        assert_eq!(r.json()["error"]["data"]["error"], "insufficient_scope");
+        let challenge = r.headers["www-authenticate"].to_str().unwrap();
+        assert!(challenge.contains(r#"scope="notes:secret""#), "{challenge}");
+    }
+    let r = subscribe("test://notes/a").await;
+    assert_eq!((r.status, r.json()["result"].clone()), (200, json!({})), "{}", r.body);
 }

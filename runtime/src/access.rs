@@ -21,6 +21,11 @@ pub(crate) struct Forbidden {
     pub(crate) authenticated: bool,
 }
 
+/// Whether `principal` holds every one of `required`; no principal (no token) holds none.
+pub(crate) fn allows(required: &[String], principal: Option<&Principal>) -> bool {
+    required.iter().all(|s| principal.is_some_and(|p| p.has_scope(s)))
+}
+
 /// `Err` when `principal` lacks one of `required`; no principal (no token) lacks them all.
 pub(crate) fn check(
     kind: &'static str,
@@ -28,8 +33,7 @@ pub(crate) fn check(
     required: &Arc<[String]>,
     principal: Option<&Principal>,
 ) -> Result<(), Forbidden> {
-    let granted = |s: &String| principal.is_some_and(|p| p.has_scope(s));
-    if required.iter().all(granted) {
+    if allows(required, principal) {
         return Ok(());
     }
     Err(Forbidden {

@@ -90,9 +90,12 @@ impl FrameHandler {
 
     /// The response to one frame.
     pub async fn handle(&self, bytes: &[u8]) -> Option<Vec<u8>> {
-        match self.0.dispatch(&mut Session::new(), None, classify(bytes)) {
+        match self.0.dispatch(&mut Session::new(), None, None, classify(bytes)) {
             Dispatch::Done => None,
             Dispatch::Reply(message) => Some(message.encode()),
+            Dispatch::Forbidden(id, forbidden) => {
+                Some(crate::protocol::jsonrpc::Outgoing::error(Some(id), forbidden.error()).encode())
+            }
             Dispatch::Call(call) => call.run_detached(None).await.map(|m| m.encode()),
         }
     }

@@ -7,6 +7,7 @@
 //! into [`Outgoing`] messages happen here too; transports only add framing (a newline, an SSE
 //! event) and map errors to their own statuses.
 
+use crate::access::Forbidden;
 use crate::context::Principal;
 use crate::peer::{Outbound, Peer};
 use crate::protocol::inbound::Inbound;
@@ -39,6 +40,9 @@ pub(crate) enum Dispatch {
     Reply(Outgoing),
     /// A call to run: the transport decides where (inline, a task, an HTTP response stream).
     Call(Admitted),
+    /// A request refused for want of scopes, before anything of it ran: HTTP answers 403 with
+    /// its challenge, other transports the JSON-RPC error ([`Forbidden::error`]).
+    Forbidden(RequestId, Forbidden),
 }
 
 impl Dispatcher {
@@ -55,9 +59,15 @@ impl Dispatcher {
         Self { server, registry: None }
     }
 
-    /// Handles one inbound message for a connection in state `session`; `peer` receives the
-    /// client's responses (handshake era).
-    pub(crate) fn dispatch(&self, session: &mut Session, peer: Option<&Peer>, inbound: Inbound<'_>) -> Dispatch {
+    /// Handles one inbound message for a connection in state `session` from `principal` (lists
+    /// show it what its scopes allow); `peer` receives the client's responses (handshake era).
+    pub(crate) fn dispatch(
+        &self,
+        session: &mut Session,
+        peer: Option<&Peer>,
+        principal: Option<&Principal>,
+        inbound: Inbound<'_>,
+    ) -> Dispatch {
         match inbound {
             Inbound::Invalid { id, error } => {
                 tracing::debug!(code = error.code, "invalid message");
@@ -77,13 +87,16 @@ impl Dispatcher {
                 }
                 Dispatch::Done
             }
-            Inbound::Request { id, method, params } => match session.on_request(&self.server, &method, &params) {
-                Route::Reply(outcome) => Dispatch::Reply(Outgoing::Response { id: Some(id), outcome }),
-                Route::Call(call) => match self.admit(id, *call) {
-                    Ok(admitted) => Dispatch::Call(admitted),
-                    Err(reply) => Dispatch::Reply(reply),
-                },
-            },
+            Inbound::Request { id, method, params } => {
+                match session.on_request(&self.server, &method, &params, principal) {
+                    Route::Reply(outcome) => Dispatch::Reply(Outgoing::Response { id: Some(id), outcome }),
+                    Route::Forbidden(forbidden) => Dispatch::Forbidden(id, forbidden),
+                    Route::Call(call) => match self.admit(id, *call) {
+                        Ok(admitted) => Dispatch::Call(admitted),
+                        Err(reply) => Dispatch::Reply(reply),
+                    },
+                }
+            }
         }
     }
 
@@ -253,7 +266,10 @@ mod tests {
         let d = Dispatcher::connection(Arc::new(Server::new("t").tool(Slow)));
         let mut s = Session::new();
         let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#;
-        assert!(matches!(d.dispatch(&mut s, None, classify(init)), Dispatch::Reply(_)));
+        assert!(matches!(
+            d.dispatch(&mut s, None, None, classify(init)),
+            Dispatch::Reply(_)
+        ));
         (d, s)
     }
 
@@ -261,12 +277,13 @@ mod tests {
     async fn a_dropped_or_cancelled_call_leaves_nothing_behind() {
         let (d, mut s) = initialized();
         let frame = call_frame(1);
-        let Dispatch::Call(first) = d.dispatch(&mut s, None, classify(&frame)) else {
+        let Dispatch::Call(first) = d.dispatch(&mut s, None, None, classify(&frame)) else {
             panic!("a call")
         };
         assert_eq!(d.in_flight(), 1);
         // The same id again, while in flight: refused.
-        let Dispatch::Reply(Outgoing::Response { outcome: Err(e), .. }) = d.dispatch(&mut s, None, classify(&frame))
+        let Dispatch::Reply(Outgoing::Response { outcome: Err(e), .. }) =
+            d.dispatch(&mut s, None, None, classify(&frame))
         else {
             panic!("a duplicate id is refused")
         };
@@ -274,14 +291,17 @@ mod tests {
         drop(first);
         assert_eq!(d.in_flight(), 0, "a dropped call is unregistered");
 
-        let Dispatch::Call(second) = d.dispatch(&mut s, None, classify(&call_frame(2))) else {
+        let Dispatch::Call(second) = d.dispatch(&mut s, None, None, classify(&call_frame(2))) else {
             panic!("a call")
         };
         let (tx, _rx) = tokio::sync::mpsc::channel(1);
         let running = tokio::spawn(second.run(Outbound { tx }, None, None));
         tokio::task::yield_now().await;
         let cancel = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
-        assert!(matches!(d.dispatch(&mut s, None, classify(cancel)), Dispatch::Done));
+        assert!(matches!(
+            d.dispatch(&mut s, None, None, classify(cancel)),
+            Dispatch::Done
+        ));
         assert!(running.await.unwrap().is_none(), "a cancelled call gets no response");
         assert_eq!(d.in_flight(), 0);
     }
@@ -290,8 +310,8 @@ mod tests {
     async fn stateless_traffic_registers_nothing() {
         let d = Dispatcher::stateless(Arc::new(Server::new("t").tool(Slow)));
         let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-        let a = d.dispatch(&mut Session::new(), None, classify(frame));
-        let b = d.dispatch(&mut Session::new(), None, classify(frame));
+        let a = d.dispatch(&mut Session::new(), None, None, classify(frame));
+        let b = d.dispatch(&mut Session::new(), None, None, classify(frame));
         assert!(
             matches!((a, b), (Dispatch::Call(_), Dispatch::Call(_))),
             "two clients may use one id"

@@ -14,6 +14,7 @@ mod access;
 mod args;
 #[cfg(feature = "http")]
 pub mod auth;
+mod authority;
 mod budget;
 mod completion;
 mod context;

@@ -297,37 +297,23 @@ pub(crate) fn check_url(url: &str) -> Result<(), String> {
     if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err("it has spaces or control characters".into());
     }
-    let lower = url.to_ascii_lowercase();
-    let (https, rest) = if let Some(r) = lower.strip_prefix("https://") {
-        (true, r)
-    } else if let Some(r) = lower.strip_prefix("http://") {
-        (false, r)
-    } else {
-        return Err("it must start with https:// (or http:// to a loopback host)".into());
+    let Some((scheme, authority, uri)) = crate::authority::parse_url(url) else {
+        return Err("it must be an absolute https:// URL (or http:// to a loopback host)".into());
     };
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let authority = &rest[..end];
-    if authority.contains('@') {
+    let https = scheme == http::uri::Scheme::HTTPS;
+    if !https && scheme != http::uri::Scheme::HTTP {
+        return Err("it must start with https:// (or http:// to a loopback host)".into());
+    }
+    if authority.as_str().contains('@') {
         return Err("it carries credentials (`user:password@`): the page must sign the user in itself".into());
     }
-    let host = match authority.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(""),
-        None => authority.rsplit_once(':').map_or(authority, |(h, _)| h),
-    };
-    if host.is_empty() {
-        return Err("it has no host".into());
-    }
-    let loopback = host == "localhost" || host == "::1" || host.starts_with("127.");
-    if !https && !loopback {
+    let host = authority.host();
+    if !https && !crate::authority::is_loopback_host(host) {
         return Err(format!(
             "it uses plain http to {host}: use https (plain http is allowed to a loopback host only)"
         ));
     }
-    let query = rest[end..]
-        .strip_prefix('?')
-        .or_else(|| rest[end..].split_once('?').map(|(_, q)| q))
-        .map(|q| q.split('#').next().unwrap_or(""))
-        .unwrap_or("");
+    let query = uri.query().unwrap_or("");
     for pair in query.split('&').filter(|p| !p.is_empty()) {
         let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
         if name == "flow" {
@@ -424,6 +410,7 @@ mod tests {
             "http://127.0.0.1:8080/connect",
             "http://localhost/pay#top",
             "http://[::1]:9/x",
+            "http://127.1.2.3/x",
         ] {
             assert_eq!(check_url(ok), Ok(()), "{ok}");
         }
@@ -436,6 +423,10 @@ mod tests {
             "https://notes.example/x?flow=1",
             "https://notes.example/a b",
             "https://",
+            // Held-out probes of issue 22: a host that only starts like a loopback one.
+            "http://127.attacker.example/",
+            "http://localhost.attacker.example/",
+            "http://[::1]evil.com/",
         ] {
             assert!(check_url(bad).is_err(), "{bad}");
         }

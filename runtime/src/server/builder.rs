@@ -2,6 +2,7 @@
 //! connection.
 
 use crate::budget::Budget;
+use crate::context::Principal;
 use crate::item::{IntoPrompt, IntoResource, IntoTool};
 use crate::prompt::{Prompt, PromptDefinition};
 use crate::protocol::jsonrpc::to_raw;
@@ -18,6 +19,7 @@ use crate::store::SharedStore;
 use crate::tool::{Tool, ToolDefinition};
 use serde::Serialize;
 use serde_json::value::RawValue;
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -188,6 +190,24 @@ fn result_meta(info: &Implementation) -> Box<RawValue> {
 
 fn empty_object() -> Box<RawValue> {
     RawValue::from_string("{}".into()).unwrap_or_else(|_| unreachable!("`{{}}` is JSON"))
+}
+
+/// What a list shows `principal`: every item (serialized once, into `all`) when the caller holds
+/// the scopes of each; otherwise only the items it may use, serialized for this answer, and
+/// `true`: the list is this caller's. An item the caller lacks the scopes for is hidden, as a
+/// call of it would be refused.
+fn visible<'a, D: Serialize + 'a>(
+    all: &'a OnceLock<Result<Box<RawValue>, ErrorObject>>,
+    items: impl Iterator<Item = (&'a D, &'a Arc<[String]>)> + Clone,
+    principal: Option<&Principal>,
+) -> Result<(Cow<'a, RawValue>, bool), ErrorObject> {
+    let allowed = |(_, scopes): &(&'a D, &'a Arc<[String]>)| crate::access::allows(scopes, principal);
+    if items.clone().all(|item| allowed(&item)) {
+        let every = all.get_or_init(|| to_raw(&items.map(|(d, _)| d).collect::<Vec<_>>()));
+        return Ok((Cow::Borrowed(every.as_ref().map_err(Clone::clone)?), false));
+    }
+    let shown: Vec<&D> = items.filter(allowed).map(|(d, _)| d).collect();
+    Ok((Cow::Owned(to_raw(&shown)?), true))
 }
 
 impl Server {
@@ -673,63 +693,77 @@ impl Server {
         }
     }
 
-    pub(crate) fn list_tools(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
-        let cache = (version.era() == Era::Stateless).then(|| self.cache_hints());
-        let tools = self
-            .tools_json
-            .get_or_init(|| to_raw(&self.definitions))
-            .as_ref()
-            .map_err(Clone::clone)?;
-        self.complete(ListToolsResult { tools, cache }, version)
+    /// The caching hints of a list, when `version` sends them: `private` when the list was
+    /// made for this caller (scoped items hidden), whatever the configured scope.
+    fn list_hints(&self, version: ProtocolVersion, for_caller: bool) -> Option<CacheHints> {
+        let mut hints = (version.era() == Era::Stateless).then(|| self.cache_hints())?;
+        if for_caller {
+            hints.cache_scope = CacheScope::Private.as_str();
+        }
+        Some(hints)
     }
 
-    pub(crate) fn list_prompts(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
-        let cache = (version.era() == Era::Stateless).then(|| self.cache_hints());
-        let prompts = self
-            .prompts_json
-            .get_or_init(|| to_raw(&self.prompts.iter().map(|p| &p.definition).collect::<Vec<_>>()))
-            .as_ref()
-            .map_err(Clone::clone)?;
-        self.complete(ListPromptsResult { prompts, cache }, version)
+    pub(crate) fn list_tools(
+        &self,
+        version: ProtocolVersion,
+        principal: Option<&Principal>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let items = self.definitions.iter().zip(self.entries.iter().map(|e| &e.scopes));
+        let (tools, for_caller) = visible(&self.tools_json, items, principal)?;
+        let cache = self.list_hints(version, for_caller);
+        self.complete(ListToolsResult { tools: &tools, cache }, version)
     }
 
-    pub(crate) fn list_resources(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
-        let cache = (version.era() == Era::Stateless).then(|| self.cache_hints());
-        let resources = self
-            .resources_json
-            .get_or_init(|| {
-                to_raw(
-                    &self
-                        .resources
-                        .iter()
-                        .filter(|r| matches!(r.definition.uri, ResourceUri::Static(_)))
-                        .map(|r| &r.definition)
-                        .collect::<Vec<_>>(),
-                )
-            })
-            .as_ref()
-            .map_err(Clone::clone)?;
-        self.complete(ListResourcesResult { resources, cache }, version)
+    pub(crate) fn list_prompts(
+        &self,
+        version: ProtocolVersion,
+        principal: Option<&Principal>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let items = self.prompts.iter().map(|p| (&p.definition, &p.scopes));
+        let (prompts, for_caller) = visible(&self.prompts_json, items, principal)?;
+        let cache = self.list_hints(version, for_caller);
+        self.complete(
+            ListPromptsResult {
+                prompts: &prompts,
+                cache,
+            },
+            version,
+        )
     }
 
-    pub(crate) fn list_resource_templates(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
-        let cache = (version.era() == Era::Stateless).then(|| self.cache_hints());
-        let resource_templates = self
-            .templates_json
-            .get_or_init(|| {
-                to_raw(
-                    &self
-                        .templates
-                        .iter()
-                        .map(|&i| &self.resources[i].definition)
-                        .collect::<Vec<_>>(),
-                )
-            })
-            .as_ref()
-            .map_err(Clone::clone)?;
+    pub(crate) fn list_resources(
+        &self,
+        version: ProtocolVersion,
+        principal: Option<&Principal>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let items = (self.resources.iter())
+            .filter(|r| matches!(r.definition.uri, ResourceUri::Static(_)))
+            .map(|r| (&r.definition, &r.scopes));
+        let (resources, for_caller) = visible(&self.resources_json, items, principal)?;
+        let cache = self.list_hints(version, for_caller);
+        self.complete(
+            ListResourcesResult {
+                resources: &resources,
+                cache,
+            },
+            version,
+        )
+    }
+
+    pub(crate) fn list_resource_templates(
+        &self,
+        version: ProtocolVersion,
+        principal: Option<&Principal>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let items = self
+            .templates
+            .iter()
+            .map(|&i| (&self.resources[i].definition, &self.resources[i].scopes));
+        let (resource_templates, for_caller) = visible(&self.templates_json, items, principal)?;
+        let cache = self.list_hints(version, for_caller);
         self.complete(
             ListResourceTemplatesResult {
-                resource_templates,
+                resource_templates: &resource_templates,
                 cache,
             },
             version,

@@ -702,7 +702,7 @@ mod tests {
     async fn first_round() -> Outgoing {
         let d = Dispatcher::stateless(Arc::new(crate::Server::new("t").tool(Asks)));
         let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"asks","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#;
-        let Dispatch::Call(call) = d.dispatch(&mut Session::new(), None, classify(frame)) else {
+        let Dispatch::Call(call) = d.dispatch(&mut Session::new(), None, None, classify(frame)) else {
             panic!("a call")
         };
         let (tx, _rx) = tokio::sync::mpsc::channel(1);

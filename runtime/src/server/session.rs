@@ -4,6 +4,8 @@
 use super::Server;
 use super::call::PendingCall;
 use super::updates::{MAX_SUBSCRIPTIONS, Subscriptions};
+use crate::access::Forbidden;
+use crate::context::Principal;
 use crate::peer::Mailbox;
 use crate::protocol::envelope::{Envelope, EnvelopeCache, Meta};
 use crate::protocol::jsonrpc::to_raw;
@@ -19,6 +21,8 @@ pub(crate) enum Route {
     Reply(Result<Box<RawValue>, ErrorObject>),
     /// Run a tool call (possibly long): the dispatcher admits it and the transport runs it.
     Call(Box<PendingCall>),
+    /// Refused for want of scopes, before anything ran.
+    Forbidden(Forbidden),
 }
 
 #[derive(Debug)]
@@ -83,17 +87,15 @@ impl Session {
         }
     }
 
-    /// The version `initialize` settled on, once it did (handshake era).
-    pub(crate) fn negotiated(&self) -> Option<ProtocolVersion> {
-        match &self.state {
-            EraState::Handshake(Some(h)) => Some(h.version),
-            _ => None,
-        }
-    }
-
     /// Decides what a request gets. Runs on the reader, in arrival order, so the era and the
     /// handshake are settled before the next frame is looked at.
-    pub(crate) fn on_request(&mut self, server: &Server, method: &str, head: &ParamsHead<'_>) -> Route {
+    pub(crate) fn on_request(
+        &mut self,
+        server: &Server,
+        method: &str,
+        head: &ParamsHead<'_>,
+        principal: Option<&Principal>,
+    ) -> Route {
         let meta = &head.meta;
         if let EraState::Undecided = self.state {
             self.state = if method != "initialize" && meta.has_envelope() {
@@ -103,8 +105,10 @@ impl Session {
             };
         }
         match &mut self.state {
-            EraState::Undecided | EraState::Stateless => stateless(server, method, head, meta, &mut self.envelopes),
-            EraState::Handshake(hs) => handshake(server, hs, &self.mailbox, method, head, meta),
+            EraState::Undecided | EraState::Stateless => {
+                stateless(server, method, head, meta, &mut self.envelopes, principal)
+            }
+            EraState::Handshake(hs) => handshake(server, hs, &self.mailbox, method, head, meta, principal),
         }
     }
 }
@@ -115,6 +119,7 @@ fn stateless(
     head: &ParamsHead<'_>,
     meta: &Meta<'_>,
     envelopes: &mut EnvelopeCache,
+    principal: Option<&Principal>,
 ) -> Route {
     if method == "initialize" {
         let requested = head
@@ -136,7 +141,7 @@ fn stateless(
     };
     match method {
         "server/discover" => Route::Reply(server.discover(envelope.version)),
-        other => serve(server, other, head, Ok(envelope)),
+        other => serve(server, other, head, Ok(envelope), principal),
     }
 }
 
@@ -148,8 +153,14 @@ fn not_initialized() -> ErrorObject {
 /// The methods both eras serve, in one place. `envelope` is what the request carries (its
 /// version, the client's capabilities), or why there is none yet (a handshake-era connection not
 /// initialized): that error is the answer to a method that needs it, while an unknown method is
-/// -32601 either way.
-fn serve(server: &Server, method: &str, head: &ParamsHead<'_>, envelope: Result<Envelope, ErrorObject>) -> Route {
+/// -32601 either way. Lists show `principal` only what its scopes allow.
+fn serve(
+    server: &Server,
+    method: &str,
+    head: &ParamsHead<'_>,
+    envelope: Result<Envelope, ErrorObject>,
+    principal: Option<&Principal>,
+) -> Route {
     fn with(envelope: Result<Envelope, ErrorObject>, then: impl FnOnce(Envelope) -> Route) -> Route {
         match envelope {
             Ok(e) => then(e),
@@ -157,16 +168,18 @@ fn serve(server: &Server, method: &str, head: &ParamsHead<'_>, envelope: Result<
         }
     }
     match method {
-        "tools/list" => with(envelope, |e| Route::Reply(server.list_tools(e.version))),
+        "tools/list" => with(envelope, |e| Route::Reply(server.list_tools(e.version, principal))),
         "tools/call" => with(envelope, |e| PendingCall::prepare(server, head, e)),
-        "prompts/list" if server.has_prompts() => with(envelope, |e| Route::Reply(server.list_prompts(e.version))),
+        "prompts/list" if server.has_prompts() => {
+            with(envelope, |e| Route::Reply(server.list_prompts(e.version, principal)))
+        }
         "prompts/get" if server.has_prompts() => with(envelope, |e| PendingCall::prepare_prompt(server, head, e)),
         "resources/list" if server.has_resources() => {
-            with(envelope, |e| Route::Reply(server.list_resources(e.version)))
+            with(envelope, |e| Route::Reply(server.list_resources(e.version, principal)))
         }
-        "resources/templates/list" if server.has_resources() => {
-            with(envelope, |e| Route::Reply(server.list_resource_templates(e.version)))
-        }
+        "resources/templates/list" if server.has_resources() => with(envelope, |e| {
+            Route::Reply(server.list_resource_templates(e.version, principal))
+        }),
         "completion/complete" if server.has_completions() => {
             with(envelope, |e| PendingCall::prepare_complete(server, head, e))
         }
@@ -184,6 +197,7 @@ fn handshake(
     method: &str,
     head: &ParamsHead<'_>,
     meta: &Meta<'_>,
+    principal: Option<&Principal>,
 ) -> Route {
     if method != "initialize" && meta.has_envelope() {
         return Route::Reply(Err(ErrorObject::invalid_request(LEGACY_ENVELOPE)));
@@ -224,7 +238,10 @@ fn handshake(
             Route::Reply(to_raw(&EmptyResult {}))
         }
         "resources/subscribe" | "resources/unsubscribe" if server.has_resources() => {
-            Route::Reply(subscription(server, hs.as_mut(), method, head))
+            match subscription(server, hs.as_mut(), method, head, principal) {
+                Ok(outcome) => Route::Reply(outcome),
+                Err(forbidden) => Route::Forbidden(forbidden),
+            }
         }
         other => {
             let envelope = match hs {
@@ -237,35 +254,43 @@ fn handshake(
                 }),
                 None => Err(not_initialized()),
             };
-            serve(server, other, head, envelope)
+            serve(server, other, head, envelope, principal)
         }
     }
 }
 
 /// `resources/subscribe` and `resources/unsubscribe` (handshake era only; 2026-07-28 has neither):
-/// the URI must name a resource; the answer is exactly `{}`. The session's subscriptions are
-/// registered with the server's [`super::ResourceUpdates`], which sends
-/// `notifications/resources/updated` to the session's mailbox.
+/// the URI must name a resource whose scopes `principal` holds, as `resources/read` would
+/// require; the answer is exactly `{}`. The session's subscriptions are registered with the
+/// server's [`super::ResourceUpdates`], which sends `notifications/resources/updated` to the
+/// session's mailbox.
 fn subscription(
     server: &Server,
     hs: Option<&mut Handshake>,
     method: &str,
     head: &ParamsHead<'_>,
-) -> Result<Box<RawValue>, ErrorObject> {
+    principal: Option<&Principal>,
+) -> Result<Result<Box<RawValue>, ErrorObject>, Forbidden> {
     let Some(hs) = hs else {
-        return Err(ErrorObject::invalid_params("Invalid request parameters")
-            .with_data(json!("the connection is not initialized: send `initialize` first")));
+        return Ok(Err(not_initialized()));
     };
-    let uri = super::call::required_str(head.uri, "uri")?;
-    server.find_resource(&uri)?;
+    let uri = match super::call::required_str(head.uri, "uri") {
+        Ok(uri) => uri,
+        Err(e) => return Ok(Err(e)),
+    };
+    let entry = match server.find_resource(&uri) {
+        Ok((entry, _)) => entry,
+        Err(e) => return Ok(Err(e)),
+    };
     if method == "resources/subscribe" {
+        crate::access::check("resource", &uri, &entry.scopes, principal)?;
         if !hs.subscriptions.subscribe(&uri) {
-            return Err(ErrorObject::invalid_params(format!(
+            return Ok(Err(ErrorObject::invalid_params(format!(
                 "Invalid params: this session already holds {MAX_SUBSCRIPTIONS} subscriptions; unsubscribe first"
-            )));
+            ))));
         }
     } else {
         hs.subscriptions.unsubscribe(&uri);
     }
-    to_raw(&EmptyResult {})
+    Ok(to_raw(&EmptyResult {}))
 }

@@ -128,10 +128,14 @@ async fn read_messages<R: AsyncRead + Unpin>(
             }
             Ok(Frame::Line(bytes)) => bytes,
         };
-        match dispatcher.dispatch(&mut session, Some(&peer), classify(&bytes)) {
+        // No principal: stdio carries no token.
+        match dispatcher.dispatch(&mut session, Some(&peer), None, classify(&bytes)) {
             Dispatch::Done => {}
             Dispatch::Reply(message) => {
                 outbound.send(message).await;
+            }
+            Dispatch::Forbidden(id, forbidden) => {
+                outbound.send(Outgoing::error(Some(id), forbidden.error())).await;
             }
             Dispatch::Call(call) => {
                 let queued = Queued {

@@ -4,51 +4,76 @@
 use super::options::HttpOptions;
 use super::{Body, WithStatus, error_response, header_str};
 use crate::auth::AuthError;
+use crate::authority::{is_loopback_host, parse_host, parse_origin};
 use crate::context::Principal;
-use crate::protocol::ErrorObject;
+use crate::protocol::{ErrorObject, codes};
+use http::uri::{Authority, Scheme};
 use http::{HeaderMap, Response, StatusCode, header};
 
-pub(super) fn is_loopback_name(host: &str) -> bool {
-    matches!(host, "localhost" | "127.0.0.1" | "[::1]" | "::1")
+/// Whether `authority` (a parsed `Host`) names this server: a loopback name, or one of
+/// `allowed` (each `name` or `name:port`, lowercase).
+fn host_listed(authority: &Authority, allowed: &[String]) -> bool {
+    let whole = authority.as_str().to_ascii_lowercase();
+    let name = authority.host().to_ascii_lowercase();
+    is_loopback_host(&name) || allowed.iter().any(|a| *a == whole || *a == name)
 }
 
-/// `host[:port]` → host.
-pub(super) fn host_part(authority: &str) -> &str {
-    if let Some(rest) = authority.strip_prefix('[') {
-        // `[v6]:port` → `[v6]`. A `[` never closed is kept whole, and names no host of ours.
-        return rest.find(']').map_or(authority, |end| &authority[..end + 2]);
+/// DNS-rebinding and cross-origin defence, on every bind. `Host` must parse and name this server
+/// (a loopback name or one of `hosts`), unless the server opted out
+/// ([`HttpOptions::allow_any_host`]). An `Origin`, when sent, must parse and be a loopback
+/// origin, an allowed one ([`HttpOptions::allow_origin`]), or this very server (the same
+/// authority as a checked `Host`: a page of the server posting to it).
+pub(super) fn hosts_allowed(options: &HttpOptions, hosts: &[String], headers: &HeaderMap) -> bool {
+    let host = header_str(headers, "host").and_then(parse_host);
+    let host_checked = !options.any_host;
+    if host_checked && !host.as_ref().is_some_and(|h| host_listed(h, hosts)) {
+        return false;
     }
-    authority.rsplit_once(':').map_or(authority, |(h, _)| h)
-}
-
-/// DNS-rebinding defence: `Host` and `Origin` must name this server (when `check` is on).
-pub(super) fn hosts_allowed(options: &HttpOptions, check: bool, headers: &HeaderMap) -> bool {
-    if !check {
+    let Some(origin) = header_str(headers, "origin") else {
         return true;
+    };
+    let Some((scheme, authority)) = parse_origin(origin) else {
+        return false;
+    };
+    if scheme != Scheme::HTTP && scheme != Scheme::HTTPS {
+        return false;
     }
-    let host_ok = match header_str(headers, "host") {
-        None => false,
-        // `user@host` is not a host: a parser that reads the part after `@` would be fooled.
-        Some(h) if h.contains('@') => false,
-        Some(h) => {
-            let h = h.to_ascii_lowercase();
-            is_loopback_name(host_part(&h)) || options.allowed_hosts.iter().any(|a| *a == h || *a == host_part(&h))
-        }
-    };
-    let origin_ok = match header_str(headers, "origin") {
-        None => true,
-        Some(o) => {
-            let o = o.to_ascii_lowercase();
-            let authority = o.split_once("://").map_or("", |(_, rest)| rest);
-            !authority.contains('@') && (is_loopback_name(host_part(authority)) || options.allowed_origins.contains(&o))
-        }
-    };
-    host_ok && origin_ok
+    let listed = format!("{scheme}://{authority}").to_ascii_lowercase();
+    is_loopback_host(authority.host())
+        || options.allowed_origins.contains(&listed)
+        || (host_checked && host.is_some_and(|h| h.as_str().eq_ignore_ascii_case(authority.as_str())))
+}
+
+/// The headers that may appear at most once, and the JSON-RPC code of their refusal: the ones a
+/// 2026-07-28 client mirrors from the body (-32020, as for a header that disagrees with the
+/// body), and the ones that say who calls and where (-32600). A proxy that reads the last or the
+/// joined value of a repeated one would see another request than the server runs.
+const SINGLE: [(&str, i64); 6] = [
+    ("host", codes::INVALID_REQUEST),
+    ("origin", codes::INVALID_REQUEST),
+    ("authorization", codes::INVALID_REQUEST),
+    ("mcp-session-id", codes::INVALID_REQUEST),
+    ("mcp-protocol-version", codes::HEADER_MISMATCH),
+    ("mcp-method", codes::HEADER_MISMATCH),
+];
+
+/// The first header of a request that appears more than once but may appear once only, with the
+/// code of its refusal: those of [`SINGLE`], `Mcp-Name`, and every `Mcp-Param-*`.
+pub(super) fn repeated_header(headers: &HeaderMap) -> Option<(String, i64)> {
+    if let Some((name, code)) = SINGLE.iter().find(|(name, _)| repeated(headers, name)) {
+        return Some(((*name).to_owned(), *code));
+    }
+    headers
+        .keys()
+        .map(http::HeaderName::as_str)
+        .filter(|name| *name == "mcp-name" || name.starts_with("mcp-param-"))
+        .find(|name| repeated(headers, name))
+        .map(|name| (name.to_owned(), codes::HEADER_MISMATCH))
 }
 
 /// Whether a header that may appear once appears more than once (two `Host` headers are
 /// ambiguous: a proxy and this server could each read another one).
-pub(super) fn repeated(headers: &HeaderMap, name: &str) -> bool {
+fn repeated(headers: &HeaderMap, name: &str) -> bool {
     headers.get_all(name).iter().nth(1).is_some()
 }
 
@@ -133,18 +158,100 @@ mod tests {
     use super::*;
     use http::HeaderValue;
 
-    #[test]
-    fn host_part_of_bracketed_and_unclosed_authorities() {
-        assert_eq!(host_part("[::1]:8000"), "[::1]");
-        assert_eq!(host_part("127.0.0.1:8000"), "127.0.0.1");
-        // Found by fuzzing: an unclosed `[` sliced past the end of the header and panicked.
-        assert_eq!(host_part("[l_b.[nwcfb["), "[l_b.[nwcfb[");
-        assert_eq!(host_part("[é"), "[é");
+    fn allowed(options: &HttpOptions, hosts: &[&str], host: &str, origin: Option<&str>) -> bool {
         let mut headers = HeaderMap::new();
-        headers.insert("host", HeaderValue::from_static("[::1"));
-        assert!(!hosts_allowed(&HttpOptions::default(), true, &headers));
-        headers.insert("host", HeaderValue::from_static("127.0.0.1"));
-        headers.insert("origin", HeaderValue::from_static("http://[x"));
-        assert!(!hosts_allowed(&HttpOptions::default(), true, &headers));
+        headers.insert("host", HeaderValue::from_str(host).unwrap());
+        if let Some(o) = origin {
+            headers.insert("origin", HeaderValue::from_str(o).unwrap());
+        }
+        let hosts: Vec<String> = hosts.iter().map(|h| h.to_string()).collect();
+        hosts_allowed(options, &hosts, &headers)
+    }
+
+    #[test]
+    fn host_and_origin_are_parsed_before_they_are_judged() {
+        let o = HttpOptions::default();
+        assert!(allowed(&o, &[], "127.0.0.1:8000", None));
+        assert!(allowed(&o, &[], "[::1]:8000", Some("http://[::1]:3000")));
+        // Found by fuzzing: an unclosed `[` sliced past the end of the header and panicked.
+        assert!(!allowed(&o, &[], "[::1", None));
+        assert!(!allowed(&o, &[], "[l_b.[nwcfb[", None));
+        assert!(!allowed(&o, &[], "127.0.0.1", Some("http://[x")));
+        // Held-out probes of issue 22: not loopback, whatever their prefix says.
+        assert!(!allowed(&o, &[], "127.0.0.1", Some("http://[::1]evil.com")));
+        assert!(!allowed(&o, &[], "127.attacker.example", None));
+        assert!(!allowed(&o, &[], "127.0.0.1", Some("http://127.attacker.example")));
+        assert!(!allowed(&o, &[], "127.0.0.1:1@evil.com", None));
+        assert!(!allowed(&o, &[], "127.0.0.1", Some("null")));
+    }
+
+    #[test]
+    fn an_allowed_origin_is_served_and_another_refused() {
+        let o = HttpOptions::default().allow_origin("https://app.example.com");
+        let hosts = ["notes.example.com"];
+        assert!(allowed(
+            &o,
+            &hosts,
+            "notes.example.com",
+            Some("https://app.example.com")
+        ));
+        assert!(allowed(
+            &o,
+            &hosts,
+            "notes.example.com",
+            Some("HTTPS://APP.example.com")
+        ));
+        assert!(!allowed(
+            &o,
+            &hosts,
+            "notes.example.com",
+            Some("https://evil.example.com")
+        ));
+        assert!(!allowed(
+            &o,
+            &hosts,
+            "notes.example.com",
+            Some("http://app.example.com")
+        ));
+        // The server's own pages post with their own origin.
+        assert!(allowed(
+            &o,
+            &hosts,
+            "notes.example.com",
+            Some("https://notes.example.com")
+        ));
+        assert!(!allowed(
+            &o,
+            &hosts,
+            "evil.example.com",
+            Some("https://evil.example.com")
+        ));
+    }
+
+    #[test]
+    fn origin_is_checked_even_when_any_host_is_allowed() {
+        let o = HttpOptions::default().allow_any_host();
+        assert!(allowed(&o, &[], "whatever.example", None));
+        assert!(!allowed(&o, &[], "whatever.example", Some("https://whatever.example")));
+        assert!(allowed(&o, &[], "whatever.example", Some("http://localhost:5173")));
+    }
+
+    #[test]
+    fn repeated_headers_are_named() {
+        let mut headers = HeaderMap::new();
+        headers.append("mcp-param-region", HeaderValue::from_static("eu-west"));
+        assert_eq!(repeated_header(&headers), None);
+        headers.append("mcp-param-region", HeaderValue::from_static("us-east"));
+        assert_eq!(
+            repeated_header(&headers),
+            Some(("mcp-param-region".into(), codes::HEADER_MISMATCH))
+        );
+        let mut headers = HeaderMap::new();
+        headers.append("authorization", HeaderValue::from_static("Bearer a"));
+        headers.append("authorization", HeaderValue::from_static("Bearer b"));
+        assert_eq!(
+            repeated_header(&headers),
+            Some(("authorization".into(), codes::INVALID_REQUEST))
+        );
     }
 }

@@ -11,9 +11,9 @@ use super::{
 use crate::context::Principal;
 use crate::dispatch::{Dispatch, Dispatcher};
 use crate::peer::Peer;
-use crate::protocol::ErrorObject;
 use crate::protocol::inbound::Inbound;
 use crate::protocol::jsonrpc::Outgoing;
+use crate::protocol::{Era, ErrorObject, ProtocolVersion};
 use crate::server::Session;
 use crate::server::updates::MAX_QUEUED;
 use http::{HeaderValue, StatusCode};
@@ -25,10 +25,10 @@ impl State {
     pub(super) fn initialize(&self, inbound: Inbound<'_>, principal: Option<Principal>) -> http::Response<Body> {
         let dispatcher = Dispatcher::connection(self.server.clone());
         let mut session = Session::new();
-        let reply = match dispatcher.dispatch(&mut session, None, inbound) {
+        let reply = match dispatcher.dispatch(&mut session, None, principal.as_ref(), inbound) {
             Dispatch::Reply(reply @ Outgoing::Response { outcome: Ok(_), .. }) => reply,
             Dispatch::Reply(error) => return message_response(error, true),
-            Dispatch::Done | Dispatch::Call(_) => return empty(StatusCode::BAD_REQUEST),
+            Dispatch::Done | Dispatch::Call(_) | Dispatch::Forbidden(..) => return empty(StatusCode::BAD_REQUEST),
         };
         let legacy = LegacySession::new(
             principal,
@@ -69,7 +69,9 @@ impl State {
             Err(refused) => return refused.response(),
         };
         let dispatched = match legacy.session.lock() {
-            Ok(mut s) => legacy.dispatcher.dispatch(&mut s, Some(&legacy.peer), inbound),
+            Ok(mut s) => legacy
+                .dispatcher
+                .dispatch(&mut s, Some(&legacy.peer), principal.as_ref(), inbound),
             Err(_) => Dispatch::Reply(Outgoing::error(
                 None,
                 ErrorObject::internal("session state unavailable"),
@@ -82,6 +84,7 @@ impl State {
         }
         match dispatched {
             Dispatch::Done => empty(StatusCode::ACCEPTED),
+            Dispatch::Forbidden(id, forbidden) => self.insufficient_scope(headers, id, &forbidden),
             // On this era an error is an ordinary response (200).
             Dispatch::Reply(message) => message_response(message, false),
             Dispatch::Call(call) => {
@@ -90,8 +93,10 @@ impl State {
         }
     }
 
-    /// The live session named `session_id`, if `principal` owns it, and if the request names the
-    /// version it negotiated or none: after `initialize` every request names it, but a client
+    /// The live session named `session_id`, if `principal` owns it, and if the request names a
+    /// handshake-era version this server supports, or none. A client should send the version it
+    /// negotiated, but the specification refuses only invalid or unsupported ones (as the official
+    /// Python SDK does): another supported version is served, under the negotiated one. A client
     /// that sends none is taken at its word, as the specification allows for older clients.
     fn session(
         &self,
@@ -101,9 +106,9 @@ impl State {
     ) -> Result<Arc<LegacySession>, Refused> {
         let legacy = self.sessions.get(session_id, principal).ok_or(Refused::NoSession)?;
         if let Some(sent) = header_str(headers, VERSION_HEADER) {
-            let negotiated = legacy.session.lock().ok().and_then(|s| s.negotiated());
-            if negotiated.is_some_and(|v| v.as_str() != sent) {
-                return Err(Refused::OtherVersion(sent.to_owned()));
+            let supported = ProtocolVersion::parse(sent).is_some_and(|v| v.era() == Era::Handshake);
+            if !supported {
+                return Err(Refused::Unsupported(sent.to_owned()));
             }
         }
         Ok(legacy)
@@ -148,8 +153,8 @@ impl State {
 enum Refused {
     /// No live session of the caller's has that id: 404.
     NoSession,
-    /// The request names another version than the session negotiated: 400.
-    OtherVersion(String),
+    /// The request names a version that is not a handshake-era one this server supports: 400.
+    Unsupported(String),
 }
 
 impl Refused {
@@ -157,15 +162,23 @@ impl Refused {
         match self {
             Self::NoSession => error_response(None, ErrorObject::invalid_request("Not Found: no such session"))
                 .with_status(StatusCode::NOT_FOUND),
-            Self::OtherVersion(sent) => error_response(
+            Self::Unsupported(sent) => error_response(
                 None,
                 ErrorObject::invalid_request(format!(
-                    "Bad Request: MCP-Protocol-Version {sent:?} is not the version this session negotiated"
+                    "Bad Request: MCP-Protocol-Version {sent:?} is not a version this session can be served with \
+                     (supported: {})",
+                    handshake_versions()
                 )),
             )
             .with_status(StatusCode::BAD_REQUEST),
         }
     }
+}
+
+/// The handshake-era versions this server supports, for a refusal's message.
+fn handshake_versions() -> String {
+    let versions = ProtocolVersion::ALL.iter().filter(|v| v.era() == Era::Handshake);
+    versions.map(|v| v.as_str()).collect::<Vec<_>>().join(", ")
 }
 
 /// Closes a session's GET stream on its side when the stream goes (the client left): the

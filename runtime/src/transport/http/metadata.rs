@@ -25,18 +25,24 @@ struct Document<'a> {
 }
 
 /// The resource's identifier: the configured one, or `http(s)://<Host><path>` (plain `http` only
-/// for a loopback `Host`).
+/// for a loopback `Host`) when `Host` was checked against the allowed hosts (never under
+/// [`HttpOptions::allow_any_host`], which needs the configured one to start with bearer tokens).
 pub(super) fn resource(options: &HttpOptions, headers: &HeaderMap) -> String {
     if let Some(r) = &options.resource {
         return r.clone();
     }
-    let host = header_str(headers, "host").unwrap_or("localhost");
-    let scheme = if super::guard::is_loopback_name(super::guard::host_part(host)) {
+    let host = header_str(headers, "host")
+        .and_then(crate::authority::parse_host)
+        .filter(|_| !options.any_host);
+    let Some(host) = host else {
+        return format!("https://localhost{}", options.path);
+    };
+    let scheme = if crate::authority::is_loopback_host(host.host()) {
         "http"
     } else {
         "https"
     };
-    format!("{scheme}://{host}{}", options.path)
+    format!("{scheme}://{}{}", host.as_str().to_ascii_lowercase(), options.path)
 }
 
 /// The document's URL for `resource` (RFC 9728 §3.1: the well-known segment goes between the
@@ -115,6 +121,10 @@ impl State {
             .insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
         r.headers_mut()
             .insert(header::CACHE_CONTROL, HeaderValue::from_static("max-age=3600"));
+        if self.options.resource.is_none() {
+            // Made from the (checked) `Host`: a cache keeps one document per host.
+            r.headers_mut().insert(header::VARY, HeaderValue::from_static("Host"));
+        }
         r
     }
 

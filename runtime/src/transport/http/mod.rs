@@ -48,8 +48,9 @@ const VERSION_HEADER: &str = "mcp-protocol-version";
 
 /// What every request of one listener shares.
 struct State {
-    /// Whether `Host`/`Origin` are checked: on a loopback bind, or when an allow-list is given.
-    check_hosts: bool,
+    /// The `Host` values served besides loopback names (each `name` or `name:port`): the allowed
+    /// hosts and the configured resource's.
+    hosts: Vec<String>,
     server: Arc<Server>,
     options: HttpOptions,
     /// 2026-07-28 traffic: nothing registered, ids are each client's own.
@@ -142,8 +143,8 @@ fn opens_session(headers: &HeaderMap, inbound: &Inbound<'_>) -> bool {
 }
 
 impl State {
-    /// The state of one listener; `check_hosts` when `Host`/`Origin` are checked.
-    fn new(server: Arc<Server>, options: HttpOptions, check_hosts: bool) -> Arc<Self> {
+    /// The state of one listener.
+    fn new(server: Arc<Server>, options: HttpOptions) -> Arc<Self> {
         let (tx, mut rx) = mpsc::channel::<Outgoing>(16);
         // Messages for no stream in particular are dropped.
         tokio::spawn(async move { while rx.recv().await.is_some() {} });
@@ -156,9 +157,18 @@ impl State {
                 scopes_supported.push(scope.clone());
             }
         }
+        let mut hosts = options.allowed_hosts.clone();
+        if let Some(authority) = options
+            .resource
+            .as_deref()
+            .and_then(crate::authority::parse_url)
+            .map(|(_, a, _)| a)
+        {
+            hosts.push(authority.as_str().to_ascii_lowercase());
+        }
         Arc::new(State {
             scopes_supported,
-            check_hosts,
+            hosts,
             stateless: Dispatcher::stateless(server.clone()),
             sessions: Sessions::new(
                 options.session_idle,
@@ -268,14 +278,14 @@ impl State {
         if req.uri().path() != self.options.path && !document && page.is_none() {
             return empty(StatusCode::NOT_FOUND);
         }
-        if guard::repeated(req.headers(), "host") || guard::repeated(req.headers(), "origin") {
+        if let Some((name, code)) = guard::repeated_header(req.headers()) {
             return error_response(
                 None,
-                ErrorObject::invalid_request("Bad Request: a repeated Host or Origin header"),
+                ErrorObject::new(code, format!("Bad Request: the {name} header appears more than once")),
             )
             .with_status(StatusCode::BAD_REQUEST);
         }
-        if !guard::hosts_allowed(&self.options, self.check_hosts, req.headers()) {
+        if !guard::hosts_allowed(&self.options, &self.hosts, req.headers()) {
             return guard::forbidden(req.headers());
         }
         if document {
@@ -359,10 +369,16 @@ impl Server {
     }
 
     /// Serves Streamable HTTP on a bound listener (e.g. port 0 in tests).
+    ///
+    /// It refuses to start (an [`std::io::ErrorKind::InvalidInput`] error saying what to set)
+    /// when the listener is bound to an address that is not loopback and no `Host` is allowed
+    /// besides the loopback names ([`HttpOptions::allow_host`], [`HttpOptions::resource`], or
+    /// the opt-out [`HttpOptions::allow_any_host`]), and when bearer tokens are required with
+    /// any `Host` allowed but no [`HttpOptions::resource`] to name in the metadata.
     pub async fn serve_http_on(self, listener: TcpListener, options: HttpOptions) -> std::io::Result<()> {
-        let loopback = listener.local_addr().map(|a| a.ip().is_loopback()).unwrap_or(true);
-        let check_hosts = loopback || !options.allowed_hosts.is_empty() || !options.allowed_origins.is_empty();
-        let state = State::new(Arc::new(self), options, check_hosts);
+        let bound = listener.local_addr()?;
+        let state = State::new(Arc::new(self), options);
+        state.check_start(bound)?;
         let permits = Arc::new(Semaphore::new(state.options.max_connections));
         let mut backoff = ACCEPT_BACKOFF_MIN;
         loop {
@@ -429,6 +445,32 @@ impl State {
     }
 }
 
+impl State {
+    /// Refuses a start that would leave `Host` unchecked by accident, or the metadata's
+    /// `resource` to be made from a `Host` nobody checked.
+    fn check_start(&self, bound: SocketAddr) -> std::io::Result<()> {
+        let refuse = |why: String| {
+            tracing::error!("{why}");
+            Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, why))
+        };
+        if !bound.ip().is_loopback() && self.hosts.is_empty() && !self.options.any_host {
+            return refuse(format!(
+                "not serving HTTP on {bound}: an address that is not loopback needs the Host names clients use \
+                 (HttpOptions::allow_host(\"mcp.example.com\"), or HttpOptions::resource with the server's URL), \
+                 or HttpOptions::allow_any_host() when a proxy in front checks Host; otherwise any web page \
+                 could reach this server through DNS rebinding"
+            ));
+        }
+        if self.options.any_host && self.options.verifier.is_some() && self.options.resource.is_none() {
+            return refuse(format!(
+                "not serving HTTP on {bound}: with bearer tokens and any Host allowed, set HttpOptions::resource \
+                 to this server's URL (the Protected Resource Metadata's `resource` is never made from an unchecked Host)"
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// The shortest and longest pause after a failed `accept`.
 const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(10);
 const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
@@ -462,13 +504,14 @@ impl State {
 /// Serves one connection over `io` as [`Server::serve_http_on`] serves an accepted stream
 /// (`State::serve_connection`, with its time limits), with a listener state of its own: the door
 /// of the HTTP fuzz target (`bench::serve_http_connection`), which writes raw request bytes into
-/// an in-memory pipe. `check_hosts` is what a loopback bind sets.
+/// an in-memory pipe. Without `check_hosts`, any `Host` is taken ([`HttpOptions::allow_any_host`]).
 #[cfg(feature = "bench")]
 pub(crate) async fn serve_io<IO>(server: Arc<Server>, options: HttpOptions, check_hosts: bool, io: IO)
 where
     IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
-    let state = State::new(server, options, check_hosts);
+    let options = if check_hosts { options } else { options.allow_any_host() };
+    let state = State::new(server, options);
     // The one connection of this listener holds its one permit.
     let Ok(permit) = Arc::new(Semaphore::new(1)).try_acquire_owned() else {
         return;

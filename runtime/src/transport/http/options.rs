@@ -27,6 +27,8 @@ pub struct HttpOptions {
     pub(super) path: String,
     pub(super) allowed_hosts: Vec<String>,
     pub(super) allowed_origins: Vec<String>,
+    /// `Host` is not checked ([`HttpOptions::allow_any_host`]).
+    pub(super) any_host: bool,
     pub(super) max_body_bytes: usize,
     pub(super) session_idle: Duration,
     pub(super) max_sessions: usize,
@@ -49,6 +51,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("authorization_servers", &self.authorization_servers)
             .field("allowed_hosts", &self.allowed_hosts)
             .field("allowed_origins", &self.allowed_origins)
+            .field("any_host", &self.any_host)
             .field("max_body_bytes", &self.max_body_bytes)
             .field("header_timeout", &self.header_timeout)
             .field("body_timeout", &self.body_timeout)
@@ -70,6 +73,7 @@ impl Default for HttpOptions {
             path: "/mcp".into(),
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
+            any_host: false,
             max_body_bytes: 4 * 1024 * 1024,
             session_idle: Duration::from_secs(30 * 60),
             max_sessions: 10_000,
@@ -172,18 +176,52 @@ impl HttpOptions {
         self.path = path.into();
         self
     }
-    /// Accepts this `Host` (name, or name:port) besides the loopback names.
+    /// Accepts this `Host` (name, or name:port) besides the loopback names and the host of
+    /// [`HttpOptions::resource`].
     ///
-    /// `Host` and `Origin` are checked (403 otherwise) on a loopback bind — the DNS-rebinding
-    /// defence — and on any bind once an allow-list is given. A server bound to a public address
-    /// with no allow-list accepts any `Host`.
+    /// `Host` and `Origin` are checked on every bind (403 otherwise): the DNS-rebinding defence.
+    /// `Host` must be a loopback name (`localhost`, 127.0.0.0/8, `[::1]`), the host of the
+    /// configured [`HttpOptions::resource`], or one given here. A server bound to an address
+    /// that is not loopback (`0.0.0.0`, a public address) with none of these refuses to start,
+    /// saying so: name the hosts clients use, or opt out with [`HttpOptions::allow_any_host`].
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::HttpOptions;
+    /// let options = HttpOptions::default().allow_host("notes.example.com").allow_host("10.0.0.5:8000");
+    /// # let _ = options;
+    /// ```
     pub fn allow_host(mut self, host: impl Into<String>) -> Self {
         self.allowed_hosts.push(host.into().to_ascii_lowercase());
         self
     }
-    /// Accepts this `Origin` (e.g. `https://app.example.com`) besides loopback origins.
+    /// Accepts this `Origin` (e.g. `https://app.example.com`: scheme, host and any port, as a
+    /// browser sends it) besides loopback origins and the server's own. An `Origin` is checked
+    /// on every bind, whatever [`HttpOptions::allow_any_host`] says: a browser page of another
+    /// site gets 403 unless its origin is listed here.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::HttpOptions;
+    /// let options = HttpOptions::default().allow_origin("https://app.example.com");
+    /// # let _ = options;
+    /// ```
     pub fn allow_origin(mut self, origin: impl Into<String>) -> Self {
-        self.allowed_origins.push(origin.into().to_ascii_lowercase());
+        let origin = origin.into().to_ascii_lowercase();
+        self.allowed_origins.push(origin.trim_end_matches('/').to_owned());
+        self
+    }
+    /// Takes any `Host`: for a server behind a proxy that checks `Host` itself, or reached under
+    /// names not known in advance. Without it, a server bound to an address that is not loopback
+    /// and given no allowed host refuses to start. `Origin` is still checked, and the Protected
+    /// Resource Metadata's `resource` is then never made from `Host`: set
+    /// [`HttpOptions::resource`] when bearer tokens are required.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::HttpOptions;
+    /// let options = HttpOptions::default().allow_any_host().resource("https://notes.example.com/mcp");
+    /// # let _ = options;
+    /// ```
+    pub fn allow_any_host(mut self) -> Self {
+        self.any_host = true;
         self
     }
     /// The largest request body accepted (default 4 MiB); larger ones get 413.

@@ -108,7 +108,9 @@ impl State {
             }
             Inbound::Invalid { .. } => return empty(StatusCode::BAD_REQUEST),
         }
-        let dispatched = self.stateless.dispatch(&mut Session::new(), None, inbound);
+        let dispatched = self
+            .stateless
+            .dispatch(&mut Session::new(), None, principal.as_ref(), inbound);
         if let Dispatch::Call(call) = &dispatched
             && let Err(forbidden) = call.allowed(principal.as_ref())
         {
@@ -116,6 +118,7 @@ impl State {
         }
         match dispatched {
             Dispatch::Done => empty(StatusCode::ACCEPTED),
+            Dispatch::Forbidden(id, forbidden) => self.insufficient_scope(headers, id, &forbidden),
             Dispatch::Reply(message) => message_response(message, true),
             Dispatch::Call(call) if call.wants_stream() => super::sse::stream(call, |_| None, principal),
             Dispatch::Call(call) => {
