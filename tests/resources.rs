@@ -103,7 +103,9 @@ async fn lists_carry_static_resources_and_templates_with_cache_hints_on_2026() {
         let r = c.request("resources/list", json!({})).await;
         let res = &r["result"];
         let list = res["resources"].as_array().unwrap();
-        assert_eq!(list.len(), 7, "{r}");
+        // Seven static ones registered; the scoped one is hidden where no token comes.
+        assert_eq!(list.len(), 6, "{r}");
+        assert!(list.iter().all(|x| x["uri"] != "test://guarded"), "{r}");
         assert_eq!(
             list[0],
             json!({"uri": "test://static-text", "name": "static_text", "title": "Static text",
