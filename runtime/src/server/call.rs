@@ -18,7 +18,7 @@ use crate::resolve::ask::{BackChannel, Collect};
 use crate::resolve::engine::{Asker, Engine, Outcome};
 use crate::resolve::state::{CallBinding, RoundState, invalid_state};
 use crate::resolve::{Keys, ResolveSlot, Settled};
-use crate::resource::{Resource, ResourceCall};
+use crate::resource::{Resource, ResourceCall, ResourceUri};
 use crate::tool::{Tool, ToolCall};
 use crate::tool_result::CallToolResult;
 use futures_util::FutureExt;
@@ -45,10 +45,22 @@ pub(crate) enum Work {
         resource: Arc<dyn Resource>,
         keys: Arc<Keys>,
         variables: Vec<(String, String)>,
+        /// Its template (its URI when static): what the question limit counts, so one caller
+        /// reading many URIs of a template spends one budget.
+        item: String,
     },
 }
 
 impl Work {
+    /// The definition the question limit counts for a call naming `name`: a resource's
+    /// template, else the name (a tool's or prompt's).
+    fn item<'a>(&'a self, name: &'a str) -> &'a str {
+        match self {
+            Self::Resource { item, .. } => item,
+            _ => name,
+        }
+    }
+
     /// What the caller asked for, in messages (`tool`, `prompt`, `resource`).
     fn kind(&self) -> &'static str {
         match self {
@@ -242,10 +254,15 @@ impl PendingCall {
     fn read_resource(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Result<Self, ErrorObject> {
         let uri = required_str(head.uri, "uri")?;
         let (entry, variables) = server.find_resource(&uri)?;
+        let item = match &entry.definition.uri {
+            ResourceUri::Static(u) => u.clone(),
+            ResourceUri::Template(t) => t.as_str().to_owned(),
+        };
         let work = Work::Resource {
             resource: entry.resource.clone(),
             keys: entry.keys.clone(),
             variables,
+            item,
         };
         Ok(Self::new(
             work,
@@ -394,13 +411,16 @@ impl PendingCall {
                     asking: server.ask_context(principal.clone()),
                     kind: work.kind(),
                     target: name.clone(),
+                    item: work.item(&name).to_owned(),
                 }),
                 _ => None,
             },
         });
         let (kind, method) = (work.kind(), work.method());
+        let item = work.item(&name).to_owned();
         let resolving = |slots, keys| Resolving {
             kind,
+            item,
             method,
             slots,
             keys,
@@ -477,6 +497,7 @@ impl PendingCall {
                 resource,
                 keys,
                 variables,
+                item: _,
             } => {
                 let resolved = match resolving(resource.resolvers(), keys)
                     .run(server, &name, variables_map(&variables), &context)
@@ -527,6 +548,8 @@ enum Resolved {
 /// The resolver part of a call, the same for tools, prompts and resources.
 struct Resolving {
     kind: &'static str,
+    /// What the question limit counts ([`Work::item`]).
+    item: String,
     method: &'static str,
     slots: &'static [ResolveSlot],
     keys: Arc<Keys>,
@@ -543,6 +566,7 @@ impl Resolving {
     async fn run(self, server: &Server, name: &str, arguments: Map<String, Value>, context: &Context) -> Resolved {
         let Self {
             kind,
+            item,
             method,
             slots,
             keys,
@@ -570,7 +594,7 @@ impl Resolving {
         };
         let engine = Engine::new(
             kind,
-            name,
+            (name, &item),
             &keys,
             shared.clone(),
             context.clone(),
