@@ -494,9 +494,15 @@ impl Server {
     /// How many questions one tool, prompt or resource may ask one caller (an authenticated
     /// principal; every unauthenticated caller counts as one) in each window of `window`: past
     /// it the question is not asked and the call ends with an `isError` result (a prompt's or
-    /// resource's -32603) saying to try again later, and the refusal is logged. Counted in this
-    /// process; every round that asks again counts. Default: 100 per 60 s: more than a person
-    /// answers (and than the 64 questions that may wait at once), far fewer than a runaway loop asks.
+    /// resource's -32603) saying to try again later, and the refusal is logged. A resource is
+    /// counted by its template (its URI when static), so reading many URIs of one template spends
+    /// one budget. Counted in this process; every round that asks again counts. Default: 100 per
+    /// 60 s: more than a person answers (and than the 64 questions that may wait at once), far
+    /// fewer than a runaway loop asks.
+    ///
+    /// What it counts is bounded, and a bound falls on the caller over it: at most 1 000 tools,
+    /// prompts and templates per caller, and 100 000 callers at once (past that, callers not
+    /// counted yet are refused until a window ends).
     ///
     /// ```
     /// use std::time::Duration;
