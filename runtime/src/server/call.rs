@@ -41,14 +41,17 @@ pub(crate) enum Work {
         value: String,
     },
     /// `resources/read`: resolvers, then the resource body, with the template's variables.
-    Resource {
-        resource: Arc<dyn Resource>,
-        keys: Arc<Keys>,
-        variables: Vec<(String, String)>,
-        /// Its template (its URI when static): what the question limit counts, so one caller
-        /// reading many URIs of a template spends one budget.
-        item: String,
-    },
+    Resource(Box<ResourceRead>),
+}
+
+/// What a `resources/read` runs (boxed: the largest kind of [`Work`]).
+pub(crate) struct ResourceRead {
+    resource: Arc<dyn Resource>,
+    keys: Arc<Keys>,
+    variables: Vec<(String, String)>,
+    /// Its template (its URI when static): what the question limit counts, so one caller
+    /// reading many URIs of a template spends one budget.
+    item: String,
 }
 
 impl Work {
@@ -56,7 +59,7 @@ impl Work {
     /// template, else the name (a tool's or prompt's).
     fn item<'a>(&'a self, name: &'a str) -> &'a str {
         match self {
-            Self::Resource { item, .. } => item,
+            Self::Resource(read) => &read.item,
             _ => name,
         }
     }
@@ -66,7 +69,7 @@ impl Work {
         match self {
             Self::Tool { .. } => "tool",
             Self::Prompt { .. } => "prompt",
-            Self::Resource { .. } => "resource",
+            Self::Resource(_) => "resource",
             Self::Complete { .. } => "completion target",
         }
     }
@@ -76,7 +79,7 @@ impl Work {
         match self {
             Self::Tool { .. } => "tools/call",
             Self::Prompt { .. } => "prompts/get",
-            Self::Resource { .. } => "resources/read",
+            Self::Resource(_) => "resources/read",
             Self::Complete { .. } => "completion/complete",
         }
     }
@@ -258,12 +261,12 @@ impl PendingCall {
             ResourceUri::Static(u) => u.clone(),
             ResourceUri::Template(t) => t.as_str().to_owned(),
         };
-        let work = Work::Resource {
+        let work = Work::Resource(Box::new(ResourceRead {
             resource: entry.resource.clone(),
             keys: entry.keys.clone(),
             variables,
             item,
-        };
+        }));
         Ok(Self::new(
             work,
             (entry.scopes.clone(), entry.single_use),
@@ -371,7 +374,7 @@ impl PendingCall {
             (Some(token), true) => {
                 // A resource's state is bound to its URI and the variables read from it.
                 let variables = match &work {
-                    Work::Resource { variables, .. } => Some(variables_map(variables)),
+                    Work::Resource(read) => Some(variables_map(&read.variables)),
                     _ => None,
                 };
                 let bound = binding(
@@ -493,12 +496,13 @@ impl PendingCall {
                 };
                 server.complete(crate::completion::CompleteResult::capped(values), version)
             }
-            Work::Resource {
-                resource,
-                keys,
-                variables,
-                item: _,
-            } => {
+            Work::Resource(read) => {
+                let ResourceRead {
+                    resource,
+                    keys,
+                    variables,
+                    item: _,
+                } = *read;
                 let resolved = match resolving(resource.resolvers(), keys)
                     .run(server, &name, variables_map(&variables), &context)
                     .await
