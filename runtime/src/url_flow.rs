@@ -26,6 +26,10 @@ const ID_CHARS: usize = 22;
 pub(crate) const DEFAULT_FLOWS_PER_CALLER: usize = 16;
 /// How many callers' waiting flows one server counts at once.
 const MAX_WAITING_CALLERS: usize = 100_000;
+/// How many of its flows are looked up in the store for a caller at its bound, per flow it asks
+/// for: the oldest first; those still pending then go to the back, so the next attempt looks at
+/// others. A refusal so costs at most this many reads, whatever the bound.
+const LOOKUPS_AT_BOUND: usize = 16;
 
 /// Where a flow is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -197,9 +201,12 @@ impl From<StoreError> for StartError {
 #[derive(Debug, PartialEq, Eq)]
 enum Reserved {
     Yes,
-    /// The caller is at the bound with these flows.
+    /// The caller is at the bound; these of its flows (the oldest, at most
+    /// [`LOOKUPS_AT_BOUND`]) are worth looking up.
     AtBound(Vec<String>),
     TooManyCallers,
+    /// The counts are unusable (a panic while they were held): fail closed.
+    Unavailable,
 }
 
 impl Default for Waiting {
@@ -230,7 +237,7 @@ impl Waiting {
     fn reserve(&self, tag: &str, id: &str, expires: Instant, now: Instant) -> Reserved {
         let max = self.max();
         let Ok(mut callers) = self.callers.lock() else {
-            return Reserved::TooManyCallers;
+            return Reserved::Unavailable;
         };
         if callers.get(tag, now).is_none() && callers.insert(tag.to_owned(), Vec::new(), expires, now).is_err() {
             return Reserved::TooManyCallers;
@@ -240,12 +247,27 @@ impl Waiting {
         };
         flows.retain(|(_, until)| *until > now);
         if flows.len() >= max {
-            return Reserved::AtBound(flows.iter().map(|(f, _)| f.clone()).collect());
+            let oldest = flows.iter().take(LOOKUPS_AT_BOUND).map(|(f, _)| f.clone());
+            return Reserved::AtBound(oldest.collect());
         }
         flows.push((id.to_owned(), expires));
         let last = flows.iter().map(|(_, until)| *until).max().unwrap_or(expires);
         callers.set_expiry(&tag.to_owned(), last);
         Reserved::Yes
+    }
+
+    /// After looking flows of caller `tag` up: those still `pending` go to the back of its
+    /// list (the next attempt looks at others), the rest stop counting.
+    fn looked_up(&self, tag: &str, looked: &[String], pending: &[String]) {
+        let Ok(mut callers) = self.callers.lock() else {
+            return;
+        };
+        if let Some(flows) = callers.get_mut(tag, Instant::now()) {
+            let (mut checked, rest): (Vec<_>, Vec<_>) = flows.drain(..).partition(|(f, _)| looked.contains(f));
+            checked.retain(|(f, _)| pending.contains(f));
+            flows.extend(rest);
+            flows.extend(checked);
+        }
     }
 
     /// Stops counting flow `id` of caller `tag`.
@@ -371,30 +393,35 @@ impl UrlFlows {
     async fn reserve(&self, tag: &str, id: &str) -> Result<(), StartError> {
         let expires = |now: Instant| now.checked_add(self.ttl).unwrap_or(now);
         let now = Instant::now();
-        let waiting = match self.waiting.reserve(tag, id, expires(now), now) {
-            Reserved::Yes => return Ok(()),
-            Reserved::TooManyCallers => {
-                return Err(StartError::Callers {
-                    max: MAX_WAITING_CALLERS,
-                });
-            }
+        let looked = match self.waiting.reserve(tag, id, expires(now), now) {
             Reserved::AtBound(flows) => flows,
+            other => return self.reserved(other),
         };
-        for flow in waiting {
-            let pending = self
-                .read(&flow)
+        let mut pending = Vec::new();
+        for flow in &looked {
+            if self
+                .read(flow)
                 .await?
-                .is_some_and(|(_, _, r)| r.p == tag && r.s == Status::Pending);
-            if !pending {
-                self.waiting.release(tag, &flow);
+                .is_some_and(|(_, _, r)| r.p == tag && r.s == Status::Pending)
+            {
+                pending.push(flow.clone());
             }
         }
+        self.waiting.looked_up(tag, &looked, &pending);
         let now = Instant::now();
-        match self.waiting.reserve(tag, id, expires(now), now) {
+        self.reserved(self.waiting.reserve(tag, id, expires(now), now))
+    }
+
+    /// What [`Waiting::reserve`] found, as the start of a flow sees it.
+    fn reserved(&self, reserved: Reserved) -> Result<(), StartError> {
+        match reserved {
             Reserved::Yes => Ok(()),
             Reserved::TooManyCallers => Err(StartError::Callers {
                 max: MAX_WAITING_CALLERS,
             }),
+            Reserved::Unavailable => Err(StartError::Store(StoreError::new(
+                "the counts of waiting flows are unavailable",
+            ))),
             Reserved::AtBound(_) => Err(StartError::Busy {
                 max: self.waiting.max(),
                 ttl: self.ttl,
@@ -649,6 +676,33 @@ mod tests {
             there.progress(&second, Some(&alice)).await.unwrap(),
             Progress::Done(_)
         ));
+        here.start(Some(&alice), "Connect").await.unwrap();
+    }
+
+    /// However high the bound, a caller at it costs at most `LOOKUPS_AT_BOUND` store reads per
+    /// attempt, and successive attempts look at different flows.
+    #[tokio::test]
+    async fn a_caller_at_a_high_bound_costs_a_few_lookups_and_each_attempt_looks_at_others() {
+        let here = flows();
+        here.waiting.set_max(40);
+        let there = UrlFlows {
+            waiting: Arc::default(),
+            ..here.clone()
+        };
+        let alice = Principal::new("alice");
+        let mut ids = Vec::new();
+        for _ in 0..40 {
+            ids.push(here.start(Some(&alice), "Connect").await.unwrap());
+        }
+        // The newest finished through the other replica: the first attempt looks at the oldest
+        // 16 only, the second at the next 16, the third finds it.
+        there.decline(&ids[39], Some(&alice)).await.unwrap();
+        for _ in 0..2 {
+            assert!(matches!(
+                here.start(Some(&alice), "Connect").await,
+                Err(StartError::Busy { .. })
+            ));
+        }
         here.start(Some(&alice), "Connect").await.unwrap();
     }
 
