@@ -328,3 +328,31 @@ async fn a_resource_asks_on_the_back_channel() {
         "`why` was not resolved: the user cancelled the question `why`, so the resource did not run"
     );
 }
+
+#[path = "support/callers.rs"]
+mod callers;
+
+/// Issue 22, point 2 (the review's finding): one caller reading 100 000 distinct URIs of a
+/// template that asks filled the question limit's table, and every other caller was refused.
+/// The limit counts the template, not each URI, per caller: the flooding caller spends its one
+/// budget, and another caller reading the same template is still asked.
+#[tokio::test]
+async fn one_caller_reading_many_uris_of_a_template_spends_one_budget_and_others_are_still_asked() {
+    let limited = server().question_limit(3, std::time::Duration::from_secs(60));
+    let addr = callers::serve(limited).await;
+    let read = |id: u32| json!({"uri": format!("test://secrets/{id}")});
+    for id in 0..3 {
+        let r = callers::request(addr, "mallory", "resources/read", read(id)).await;
+        assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    }
+    let r = callers::request(addr, "mallory", "resources/read", read(3)).await;
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    assert_eq!(
+        r["error"]["message"],
+        "resource `test://secrets/{id}` stopped: it asked this caller more than 3 questions in 60 s; try again later"
+    );
+    let r = callers::request(addr, "alice", "resources/read", read(4)).await;
+    assert_eq!(r["result"]["resultType"], "input_required", "another caller: {r}");
+    let r = callers::request(addr, "mallory", "resources/read", json!({"uri": "test://motd"})).await;
+    assert_eq!(r["result"]["resultType"], "input_required", "another resource: {r}");
+}

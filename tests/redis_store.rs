@@ -222,3 +222,111 @@ async fn two_servers_sharing_redis_refuse_a_state_the_other_consumed() {
         assert_eq!(again["error"]["data"]["reason"], "invalid_request_state");
     }
 }
+
+#[path = "support/callers.rs"]
+mod callers;
+
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+struct Linked {
+    account: String,
+}
+
+#[resolver(key = "link")]
+async fn link() -> Elicit<Linked> {
+    Elicit::url("Link your account on the page", "https://bank.example/link")
+}
+
+/// Asks a URL-mode question: each call starts a flow.
+#[tool]
+async fn link_account(#[resolve(link)] linked: Linked) -> String {
+    format!("linked {}", linked.account)
+}
+
+#[resolver(key = "open")]
+async fn open_statement(id: String) -> Elicit<Confirm> {
+    Elicit::form(format!("Open statement {id}?"))
+}
+
+/// A template whose every URI asks.
+#[resource(template = "bank://statements/{id}")]
+async fn statement(id: String, #[resolve(open_statement)] ok: bool) -> String {
+    if ok { format!("statement {id}") } else { "closed".into() }
+}
+
+/// Issue 22, point 2, with the store in Redis: one caller reading many URIs of a template that
+/// asks, and starting URL-mode flows until its bound, is refused alone; another caller is
+/// still asked, its URL-mode flow completes, and its single-use call goes through once.
+#[tokio::test]
+async fn with_redis_one_callers_floods_of_questions_and_flows_leave_other_callers_served() {
+    let redis = RedisServer::start();
+    let store = RedisStore::builder(redis.url())
+        .key_prefix("test:")
+        .connect()
+        .await
+        .unwrap();
+    let server = Server::new("bank")
+        .state_keys(StateKeys::new(&[9u8; 32]).unwrap())
+        .store(store)
+        .question_limit(3, MINUTE)
+        .url_flows_per_caller(2)
+        .tool(transfer)
+        .tool(link_account)
+        .resource(statement);
+    let flows = server.url_flows();
+    let addr = callers::serve(server).await;
+
+    let read = |id: u32| json!({"uri": format!("bank://statements/{id}")});
+    for id in 0..3 {
+        let r = callers::request(addr, "mallory", "resources/read", read(id)).await;
+        assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    }
+    let r = callers::request(addr, "mallory", "resources/read", read(3)).await;
+    assert_eq!(
+        r["error"]["message"],
+        "resource `bank://statements/{id}` stopped: it asked this caller more than 3 questions in 60 s; try again later",
+        "{r}"
+    );
+    let link = json!({"name": "link_account", "arguments": {}});
+    for _ in 0..2 {
+        let r = callers::request(addr, "mallory", "tools/call", link.clone()).await;
+        assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    }
+    let r = callers::request(addr, "mallory", "tools/call", link.clone()).await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    let refused = r["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        refused.starts_with("resolver `link`: this caller has 2 URL-mode steps waiting for their pages"),
+        "{refused}"
+    );
+
+    let r = callers::request(addr, "alice", "resources/read", read(3)).await;
+    assert_eq!(
+        r["result"]["resultType"], "input_required",
+        "another caller is asked: {r}"
+    );
+    let r = callers::request(addr, "alice", "tools/call", link.clone()).await;
+    let url = r["result"]["inputRequests"]["link"]["params"]["url"].as_str().unwrap();
+    flows
+        .complete(
+            &callers::flow_of(url),
+            Some(&callers::caller("alice")),
+            &json!({"account": "a1"}),
+        )
+        .await
+        .unwrap();
+    let mut retry = link;
+    retry["requestState"] = r["result"]["requestState"].clone();
+    retry["inputResponses"] = json!({"link": {"action": "accept"}});
+    let done = callers::request(addr, "alice", "tools/call", retry).await;
+    assert_eq!(done["result"]["content"][0]["text"], "linked a1", "{done}");
+
+    let pay = json!({"name": "transfer", "arguments": {"amount": 10}});
+    let r = callers::request(addr, "alice", "tools/call", pay.clone()).await;
+    let mut retry = pay;
+    retry["requestState"] = r["result"]["requestState"].clone();
+    retry["inputResponses"] = json!({"approve": {"action": "accept", "content": {"ok": true}}});
+    let done = callers::request(addr, "alice", "tools/call", retry.clone()).await;
+    assert_eq!(done["result"]["content"][0]["text"], "sent 10", "{done}");
+    let replay = callers::request(addr, "alice", "tools/call", retry).await;
+    assert_eq!(replay["error"]["data"]["reason"], "invalid_request_state", "{replay}");
+}

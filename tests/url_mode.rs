@@ -410,3 +410,78 @@ async fn a_page_never_completed_ends_after_the_rounds() {
         "{r}"
     );
 }
+
+// ---------------------------------------------------------------- one caller's flows
+
+#[path = "support/callers.rs"]
+mod callers;
+
+#[resolver(once)]
+async fn approve(amount: u32) -> Elicit<Confirm> {
+    Elicit::form(format!("Transfer {amount}?"))
+}
+
+/// Single-use through its resolver: its used answer takes an entry in the store.
+#[tool]
+async fn transfer(amount: u32, #[resolve(approve)] ok: bool) -> String {
+    if ok { format!("sent {amount}") } else { "kept".into() }
+}
+
+/// Issue 22, point 2 (the review's finding): URL-mode flows and used single-use answers shared
+/// the memory store's one capacity, so one caller's flows could make every single-use call, and
+/// every other caller's URL-mode question, fail closed for up to ten minutes. Now one caller has
+/// at most 16 flows waiting (the default); past it its call ends saying so, while another
+/// caller's URL-mode question and single-use call go through.
+#[tokio::test]
+async fn one_callers_waiting_flows_are_bounded_and_other_callers_and_single_use_answers_go_through() {
+    let server = Server::new("urls")
+        .state_keys(StateKeys::new(&[9u8; 32]).unwrap())
+        .store(mcp_resolve::MemoryStore::with_capacity(20))
+        .tool(connect_account)
+        .tool(transfer);
+    let flows = server.url_flows();
+    let addr = callers::serve(server).await;
+    let connect = json!({"name": "connect_account", "arguments": {"service": "github"}});
+    for i in 0..16 {
+        let r = callers::request(addr, "mallory", "tools/call", connect.clone()).await;
+        assert_eq!(r["result"]["resultType"], "input_required", "flow {i}: {r}");
+    }
+    let r = callers::request(addr, "mallory", "tools/call", connect.clone()).await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert_eq!(
+        text(&r),
+        "resolver `connect`: this caller has 16 URL-mode steps waiting for their pages, the most one caller may have at once; complete one, or call again once they expire (600 s after they were asked)"
+    );
+
+    // Another caller's URL-mode question: asked, completed by its page, taken by the retry.
+    let r = callers::request(addr, "alice", "tools/call", connect.clone()).await;
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    let url = r["result"]["inputRequests"]["connect"]["params"]["url"]
+        .as_str()
+        .unwrap();
+    let alice = callers::caller("alice");
+    flows
+        .complete(
+            &callers::flow_of(url),
+            Some(&alice),
+            &Connected { account: "a1".into() },
+        )
+        .await
+        .unwrap();
+    let mut retry = connect.clone();
+    retry["requestState"] = r["result"]["requestState"].clone();
+    retry["inputResponses"] = json!({"connect": {"action": "accept"}});
+    let done = callers::request(addr, "alice", "tools/call", retry).await;
+    assert_eq!(text(&done), "connected github as a1");
+
+    // A single-use call: its answer is recorded as used, and a replay refused.
+    let pay = json!({"name": "transfer", "arguments": {"amount": 10}});
+    let r = callers::request(addr, "alice", "tools/call", pay.clone()).await;
+    let mut retry = pay;
+    retry["requestState"] = r["result"]["requestState"].clone();
+    retry["inputResponses"] = json!({"approve": {"action": "accept", "content": {"ok": true}}});
+    let done = callers::request(addr, "alice", "tools/call", retry.clone()).await;
+    assert_eq!(text(&done), "sent 10");
+    let replay = callers::request(addr, "alice", "tools/call", retry).await;
+    assert_eq!(replay["error"]["data"]["reason"], "invalid_request_state", "{replay}");
+}

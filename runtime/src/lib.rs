@@ -20,6 +20,7 @@ mod completion;
 mod context;
 mod dispatch;
 mod elicit;
+mod expiring;
 pub mod form;
 mod item;
 mod peer;

@@ -27,8 +27,14 @@ return 0
 /// - Every operation, connecting included, ends within [`timeout`](RedisStoreBuilder::timeout)
 ///   (2 s by default): past it, or when Redis is unreachable, it is a [`StoreError`] and the
 ///   call it served is refused. The connection is re-established in the background.
-/// - Keys are the framework's (`mcp-resolve/used/…`) after an optional
+/// - Keys are the framework's (`mcp-resolve/used/…` for single-use answers,
+///   `mcp-resolve/url/…` for URL-mode flows) after an optional
 ///   [`key_prefix`](RedisStoreBuilder::key_prefix), so deployments can share one Redis.
+/// - Its capacity is Redis's `maxmemory`, shared by both kinds of entries: keep the
+///   `noeviction` policy (an evicted single-use entry could be replayed), and size it for the
+///   flows callers may have waiting
+///   ([`Server::url_flows_per_caller`](crate::Server::url_flows_per_caller), counted by each
+///   replica) besides the single-use traffic.
 ///
 /// The URL is `redis://[[user]:password@]host[:port][/db]` (or `unix:///path`); its password
 /// is never logged or shown by `Debug`.

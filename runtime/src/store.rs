@@ -3,8 +3,8 @@
 //! ([`MemoryStore`]); replicas share one through [`Server::store`](crate::Server::store) (a
 //! Redis store behind the `redis` feature, or your own [`Store`]).
 
+use crate::expiring::{ExpiringMap, Full};
 use futures_util::future::BoxFuture;
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -129,9 +129,14 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
     }
 }
 
-/// The default [`Store`]: in this process's memory, so it serves one replica only. At most
-/// `max_entries` live entries (100 000 by default); expired ones are swept when it is full, and a
-/// store still full refuses new entries with an error (the call fails closed) rather than growing.
+/// The default [`Store`]: in this process's memory, so it serves one replica only.
+///
+/// Two kinds of entries, each with its own capacity, so that one cannot take the room of the
+/// other: at most `max_entries` live URL-mode flows, and at most `max_entries` live entries of
+/// every other kind (the single-use answers already used). 100 000 of each by default. Expired
+/// entries are removed in expiry order, each once, by the inserts that need their room; a kind
+/// still full refuses its new entries with an error (the call fails closed) rather than grow,
+/// and that refusal looks at one entry, never at all of them.
 ///
 /// ```
 /// use mcp_resolve_runtime::{MemoryStore, Store};
@@ -144,11 +149,30 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
 /// ```
 #[derive(Debug)]
 pub struct MemoryStore {
-    entries: Mutex<HashMap<String, (Vec<u8>, Instant)>>,
-    max_entries: usize,
+    tables: Mutex<Tables>,
 }
 
-/// How many entries a [`MemoryStore`] holds unless told otherwise.
+/// A [`MemoryStore`]'s entries, by kind.
+#[derive(Debug)]
+struct Tables {
+    /// URL-mode flows (keys under [`crate::url_flow::PREFIX`]).
+    flows: ExpiringMap<String, Vec<u8>>,
+    /// Everything else: the single-use answers already used.
+    other: ExpiringMap<String, Vec<u8>>,
+}
+
+impl Tables {
+    /// The table `key` belongs to, and what its entries are called in a refusal.
+    fn of(&mut self, key: &str) -> (&mut ExpiringMap<String, Vec<u8>>, &'static str) {
+        if key.starts_with(crate::url_flow::PREFIX) {
+            (&mut self.flows, "URL-mode flows")
+        } else {
+            (&mut self.other, "entries besides URL-mode flows")
+        }
+    }
+}
+
+/// How many entries of each kind a [`MemoryStore`] holds unless told otherwise.
 pub const DEFAULT_STORE_ENTRIES: usize = 100_000;
 
 impl Default for MemoryStore {
@@ -158,41 +182,78 @@ impl Default for MemoryStore {
 }
 
 impl MemoryStore {
-    /// A store of at most `max_entries` live entries.
+    /// A store of at most `max_entries` live URL-mode flows and, apart, at most `max_entries`
+    /// live entries of other kinds (single-use answers).
     pub fn with_capacity(max_entries: usize) -> Self {
         Self {
-            entries: Mutex::new(HashMap::new()),
-            max_entries: max_entries.max(1),
+            tables: Mutex::new(Tables {
+                flows: ExpiringMap::new(max_entries),
+                other: ExpiringMap::new(max_entries),
+            }),
         }
     }
 
-    fn locked<T>(
-        &self,
-        f: impl FnOnce(&mut HashMap<String, (Vec<u8>, Instant)>, Instant) -> Result<T, StoreError>,
-    ) -> Result<T, StoreError> {
-        let mut map = self
-            .entries
+    fn locked<T>(&self, f: impl FnOnce(&mut Tables) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        let mut tables = self
+            .tables
             .lock()
             .map_err(|_| StoreError::new("the memory store is poisoned"))?;
-        f(&mut map, Instant::now())
+        f(&mut tables)
     }
 
-    /// Room for one more entry: expired ones are swept when full.
-    fn room(&self, map: &mut HashMap<String, (Vec<u8>, Instant)>, now: Instant) -> Result<(), StoreError> {
-        if map.len() >= self.max_entries {
-            map.retain(|_, (_, expires)| *expires > now);
-        }
-        if map.len() >= self.max_entries {
-            static FULL: crate::throttle::Throttle = crate::throttle::Throttle::new();
-            if let Some(left_out) = FULL.admit() {
-                tracing::warn!(limit = self.max_entries, left_out, "memory store full; entry refused");
+    /// [`Store::insert_new`] at `now`.
+    fn insert_new_at(&self, now: Instant, key: &str, value: &[u8], ttl: Duration) -> Result<bool, StoreError> {
+        self.locked(|tables| {
+            let (table, what) = tables.of(key);
+            if table.get(key, now).is_some() {
+                return Ok(false);
             }
-            return Err(StoreError::new(format!(
-                "the memory store holds {} live entries, its limit",
-                self.max_entries
-            )));
-        }
-        Ok(())
+            match table.insert(key.to_owned(), value.to_vec(), deadline(now, ttl), now) {
+                Ok(()) => Ok(true),
+                Err(Full) => {
+                    static FULL: crate::throttle::Throttle = crate::throttle::Throttle::new();
+                    if let Some(left_out) = FULL.admit() {
+                        tracing::warn!(
+                            limit = table.capacity(),
+                            what,
+                            left_out,
+                            "memory store full; entry refused"
+                        );
+                    }
+                    Err(StoreError::new(format!(
+                        "the memory store holds {} live {what}, its limit",
+                        table.capacity()
+                    )))
+                }
+            }
+        })
+    }
+
+    /// [`Store::get`] at `now`.
+    fn get_at(&self, now: Instant, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.locked(|tables| Ok(tables.of(key).0.get(key, now).cloned()))
+    }
+
+    /// [`Store::replace`] at `now`.
+    fn replace_at(
+        &self,
+        now: Instant,
+        key: &str,
+        expected: &[u8],
+        value: &[u8],
+        ttl: Duration,
+    ) -> Result<bool, StoreError> {
+        self.locked(|tables| {
+            let (table, _) = tables.of(key);
+            match table.get_mut(key, now) {
+                Some(v) if v.as_slice() == expected => {
+                    *v = value.to_vec();
+                    table.set_expiry(&key.to_owned(), deadline(now, ttl));
+                    Ok(true)
+                }
+                _ => Ok(false),
+            }
+        })
     }
 }
 
@@ -208,24 +269,12 @@ impl Store for MemoryStore {
         value: &'a [u8],
         ttl: Duration,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        let r = self.locked(|map, now| {
-            if map.get(key).is_some_and(|(_, expires)| *expires > now) {
-                return Ok(false);
-            }
-            self.room(map, now)?;
-            map.insert(key.to_owned(), (value.to_vec(), deadline(now, ttl)));
-            Ok(true)
-        });
+        let r = self.insert_new_at(Instant::now(), key, value, ttl);
         Box::pin(async move { r })
     }
 
     fn get<'a>(&'a self, key: &'a str) -> BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
-        let r = self.locked(|map, now| {
-            Ok(map
-                .get(key)
-                .filter(|(_, expires)| *expires > now)
-                .map(|(v, _)| v.clone()))
-        });
+        let r = self.get_at(Instant::now(), key);
         Box::pin(async move { r })
     }
 
@@ -236,14 +285,7 @@ impl Store for MemoryStore {
         value: &'a [u8],
         ttl: Duration,
     ) -> BoxFuture<'a, Result<bool, StoreError>> {
-        let r = self.locked(|map, now| match map.get_mut(key) {
-            Some((v, expires)) if *expires > now && v.as_slice() == expected => {
-                *v = value.to_vec();
-                *expires = deadline(now, ttl);
-                Ok(true)
-            }
-            _ => Ok(false),
-        });
+        let r = self.replace_at(Instant::now(), key, expected, value, ttl);
         Box::pin(async move { r })
     }
 }
@@ -252,24 +294,84 @@ impl Store for MemoryStore {
 mod tests {
     use super::*;
 
-    #[tokio::test]
-    async fn entries_expire_and_a_full_store_sweeps_before_it_refuses() {
+    const MINUTE: Duration = Duration::from_secs(60);
+
+    #[test]
+    fn entries_expire_and_a_full_store_sweeps_before_it_refuses() {
         let store = MemoryStore::with_capacity(2);
+        let t0 = Instant::now();
         let short = Duration::from_millis(20);
-        assert!(store.insert_new("a", b"1", short).await.unwrap());
-        assert!(store.insert_new("b", b"1", Duration::from_secs(60)).await.unwrap());
-        assert!(store.insert_new("c", b"1", Duration::from_secs(60)).await.is_err());
-        tokio::time::sleep(Duration::from_millis(40)).await;
-        assert_eq!(store.get("a").await.unwrap(), None, "expired");
+        assert!(store.insert_new_at(t0, "a", b"1", short).unwrap());
+        assert!(store.insert_new_at(t0, "b", b"1", MINUTE).unwrap());
+        assert_eq!(
+            store.insert_new_at(t0, "c", b"1", MINUTE),
+            Err(StoreError::new(
+                "the memory store holds 2 live entries besides URL-mode flows, its limit"
+            ))
+        );
+        let t1 = t0 + short;
+        assert_eq!(store.get_at(t1, "a").unwrap(), None, "expired");
         assert!(
-            store.insert_new("a", b"2", short).await.unwrap(),
+            store.insert_new_at(t1, "a", b"2", short).unwrap(),
             "an expired key is new again"
         );
         assert!(
-            !store.replace("b", b"0", b"2", short).await.unwrap(),
+            !store.replace_at(t1, "b", b"0", b"2", short).unwrap(),
             "not the expected value"
         );
-        assert!(store.replace("b", b"1", b"2", short).await.unwrap());
-        assert!(!store.replace("b", b"1", b"3", short).await.unwrap(), "replaced once");
+        assert!(store.replace_at(t1, "b", b"1", b"2", short).unwrap());
+        assert!(!store.replace_at(t1, "b", b"1", b"3", short).unwrap(), "replaced once");
+        // The replace gave "b" a new life: it ends with it.
+        let t2 = t1 + short;
+        assert_eq!(store.get_at(t2, "b").unwrap(), None);
+        assert!(
+            store.insert_new_at(t2, "c", b"1", MINUTE).unwrap(),
+            "swept to make room"
+        );
+    }
+
+    /// The review's finding: URL-mode flows filled the store's one capacity, and every
+    /// single-use call failed closed until they expired.
+    #[test]
+    fn url_flows_filling_their_capacity_leave_single_use_answers_room() {
+        let store = MemoryStore::with_capacity(3);
+        let t0 = Instant::now();
+        let flow = |i: u32| format!("{}{i}", crate::url_flow::PREFIX);
+        for i in 0..3 {
+            assert!(store.insert_new_at(t0, &flow(i), b"pending", MINUTE).unwrap());
+        }
+        assert_eq!(
+            store.insert_new_at(t0, &flow(3), b"pending", MINUTE),
+            Err(StoreError::new(
+                "the memory store holds 3 live URL-mode flows, its limit"
+            ))
+        );
+        for i in 0..3 {
+            let used = format!("mcp-resolve/used/{i}");
+            assert!(
+                store.insert_new_at(t0, &used, b"", MINUTE).unwrap(),
+                "single-use answer {i}"
+            );
+        }
+        assert!(store.insert_new_at(t0, "mcp-resolve/used/3", b"", MINUTE).is_err());
+        // Each kind keeps its own: a flow still reads and completes.
+        assert!(store.replace_at(t0, &flow(0), b"pending", b"done", MINUTE).unwrap());
+        assert_eq!(store.get_at(t0, &flow(0)).unwrap().as_deref(), Some(&b"done"[..]));
+    }
+
+    /// A full store refuses by looking at the entry soonest to expire, never at all of them.
+    #[test]
+    fn a_refused_insert_does_not_scan_the_store() {
+        let store = MemoryStore::with_capacity(10_000);
+        let t0 = Instant::now();
+        for i in 0..10_000 {
+            assert!(store.insert_new_at(t0, &format!("k{i}"), b"", MINUTE).unwrap());
+        }
+        let examined = || store.tables.lock().map(|t| t.other.examined()).unwrap();
+        let before = examined();
+        for i in 0..1_000 {
+            assert!(store.insert_new_at(t0, &format!("new{i}"), b"", MINUTE).is_err());
+        }
+        assert_eq!(examined() - before, 1_000);
     }
 }

@@ -6,6 +6,7 @@
 //! round (2026-07-28) or while it waits (handshake era).
 
 use crate::context::Principal;
+use crate::expiring::ExpiringMap;
 use crate::store::{SharedStore, StoreError};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -13,11 +14,22 @@ use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use sha2::{Digest, Sha256};
 use std::fmt;
-use std::time::Duration;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-const PREFIX: &str = "mcp-resolve/url/";
+pub(crate) const PREFIX: &str = "mcp-resolve/url/";
 /// A flow id: 16 random bytes, base64url (22 characters).
 const ID_CHARS: usize = 22;
+/// How many URL-mode flows one caller may have waiting for their pages at once, unless
+/// [`Server::url_flows_per_caller`](crate::Server::url_flows_per_caller) says otherwise.
+pub(crate) const DEFAULT_FLOWS_PER_CALLER: usize = 16;
+/// How many callers' waiting flows one server counts at once.
+const MAX_WAITING_CALLERS: usize = 100_000;
+/// How many of its flows are looked up in the store for a caller at its bound, per flow it asks
+/// for: the oldest first; those still pending then go to the back, so the next attempt looks at
+/// others. A refusal so costs at most this many reads, whatever the bound.
+const LOOKUPS_AT_BOUND: usize = 16;
 
 /// Where a flow is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -133,6 +145,144 @@ pub(crate) enum Progress {
 pub struct UrlFlows {
     pub(crate) store: SharedStore,
     pub(crate) ttl: Duration,
+    /// The flows each caller has waiting, as this server started them.
+    pub(crate) waiting: Arc<Waiting>,
+}
+
+/// The URL-mode flows each caller has waiting for their pages, as one server (one replica)
+/// started them: the bound on them is counted here, in this process, so it needs nothing of the
+/// [`Store`](crate::Store) beyond its three operations and costs no round trip while a caller is
+/// under it. A flow stops counting when it expires, when this server sees it leave pending (its
+/// page, or the call taking its outcome), or, for a caller at the bound, when the store says it
+/// left pending through another replica. With replicas, a caller may so have the bound waiting
+/// at each.
+#[derive(Debug)]
+pub(crate) struct Waiting {
+    max: AtomicUsize,
+    /// (flow id, expiry) by caller tag; a caller's entry lives as long as its last flow.
+    callers: Mutex<ExpiringMap<String, Vec<(String, Instant)>>>,
+}
+
+/// Why no flow was made for a caller.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum StartError {
+    /// The caller has `max` flows waiting for their pages, which expire after `ttl`.
+    Busy { max: usize, ttl: Duration },
+    /// The server counts the waiting flows of `max` callers already, not this one's.
+    Callers { max: usize },
+    /// The store could not answer.
+    Store(StoreError),
+}
+
+impl fmt::Display for StartError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Busy { max, ttl } => write!(
+                f,
+                "this caller has {max} URL-mode steps waiting for their pages, the most one caller may have at once; complete one, or call again once they expire ({} s after they were asked)",
+                ttl.as_secs()
+            ),
+            Self::Callers { max } => write!(
+                f,
+                "the server counts the URL-mode steps of {max} callers at once, its limit; try again later"
+            ),
+            Self::Store(e) => e.fmt(f),
+        }
+    }
+}
+
+impl From<StoreError> for StartError {
+    fn from(e: StoreError) -> Self {
+        Self::Store(e)
+    }
+}
+
+/// What [`Waiting::reserve`] found.
+#[derive(Debug, PartialEq, Eq)]
+enum Reserved {
+    Yes,
+    /// The caller is at the bound; these of its flows (the oldest, at most
+    /// [`LOOKUPS_AT_BOUND`]) are worth looking up.
+    AtBound(Vec<String>),
+    TooManyCallers,
+    /// The counts are unusable (a panic while they were held): fail closed.
+    Unavailable,
+}
+
+impl Default for Waiting {
+    fn default() -> Self {
+        Self::new(DEFAULT_FLOWS_PER_CALLER, MAX_WAITING_CALLERS)
+    }
+}
+
+impl Waiting {
+    fn new(max: usize, max_callers: usize) -> Self {
+        Self {
+            max: AtomicUsize::new(max.max(1)),
+            callers: Mutex::new(ExpiringMap::new(max_callers)),
+        }
+    }
+
+    /// Sets how many flows one caller may have waiting (at least 1).
+    pub(crate) fn set_max(&self, max: usize) {
+        self.max.store(max.max(1), Ordering::Relaxed);
+    }
+
+    pub(crate) fn max(&self) -> usize {
+        self.max.load(Ordering::Relaxed)
+    }
+
+    /// Counts flow `id` of caller `tag`, waiting until `expires`, unless the caller has its
+    /// bound waiting already.
+    fn reserve(&self, tag: &str, id: &str, expires: Instant, now: Instant) -> Reserved {
+        let max = self.max();
+        let Ok(mut callers) = self.callers.lock() else {
+            return Reserved::Unavailable;
+        };
+        if callers.get(tag, now).is_none() && callers.insert(tag.to_owned(), Vec::new(), expires, now).is_err() {
+            return Reserved::TooManyCallers;
+        }
+        let Some(flows) = callers.get_mut(tag, now) else {
+            return Reserved::TooManyCallers;
+        };
+        flows.retain(|(_, until)| *until > now);
+        if flows.len() >= max {
+            let oldest = flows.iter().take(LOOKUPS_AT_BOUND).map(|(f, _)| f.clone());
+            return Reserved::AtBound(oldest.collect());
+        }
+        flows.push((id.to_owned(), expires));
+        let last = flows.iter().map(|(_, until)| *until).max().unwrap_or(expires);
+        callers.set_expiry(&tag.to_owned(), last);
+        Reserved::Yes
+    }
+
+    /// After looking flows of caller `tag` up: those still `pending` go to the back of its
+    /// list (the next attempt looks at others), the rest stop counting.
+    fn looked_up(&self, tag: &str, looked: &[String], pending: &[String]) {
+        let Ok(mut callers) = self.callers.lock() else {
+            return;
+        };
+        if let Some(flows) = callers.get_mut(tag, Instant::now()) {
+            let (mut checked, rest): (Vec<_>, Vec<_>) = flows.drain(..).partition(|(f, _)| looked.contains(f));
+            checked.retain(|(f, _)| pending.contains(f));
+            flows.extend(rest);
+            flows.extend(checked);
+        }
+    }
+
+    /// Stops counting flow `id` of caller `tag`.
+    fn release(&self, tag: &str, id: &str) {
+        let Ok(mut callers) = self.callers.lock() else {
+            return;
+        };
+        let now = Instant::now();
+        if let Some(flows) = callers.get_mut(tag, now) {
+            flows.retain(|(f, _)| f != id);
+            if flows.is_empty() {
+                callers.remove(&tag.to_owned());
+            }
+        }
+    }
 }
 
 /// The caller's tag a flow is bound to: SHA-256 over the length-prefixed issuer and subject.
@@ -201,6 +351,7 @@ impl UrlFlows {
             return Err(FlowError::Store(StoreError::new("the flow could not be written")));
         };
         if self.store.0.replace(&key, &bytes, &next_bytes, self.ttl).await? {
+            self.waiting.release(&next.p, flow);
             Ok(Some(next))
         } else {
             // Someone else moved it meanwhile.
@@ -208,34 +359,89 @@ impl UrlFlows {
         }
     }
 
-    /// A new flow for `principal`, pending, with the question's message; its id.
-    pub(crate) async fn start(&self, principal: Option<&Principal>, message: &str) -> Result<String, StoreError> {
+    /// A new flow for `principal`, pending, with the question's message; its id. Refused while
+    /// the caller has its bound of flows waiting ([`Waiting`]).
+    pub(crate) async fn start(&self, principal: Option<&Principal>, message: &str) -> Result<String, StartError> {
         let mut raw = [0u8; 16];
         crate::seal::random(&mut raw).map_err(|_| StoreError::new("no randomness for a flow id"))?;
         let id = URL_SAFE_NO_PAD.encode(raw);
+        let tag = tag(principal);
         let record = Record {
-            p: tag(principal),
+            p: tag.clone(),
             m: message.to_owned(),
             s: Status::Pending,
             v: None,
         };
         let bytes = serde_json::to_vec(&record).map_err(|e| StoreError::new(e.to_string()))?;
         let key = key(&id).ok_or_else(|| StoreError::new("a flow id of the wrong shape"))?;
-        if self.store.0.insert_new(&key, &bytes, self.ttl).await? {
-            Ok(id)
-        } else {
-            Err(StoreError::new("a flow id was made twice"))
+        self.reserve(&tag, &id).await?;
+        match self.store.0.insert_new(&key, &bytes, self.ttl).await {
+            Ok(true) => Ok(id),
+            Ok(false) => {
+                self.waiting.release(&tag, &id);
+                Err(StoreError::new("a flow id was made twice").into())
+            }
+            Err(e) => {
+                self.waiting.release(&tag, &id);
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Counts flow `id` for caller `tag`. At the bound, the caller's flows are looked up first:
+    /// those no longer pending (finished through another replica, or gone) stop counting.
+    async fn reserve(&self, tag: &str, id: &str) -> Result<(), StartError> {
+        let expires = |now: Instant| now.checked_add(self.ttl).unwrap_or(now);
+        let now = Instant::now();
+        let looked = match self.waiting.reserve(tag, id, expires(now), now) {
+            Reserved::AtBound(flows) => flows,
+            other => return self.reserved(other),
+        };
+        let mut pending = Vec::new();
+        for flow in &looked {
+            if self
+                .read(flow)
+                .await?
+                .is_some_and(|(_, _, r)| r.p == tag && r.s == Status::Pending)
+            {
+                pending.push(flow.clone());
+            }
+        }
+        self.waiting.looked_up(tag, &looked, &pending);
+        let now = Instant::now();
+        self.reserved(self.waiting.reserve(tag, id, expires(now), now))
+    }
+
+    /// What [`Waiting::reserve`] found, as the start of a flow sees it.
+    fn reserved(&self, reserved: Reserved) -> Result<(), StartError> {
+        match reserved {
+            Reserved::Yes => Ok(()),
+            Reserved::TooManyCallers => Err(StartError::Callers {
+                max: MAX_WAITING_CALLERS,
+            }),
+            Reserved::Unavailable => Err(StartError::Store(StoreError::new(
+                "the counts of waiting flows are unavailable",
+            ))),
+            Reserved::AtBound(_) => Err(StartError::Busy {
+                max: self.waiting.max(),
+                ttl: self.ttl,
+            }),
         }
     }
 
     /// Where `principal`'s flow is; an outcome it finds is taken (moved to used), so the call
     /// gets it exactly once.
     pub(crate) async fn progress(&self, flow: &str, principal: Option<&Principal>) -> Result<Progress, StoreError> {
+        let caller = tag(principal);
         let Some((_, _, record)) = self.read(flow).await? else {
+            self.waiting.release(&caller, flow);
             return Ok(Progress::Gone);
         };
-        if record.p != tag(principal) {
+        if record.p != caller {
             return Ok(Progress::Gone);
+        }
+        if record.s != Status::Pending {
+            self.waiting.release(&caller, flow);
         }
         match record.s {
             Status::Pending => Ok(Progress::Pending),
@@ -355,8 +561,9 @@ mod tests {
 
     fn flows() -> UrlFlows {
         UrlFlows {
-            store: SharedStore(std::sync::Arc::new(crate::MemoryStore::default())),
+            store: SharedStore(Arc::new(crate::MemoryStore::default())),
             ttl: Duration::from_secs(60),
+            waiting: Arc::default(),
         }
     }
 
@@ -401,6 +608,108 @@ mod tests {
         for bad in ["", "short", "AAAAAAAAAAAAAAAAAAAAA!", &"A".repeat(5000)] {
             assert_eq!(flows.open(bad, None).await, Err(FlowError::NotFound), "{bad}");
         }
+    }
+
+    #[tokio::test]
+    async fn a_caller_at_its_bound_of_waiting_flows_is_refused_alone() {
+        let flows = flows();
+        flows.waiting.set_max(2);
+        let alice = Principal::new("alice");
+        let first = flows.start(Some(&alice), "Connect GitHub").await.unwrap();
+        flows.start(Some(&alice), "Connect GitLab").await.unwrap();
+        let refused = flows.start(Some(&alice), "Pay").await.unwrap_err();
+        assert_eq!(
+            refused,
+            StartError::Busy {
+                max: 2,
+                ttl: Duration::from_secs(60)
+            }
+        );
+        assert_eq!(
+            refused.to_string(),
+            "this caller has 2 URL-mode steps waiting for their pages, the most one caller may have at once; complete one, or call again once they expire (60 s after they were asked)"
+        );
+        // Other callers are not affected, the unauthenticated one included.
+        flows.start(Some(&Principal::new("bob")), "Pay").await.unwrap();
+        flows.start(None, "Pay").await.unwrap();
+        // A page completing a flow frees its room.
+        flows.complete(&first, Some(&alice), &true).await.unwrap();
+        flows.start(Some(&alice), "Pay").await.unwrap();
+        assert!(flows.start(Some(&alice), "Pay").await.is_err());
+    }
+
+    #[tokio::test]
+    async fn flows_finished_through_another_replica_stop_counting_once_the_caller_is_at_its_bound() {
+        let here = flows();
+        here.waiting.set_max(2);
+        // Another replica: the same store, its own counts.
+        let there = UrlFlows {
+            waiting: Arc::default(),
+            ..here.clone()
+        };
+        let alice = Principal::new("alice");
+        let first = here.start(Some(&alice), "Connect").await.unwrap();
+        let second = here.start(Some(&alice), "Connect").await.unwrap();
+        there.decline(&first, Some(&alice)).await.unwrap();
+        here.start(Some(&alice), "Connect").await.unwrap();
+        assert!(
+            matches!(here.start(Some(&alice), "Connect").await, Err(StartError::Busy { .. })),
+            "the other two still wait"
+        );
+        // Its outcome taken through the other replica, the flow stops counting too.
+        there.complete(&second, Some(&alice), &true).await.unwrap();
+        assert!(matches!(
+            there.progress(&second, Some(&alice)).await.unwrap(),
+            Progress::Done(_)
+        ));
+        here.start(Some(&alice), "Connect").await.unwrap();
+    }
+
+    /// However high the bound, a caller at it costs at most `LOOKUPS_AT_BOUND` store reads per
+    /// attempt, and successive attempts look at different flows.
+    #[tokio::test]
+    async fn a_caller_at_a_high_bound_costs_a_few_lookups_and_each_attempt_looks_at_others() {
+        let here = flows();
+        here.waiting.set_max(40);
+        let there = UrlFlows {
+            waiting: Arc::default(),
+            ..here.clone()
+        };
+        let alice = Principal::new("alice");
+        let mut ids = Vec::new();
+        for _ in 0..40 {
+            ids.push(here.start(Some(&alice), "Connect").await.unwrap());
+        }
+        // The newest finished through the other replica: the first attempt looks at the oldest
+        // 16 only, the second at the next 16, the third finds it.
+        there.decline(&ids[39], Some(&alice)).await.unwrap();
+        for _ in 0..2 {
+            assert!(matches!(
+                here.start(Some(&alice), "Connect").await,
+                Err(StartError::Busy { .. })
+            ));
+        }
+        here.start(Some(&alice), "Connect").await.unwrap();
+    }
+
+    #[test]
+    fn waiting_flows_expire_and_the_callers_counted_are_bounded() {
+        let waiting = Waiting::new(1, 2);
+        let t0 = Instant::now();
+        let ttl = Duration::from_secs(600);
+        assert_eq!(waiting.reserve("alice", "a1", t0 + ttl, t0), Reserved::Yes);
+        assert_eq!(
+            waiting.reserve("alice", "a2", t0 + ttl, t0),
+            Reserved::AtBound(vec!["a1".into()])
+        );
+        assert_eq!(waiting.reserve("bob", "b1", t0 + ttl, t0), Reserved::Yes);
+        assert_eq!(waiting.reserve("carol", "c1", t0 + ttl, t0), Reserved::TooManyCallers);
+        // Expired, a flow stops counting, and its caller's room goes to another.
+        let later = t0 + ttl;
+        assert_eq!(waiting.reserve("alice", "a2", later + ttl, later), Reserved::Yes);
+        assert_eq!(waiting.reserve("carol", "c1", later + ttl, later), Reserved::Yes);
+        waiting.release("carol", "c1");
+        assert_eq!(waiting.reserve("dave", "d1", later + ttl, later), Reserved::Yes);
     }
 
     #[test]

@@ -666,6 +666,8 @@ pub(crate) struct Imperative {
     pub(crate) asking: AskContext,
     pub(crate) kind: &'static str,
     pub(crate) target: String,
+    /// What the question limit counts: the definition (a resource's template, not its URI).
+    pub(crate) item: String,
 }
 
 /// Why a tool body's question got no answer.
@@ -726,7 +728,7 @@ impl Imperative {
         q.who = format!("the question of {} `{}`", self.kind, self.target);
         self.asking
             .limit
-            .take(self.kind, &self.target, self.asking.principal.as_ref())
+            .take(self.kind, &self.item, self.asking.principal.as_ref())
             .map_err(ElicitError::Failed)?;
         let mut back = BackChannel {
             peer: self.peer.clone(),

@@ -104,6 +104,8 @@ pub(crate) struct Engine<'a> {
     kind: &'static str,
     /// Its name (a resource's URI).
     target: &'a str,
+    /// The definition the question limit counts: its name, a resource's template.
+    item: &'a str,
     keys: &'a Keys,
     arguments: Arc<Map<String, Value>>,
     context: Context,
@@ -116,7 +118,7 @@ pub(crate) struct Engine<'a> {
 impl<'a> Engine<'a> {
     pub(crate) fn new(
         kind: &'static str,
-        target: &'a str,
+        (target, item): (&'a str, &'a str),
         keys: &'a Keys,
         arguments: Arc<Map<String, Value>>,
         context: Context,
@@ -126,6 +128,7 @@ impl<'a> Engine<'a> {
         Self {
             kind,
             target,
+            item,
             keys,
             arguments,
             context,
@@ -266,7 +269,7 @@ impl<'a> Engine<'a> {
         };
         question.who = format!("resolver `{key}`");
         let asking = self.asker.context();
-        if let Err(m) = asking.limit.take(self.kind, self.target, asking.principal.as_ref()) {
+        if let Err(m) = asking.limit.take(self.kind, self.item, asking.principal.as_ref()) {
             return Node::Failed(m);
         }
         let asked = match &mut self.asker {

@@ -73,6 +73,9 @@ pub(crate) struct Config {
     pub(crate) url_wait: Duration,
     /// How many questions one tool, prompt or resource may ask one caller per window.
     pub(crate) question_limit: Arc<crate::resolve::limit::QuestionLimit>,
+    /// The URL-mode flows each caller has waiting, and how many it may (shared with every
+    /// [`UrlFlows`](crate::UrlFlows) taken from the server, so the bound set later holds too).
+    pub(crate) waiting_flows: Arc<crate::url_flow::Waiting>,
 }
 
 impl Default for Config {
@@ -92,6 +95,7 @@ impl Default for Config {
             url_flow_ttl: Duration::from_secs(600),
             url_wait: Duration::from_secs(30),
             question_limit: Arc::new(crate::resolve::limit::QuestionLimit::new(100, Duration::from_secs(60))),
+            waiting_flows: Arc::default(),
         }
     }
 }
@@ -510,9 +514,15 @@ impl Server {
     /// How many questions one tool, prompt or resource may ask one caller (an authenticated
     /// principal; every unauthenticated caller counts as one) in each window of `window`: past
     /// it the question is not asked and the call ends with an `isError` result (a prompt's or
-    /// resource's -32603) saying to try again later, and the refusal is logged. Counted in this
-    /// process; every round that asks again counts. Default: 100 per 60 s: more than a person
-    /// answers (and than the 64 questions that may wait at once), far fewer than a runaway loop asks.
+    /// resource's -32603) saying to try again later, and the refusal is logged. A resource is
+    /// counted by its template (its URI when static), so reading many URIs of one template spends
+    /// one budget. Counted in this process; every round that asks again counts. Default: 100 per
+    /// 60 s: more than a person answers (and than the 64 questions that may wait at once), far
+    /// fewer than a runaway loop asks.
+    ///
+    /// What it counts is bounded, and a bound falls on the caller over it: at most 1 000 tools,
+    /// prompts and templates per caller, and 100 000 callers at once (past that, callers not
+    /// counted yet are refused until a window ends).
     ///
     /// ```
     /// use std::time::Duration;
@@ -521,6 +531,26 @@ impl Server {
     /// ```
     pub fn question_limit(mut self, max: u32, window: Duration) -> Self {
         self.config.question_limit = Arc::new(crate::resolve::limit::QuestionLimit::new(max, window));
+        self
+    }
+    /// How many URL-mode flows one caller (an authenticated principal; every unauthenticated
+    /// caller counts as one) may have waiting for their pages at once (at least 1). A question
+    /// that would start one more is not asked: its call ends saying the caller has that many
+    /// steps waiting (a tool's `isError` result, a prompt's or resource's -32603), and nothing
+    /// else is affected. A flow stops waiting when its page completes or declines it, when the
+    /// call takes its outcome, or when it expires ([`Server::url_flow_ttl`]).
+    ///
+    /// Counted by this server, in this process: with replicas, a caller may have this many
+    /// waiting at each (flows finished through another replica are found in the store once the
+    /// caller is at the bound). Default 16: more than one person keeps open. A server without
+    /// authentication shares the bound among all its users: raise it there.
+    ///
+    /// ```
+    /// let server = mcp_resolve_runtime::Server::new("notes").url_flows_per_caller(4);
+    /// # let _ = server;
+    /// ```
+    pub fn url_flows_per_caller(self, max: usize) -> Self {
+        self.config.waiting_flows.set_max(max);
         self
     }
     /// The URL-mode flows, for the pages the server's URL-mode questions send users to: take it
@@ -535,6 +565,7 @@ impl Server {
         crate::UrlFlows {
             store: self.config.store.clone(),
             ttl: self.config.url_flow_ttl,
+            waiting: self.config.waiting_flows.clone(),
         }
     }
     /// The audience bound into `requestState` (default: the server's name); replicas serving one

@@ -18,7 +18,7 @@ use crate::resolve::ask::{BackChannel, Collect};
 use crate::resolve::engine::{Asker, Engine, Outcome};
 use crate::resolve::state::{CallBinding, RoundState, invalid_state};
 use crate::resolve::{Keys, ResolveSlot, Settled};
-use crate::resource::{Resource, ResourceCall};
+use crate::resource::{Resource, ResourceCall, ResourceUri};
 use crate::tool::{Tool, ToolCall};
 use crate::tool_result::CallToolResult;
 use futures_util::FutureExt;
@@ -41,20 +41,35 @@ pub(crate) enum Work {
         value: String,
     },
     /// `resources/read`: resolvers, then the resource body, with the template's variables.
-    Resource {
-        resource: Arc<dyn Resource>,
-        keys: Arc<Keys>,
-        variables: Vec<(String, String)>,
-    },
+    Resource(Box<ResourceRead>),
+}
+
+/// What a `resources/read` runs (boxed: the largest kind of [`Work`]).
+pub(crate) struct ResourceRead {
+    resource: Arc<dyn Resource>,
+    keys: Arc<Keys>,
+    variables: Vec<(String, String)>,
+    /// Its template (its URI when static): what the question limit counts, so one caller
+    /// reading many URIs of a template spends one budget.
+    item: String,
 }
 
 impl Work {
+    /// The definition the question limit counts for a call naming `name`: a resource's
+    /// template, else the name (a tool's or prompt's).
+    fn item<'a>(&'a self, name: &'a str) -> &'a str {
+        match self {
+            Self::Resource(read) => &read.item,
+            _ => name,
+        }
+    }
+
     /// What the caller asked for, in messages (`tool`, `prompt`, `resource`).
     fn kind(&self) -> &'static str {
         match self {
             Self::Tool { .. } => "tool",
             Self::Prompt { .. } => "prompt",
-            Self::Resource { .. } => "resource",
+            Self::Resource(_) => "resource",
             Self::Complete { .. } => "completion target",
         }
     }
@@ -64,7 +79,7 @@ impl Work {
         match self {
             Self::Tool { .. } => "tools/call",
             Self::Prompt { .. } => "prompts/get",
-            Self::Resource { .. } => "resources/read",
+            Self::Resource(_) => "resources/read",
             Self::Complete { .. } => "completion/complete",
         }
     }
@@ -242,11 +257,16 @@ impl PendingCall {
     fn read_resource(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Result<Self, ErrorObject> {
         let uri = required_str(head.uri, "uri")?;
         let (entry, variables) = server.find_resource(&uri)?;
-        let work = Work::Resource {
+        let item = match &entry.definition.uri {
+            ResourceUri::Static(u) => u.clone(),
+            ResourceUri::Template(t) => t.as_str().to_owned(),
+        };
+        let work = Work::Resource(Box::new(ResourceRead {
             resource: entry.resource.clone(),
             keys: entry.keys.clone(),
             variables,
-        };
+            item,
+        }));
         Ok(Self::new(
             work,
             (entry.scopes.clone(), entry.single_use),
@@ -354,7 +374,7 @@ impl PendingCall {
             (Some(token), true) => {
                 // A resource's state is bound to its URI and the variables read from it.
                 let variables = match &work {
-                    Work::Resource { variables, .. } => Some(variables_map(variables)),
+                    Work::Resource(read) => Some(variables_map(&read.variables)),
                     _ => None,
                 };
                 let bound = binding(
@@ -394,13 +414,16 @@ impl PendingCall {
                     asking: server.ask_context(principal.clone()),
                     kind: work.kind(),
                     target: name.clone(),
+                    item: work.item(&name).to_owned(),
                 }),
                 _ => None,
             },
         });
         let (kind, method) = (work.kind(), work.method());
+        let item = work.item(&name).to_owned();
         let resolving = |slots, keys| Resolving {
             kind,
+            item,
             method,
             slots,
             keys,
@@ -473,11 +496,13 @@ impl PendingCall {
                 };
                 server.complete(crate::completion::CompleteResult::capped(values), version)
             }
-            Work::Resource {
-                resource,
-                keys,
-                variables,
-            } => {
+            Work::Resource(read) => {
+                let ResourceRead {
+                    resource,
+                    keys,
+                    variables,
+                    item: _,
+                } = *read;
                 let resolved = match resolving(resource.resolvers(), keys)
                     .run(server, &name, variables_map(&variables), &context)
                     .await
@@ -527,6 +552,8 @@ enum Resolved {
 /// The resolver part of a call, the same for tools, prompts and resources.
 struct Resolving {
     kind: &'static str,
+    /// What the question limit counts ([`Work::item`]).
+    item: String,
     method: &'static str,
     slots: &'static [ResolveSlot],
     keys: Arc<Keys>,
@@ -543,6 +570,7 @@ impl Resolving {
     async fn run(self, server: &Server, name: &str, arguments: Map<String, Value>, context: &Context) -> Resolved {
         let Self {
             kind,
+            item,
             method,
             slots,
             keys,
@@ -570,7 +598,7 @@ impl Resolving {
         };
         let engine = Engine::new(
             kind,
-            name,
+            (name, &item),
             &keys,
             shared.clone(),
             context.clone(),
