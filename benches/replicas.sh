@@ -11,7 +11,7 @@
 #   RATE=200 SOAK_CONNECTIONS=64 benches/replicas.sh --soak 1800
 #
 # Two release `bench_server` replicas (built with all features: bearer tokens) share one
-# MCP_RESOLVE_STATE_KEY (32 random bytes, hex) and one MCP_RESOLVE_JWT_SECRET (with
+# MCP_RESOLVE_STATE_KEY (32 random bytes, hex) and one MCP_RESOLVE_JWT_SECRET (another 32, with
 # MCP_RESOLVE_JWT_AUDIENCE, the `aud` its tokens must carry) and sit behind one nginx (installed
 # by scripts/setup-nginx.sh, run with the private config benches/replicas/nginx.conf.template
 # under target/). `mcp-load replicas` (benches/load) mints one HS256 token per identity and makes
@@ -82,9 +82,9 @@ SERVER="$WORKSPACE_TARGET/release/examples/bench_server"
 LOAD="$LOAD_TARGET/$DRIVER_PROFILE/mcp-load"
 
 # Secrets of this run only: the replicas share them, the driver signs tokens with the second.
-# The state key is 32 random bytes in hex (a passphrase is refused); the HS256 secret is text.
+# Each is 32 random bytes in hex (a passphrase is refused).
 STATE_KEY="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
-JWT_SECRET="replicas benchmark HS256 secret $(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+JWT_SECRET="$(od -An -N32 -tx1 /dev/urandom | tr -d ' \n')"
 # The audience the replicas require in every token, and the driver puts in the tokens it signs.
 JWT_AUDIENCE="http://replicas.bench/mcp"
 

@@ -21,7 +21,8 @@
 //! Replicas behind a load balancer (`benches/replicas.sh`) share `MCP_RESOLVE_STATE_KEY` (32+
 //! random bytes in hex or base64, e.g. from `openssl rand -base64 32`; a passphrase is refused).
 //! Built with `--features jwt`, bearer tokens are required as `HttpOptions::bearer_from_env`
-//! reads the environment (`MCP_RESOLVE_JWT_SECRET` for HS256, with the audience
+//! reads the environment (`MCP_RESOLVE_JWT_SECRET` for HS256, 32+ random bytes in hex or base64,
+//! with the audience
 //! `MCP_RESOLVE_JWT_AUDIENCE`). Without these variables nothing changes.
 //!
 //! Logs go to stderr at `warn` unless `RUST_LOG` says otherwise.

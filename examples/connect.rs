@@ -4,7 +4,7 @@
 //! `connected {service} as {account}`, or `declined: {service} not connected`.
 //!
 //! ```text
-//! MCP_RESOLVE_JWT_SECRET='a shared secret of at least thirty-two bytes' \
+//! export MCP_RESOLVE_JWT_SECRET="$(openssl rand -base64 32)"  # 32 random bytes; passphrases are refused
 //! MCP_RESOLVE_JWT_AUDIENCE=http://127.0.0.1:8000/mcp \
 //!   cargo run --example connect --features jwt -- --http 127.0.0.1:8000
 //! ```
@@ -545,7 +545,7 @@ fn page_verifier() -> Result<Option<Arc<dyn TokenVerifier>>, mcp_resolve::AuthEr
     let audience = var(JWT_AUDIENCE).unwrap_or_default();
     let issuer = var(JWT_ISSUER);
     if let Some(secret) = var(JWT_SECRET) {
-        let mut v = mcp_resolve::Hs256Verifier::new(secret.as_bytes(), &audience)?;
+        let mut v = mcp_resolve::Hs256Verifier::from_encoded(&secret, &audience)?;
         if let Some(i) = &issuer {
             v = v.issuer(i);
         }

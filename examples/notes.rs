@@ -13,9 +13,10 @@
 //! request. Replicas behind a load balancer share `MCP_RESOLVE_STATE_KEY` (32+ random bytes in
 //! hex or base64, e.g. from `openssl rand -base64 32`; a passphrase is refused). Built with
 //! `--features jwt`, HTTP requires bearer tokens when the environment says so
-//! (`HttpOptions::bearer_from_env`): `MCP_RESOLVE_JWT_SECRET` (HS256) or `MCP_RESOLVE_JWKS_URL`
-//! (the authorization server's keys), for the audience `MCP_RESOLVE_JWT_AUDIENCE`, optionally
-//! from `MCP_RESOLVE_JWT_ISSUER`, with `MCP_RESOLVE_AUTH_SERVER` published for clients at
+//! (`HttpOptions::bearer_from_env`): `MCP_RESOLVE_JWT_SECRET` (HS256; 32+ random bytes in hex or
+//! base64, like the state key) or `MCP_RESOLVE_JWKS_URL` (the authorization server's keys; then
+//! `MCP_RESOLVE_JWT_ISSUER` is required), for the audience `MCP_RESOLVE_JWT_AUDIENCE`, from the
+//! issuer `MCP_RESOLVE_JWT_ISSUER`, with `MCP_RESOLVE_AUTH_SERVER` published for clients at
 //! `/.well-known/oauth-protected-resource`. Built with `--features redis`, replicas share the
 //! single-use answers already used (`delete_folder` is destructive: its confirmations are
 //! single-use) through the Redis that `MCP_RESOLVE_REDIS_URL` names (`redis://host:port/db`).
@@ -237,8 +238,9 @@ async fn main() -> std::io::Result<()> {
         Some(addr) => {
             // Bearer tokens, as the environment says (built with `--features jwt`):
             // MCP_RESOLVE_JWT_SECRET (HS256) or MCP_RESOLVE_JWKS_URL (the authorization server's
-            // keys), for the audience MCP_RESOLVE_JWT_AUDIENCE, optionally from the issuer
-            // MCP_RESOLVE_JWT_ISSUER; MCP_RESOLVE_AUTH_SERVER is the authorization server that
+            // keys), for the audience MCP_RESOLVE_JWT_AUDIENCE, from the issuer
+            // MCP_RESOLVE_JWT_ISSUER (required with a JWKS URL, optional with a secret);
+            // MCP_RESOLVE_AUTH_SERVER is the authorization server that
             // clients discover through /.well-known/oauth-protected-resource. A mistake stops the
             // server here, with a message naming the variable.
             let options = mcp_resolve::HttpOptions::default()

@@ -40,8 +40,9 @@ use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 use support::{HttpChild, MANIFEST_DIR, chromedriver, connect_bin, drain, python, target_dir, text_of};
 
-/// The secret the server checks tokens with (HS256) and the tests sign them with.
-const SECRET: &str = "browser tests: a shared secret of at least thirty-two bytes";
+/// The secret the server checks tokens with (HS256) and the tests sign them with: 32 random bytes
+/// in base64, as `openssl rand -base64 32` makes them (fixed here so a failure reproduces).
+const SECRET: &str = "Sue4F7Q+2jR4k9BLWAi1rqj0Lwgm1sldzPntctzsHb4=";
 /// What the resolver asks.
 const MESSAGE: &str = "Connect your github account: open the page and approve";
 /// How long any one wait (a question, a result, a page) may take.
@@ -89,7 +90,7 @@ fn token(sub: &str, addr: SocketAddr) -> String {
     jsonwebtoken::encode(
         &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
         &claims,
-        &jsonwebtoken::EncodingKey::from_secret(SECRET.as_bytes()).unwrap(),
+        &jsonwebtoken::EncodingKey::from_base64_secret(SECRET).unwrap(),
     )
     .unwrap()
 }

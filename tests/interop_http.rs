@@ -794,24 +794,40 @@ fn notes_publishes_its_protected_resource_metadata() {
 /// variable.
 #[test]
 fn notes_refuses_to_start_on_bad_identity_settings() {
-    let cases: [(&[(&str, &str)], &str); 4] = [
+    let cases: [(&[(&str, &str)], &str); 6] = [
         (
             &[
-                ("MCP_RESOLVE_JWT_SECRET", "too short"),
+                ("MCP_RESOLVE_JWT_SECRET", "c2hvcnQ="),
                 ("MCP_RESOLVE_JWT_AUDIENCE", "http://127.0.0.1/mcp"),
             ],
-            "MCP_RESOLVE_JWT_SECRET: ",
+            "MCP_RESOLVE_JWT_SECRET: the HS256 secret decodes to 5 bytes, fewer than 32",
         ),
         (
-            &[("MCP_RESOLVE_JWT_SECRET", "a shared secret of at least thirty-two bytes")],
+            &[
+                ("MCP_RESOLVE_JWT_SECRET", "a shared secret of at least thirty-two bytes"),
+                ("MCP_RESOLVE_JWT_AUDIENCE", "http://127.0.0.1/mcp"),
+            ],
+            "MCP_RESOLVE_JWT_SECRET: the HS256 secret is neither hex nor base64 (passphrases are not taken); \
+             a key is 32 or more random bytes in hex or base64: make one with `openssl rand -base64 32`",
+        ),
+        (
+            &[("MCP_RESOLVE_JWT_SECRET", "rLV6WCAktSg0+OlF0oqcexm1GIdVKqCrQ0P7vV7nDgg=")],
             "MCP_RESOLVE_JWT_SECRET is set but MCP_RESOLVE_JWT_AUDIENCE is not",
         ),
         (
             &[
                 ("MCP_RESOLVE_JWKS_URL", "http://auth.example/jwks.json"),
                 ("MCP_RESOLVE_JWT_AUDIENCE", "x"),
+                ("MCP_RESOLVE_JWT_ISSUER", "https://auth.example"),
             ],
             "MCP_RESOLVE_JWKS_URL: ",
+        ),
+        (
+            &[
+                ("MCP_RESOLVE_JWKS_URL", "https://auth.example/jwks.json"),
+                ("MCP_RESOLVE_JWT_AUDIENCE", "https://notes.example/mcp"),
+            ],
+            "MCP_RESOLVE_JWKS_URL is set but MCP_RESOLVE_JWT_ISSUER is not: set it",
         ),
         (
             &[("MCP_RESOLVE_JWT_AUDIENCE", "http://127.0.0.1/mcp")],

@@ -375,6 +375,58 @@ async fn a_token_without_kid_needs_a_single_key_for_its_algorithm() {
     assert!(e.to_string().contains("exactly one"), "{e}");
 }
 
+#[tokio::test]
+async fn another_issuers_token_signed_with_the_same_keys_is_refused() {
+    // One authorization server, several tenants: the same keys sign every tenant's tokens.
+    let k = &*KEYS;
+    let jwks = JwksServer::start(set_of(&[&k.ed25519])).await;
+    let other_tenant = with("iss", json!("https://auth.test/tenants/other"));
+    // Told the issuer: only its tokens are taken.
+    let addr = serve(jwks.verifier()).await;
+    assert_eq!(call(addr, &k.ed25519.sign(&claims())).await.0, 200);
+    assert_eq!(call(addr, &k.ed25519.sign(&other_tenant)).await.0, 401);
+    assert_eq!(call(addr, &k.ed25519.sign(&without("iss"))).await.0, 401);
+    // Told nothing: no token at all, and the start-up fetch says what to set.
+    let untold = JwksVerifier::new(&jwks.url, AUDIENCE).unwrap();
+    let e = untold.fetch().await.unwrap_err().to_string();
+    assert!(e.contains(".issuer(") && e.contains(".any_issuer()"), "{e}");
+    let addr = serve(untold).await;
+    for token in [k.ed25519.sign(&claims()), k.ed25519.sign(&other_tenant)] {
+        assert_eq!(call(addr, &token).await.0, 401);
+    }
+    // Any issuer, on purpose: every tenant's token is taken.
+    let addr = serve(JwksVerifier::new(&jwks.url, AUDIENCE).unwrap().any_issuer()).await;
+    let (status, text) = call(addr, &k.ed25519.sign(&other_tenant)).await;
+    assert_eq!(
+        (status, text.as_str()),
+        (200, "alice|https://auth.test/tenants/other|notes:read notes:write")
+    );
+}
+
+#[tokio::test]
+async fn typ_is_checked_when_required() {
+    let k = &*KEYS;
+    let jwks = JwksServer::start(set_of(&[&k.p256])).await;
+    let strict = jwks.verifier().require_typ("application/at+jwt");
+    for ok in ["at+jwt", "application/at+jwt", "AT+JWT"] {
+        let token = k.p256.sign_typed(Some(ok), &claims());
+        assert!(strict.verify(&token).await.is_ok(), "{ok}");
+    }
+    for (what, bad) in [
+        ("an ID token's", Some("JWT")),
+        ("another", Some("secevent+jwt")),
+        ("none", None),
+    ] {
+        let e = strict.verify(&k.p256.sign_typed(bad, &claims())).await.unwrap_err();
+        assert!(e.to_string().contains("typ"), "{what}: {e}");
+    }
+    // Not asked for: any `typ`, or none.
+    let lax = jwks.verifier();
+    for typ in [Some("JWT"), None] {
+        assert!(lax.verify(&k.p256.sign_typed(typ, &claims())).await.is_ok(), "{typ:?}");
+    }
+}
+
 #[test]
 fn urls_and_audiences_are_checked_when_built() {
     let e = JwksVerifier::new("http://auth.example/jwks.json", AUDIENCE).unwrap_err();

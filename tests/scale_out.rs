@@ -21,7 +21,8 @@ use std::time::{Duration, Instant};
 /// One state key shared by all replicas: 32 random bytes in base64, as `openssl rand -base64 32`
 /// makes them (fixed here so a failure reproduces; never deployed).
 const STATE_KEY: &str = "3q8xLh0nY6Gd0Z1f1p5u3c8yX7m2bQ9vT4kJ6wR0eHs=";
-const JWT_SECRET: &str = "scale-out test: the HS256 secret of the identity provider";
+/// The identity provider's HS256 secret, written the same way.
+const JWT_SECRET: &str = "D6ilDZWvzHWIzt9or2yMNlpRStJZknDg4sZemu7J8tQ=";
 /// The audience the replicas require in every token.
 const JWT_AUDIENCE: &str = "http://scale-out.test/mcp";
 
@@ -95,7 +96,7 @@ fn token(sub: &str) -> String {
     jsonwebtoken::encode(
         &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
         &json!({"sub": sub, "iss": "test", "aud": JWT_AUDIENCE, "exp": exp}),
-        &jsonwebtoken::EncodingKey::from_secret(JWT_SECRET.as_bytes()).unwrap(),
+        &jsonwebtoken::EncodingKey::from_base64_secret(JWT_SECRET).unwrap(),
     )
     .unwrap()
 }

@@ -32,6 +32,7 @@ mod resolve;
 mod resource;
 mod sampling;
 mod seal;
+mod secret;
 mod server;
 mod store;
 pub mod testing;

@@ -27,10 +27,11 @@
 //! (Over 500 lines with its tests, on purpose: the keys, the token format, expiry and the
 //! canonical digests a token binds are one piece of security code, read and reviewed together.)
 
+use crate::secret::{self, DecodeError};
 use aes_gcm::aead::{AeadInOut, KeyInit};
 use aes_gcm::{Aes256Gcm, Key, Nonce};
 use base64::Engine;
-use base64::engine::general_purpose::{STANDARD_PAD_INDIFFERENT, URL_SAFE_NO_PAD, URL_SAFE_PAD_INDIFFERENT};
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -118,7 +119,7 @@ struct SealingKey {
 
 impl SealingKey {
     fn derive(secret: &[u8]) -> Result<Self, KeyTooShort> {
-        if secret.len() < 32 {
+        if secret.len() < secret::MIN_BYTES {
             return Err(KeyTooShort(secret.len()));
         }
         let prk = hkdf::Hkdf::<Sha256>::new(Some(EXTRACT_SALT), secret);
@@ -161,17 +162,12 @@ pub enum StateKeyError {
 
 impl fmt::Display for StateKeyError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Empty => f.write_str("no requestState key given"),
-            Self::NotEncoded => {
-                f.write_str("the requestState key is neither hex nor base64 (passphrases are not taken)")
-            }
-            Self::TooShort(n) => write!(f, "the requestState key decodes to {n} bytes, fewer than 32"),
-        }?;
-        f.write_str(
-            "; a key is 32 or more random bytes in hex or base64: make one with \
-             `openssl rand -base64 32` (or `head -c32 /dev/urandom | base64`)",
-        )
+        let e = match *self {
+            Self::Empty => DecodeError::Empty,
+            Self::NotEncoded => DecodeError::NotEncoded,
+            Self::TooShort(n) => DecodeError::TooShort(n),
+        };
+        e.describe("requestState key", f)
     }
 }
 
@@ -183,39 +179,14 @@ impl From<KeyTooShort> for StateKeyError {
     }
 }
 
-/// The bytes (32 or more) of one key written in hex or base64 (standard or URL-safe
-/// alphabet, padded or not).
-fn decode_key(text: &str) -> Result<Vec<u8>, StateKeyError> {
-    let text = text.trim();
-    if text.is_empty() {
-        return Err(StateKeyError::Empty);
+impl From<DecodeError> for StateKeyError {
+    fn from(e: DecodeError) -> Self {
+        match e {
+            DecodeError::Empty => Self::Empty,
+            DecodeError::NotEncoded => Self::NotEncoded,
+            DecodeError::TooShort(n) => Self::TooShort(n),
+        }
     }
-    // Hex first: an even number of hex digits is hex (so a short hex key is refused as short, not
-    // read as base64). Base64 of 32 bytes is never taken for hex (43 characters, or 44 with `=`),
-    // and base64 of more random bytes is only hex digits by a chance below 2^-90.
-    let bytes = if text.len().is_multiple_of(2) && text.bytes().all(|b| b.is_ascii_hexdigit()) {
-        let nibble = |b: u8| match b {
-            b'0'..=b'9' => b - b'0',
-            b'a'..=b'f' => b - b'a' + 10,
-            _ => b - b'A' + 10,
-        };
-        text.as_bytes()
-            .chunks_exact(2)
-            .map(|p| (nibble(p[0]) << 4) | nibble(p[1]))
-            .collect()
-    } else if text.contains(['-', '_']) {
-        URL_SAFE_PAD_INDIFFERENT
-            .decode(text)
-            .map_err(|_| StateKeyError::NotEncoded)?
-    } else {
-        STANDARD_PAD_INDIFFERENT
-            .decode(text)
-            .map_err(|_| StateKeyError::NotEncoded)?
-    };
-    if bytes.len() < 32 {
-        return Err(StateKeyError::TooShort(bytes.len()));
-    }
-    Ok(bytes)
 }
 
 /// The keys that seal `requestState`: the first seals, every one unseals (for rotation). Share the
@@ -307,9 +278,9 @@ impl StateKeys {
     pub fn from_encoded(text: &str) -> Result<Self, StateKeyError> {
         let mut secrets = text.split(',').map(str::trim).filter(|s| !s.is_empty());
         let first = secrets.next().ok_or(StateKeyError::Empty)?;
-        let mut keys = Self::new(&decode_key(first)?)?;
+        let mut keys = Self::new(&secret::decode(first)?)?;
         for older in secrets {
-            keys = keys.with_previous(&decode_key(older)?)?;
+            keys = keys.with_previous(&secret::decode(older)?)?;
         }
         Ok(keys)
     }

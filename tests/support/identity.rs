@@ -77,6 +77,14 @@ impl Signer {
         header.kid = kid.map(str::to_owned);
         jsonwebtoken::encode(&header, claims, &self.key).unwrap()
     }
+
+    /// A token whose header names this `typ` (or none), under this key's `kid`.
+    pub(crate) fn sign_typed(&self, typ: Option<&str>, claims: &Value) -> String {
+        let mut header = Header::new(self.alg);
+        header.kid = Some(self.kid.clone());
+        header.typ = typ.map(str::to_owned);
+        jsonwebtoken::encode(&header, claims, &self.key).unwrap()
+    }
 }
 
 /// A JWKS document of these keys.

@@ -39,6 +39,21 @@ pub(crate) fn b64url(data: &[u8]) -> String {
     out
 }
 
+/// The HS256 secret the replicas are given (`MCP_RESOLVE_JWT_SECRET`), as `replicas.sh` writes
+/// it: 32 or more random bytes in hex. (The servers also take base64; this driver needs only
+/// what the script makes.)
+pub(crate) fn secret_from_hex(text: &str) -> Result<Vec<u8>, String> {
+    let text = text.trim();
+    let bad = || format!("--secret: give the HS256 secret as 64 or more hex digits (32+ random bytes), not {text:?}");
+    if !text.len().is_multiple_of(2) || text.len() < 64 {
+        return Err(bad());
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).map_err(|_| bad()))
+        .collect()
+}
+
 /// A compact HS256 JWT with these claims.
 pub(crate) fn hs256(secret: &[u8], claims: &serde_json::Value) -> String {
     let header = b64url(br#"{"alg":"HS256","typ":"JWT"}"#);
@@ -54,6 +69,14 @@ mod tests {
 
     fn hex(bytes: &[u8]) -> String {
         bytes.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    #[test]
+    fn secrets_are_hex_of_32_bytes_or_more() {
+        let hex64 = "00ff".repeat(16);
+        assert_eq!(secret_from_hex(&hex64).unwrap(), [0x00, 0xff].repeat(16));
+        assert!(secret_from_hex(&hex64[..62]).is_err());
+        assert!(secret_from_hex("a passphrase that is long enough to be 64 characters, or nearly!").is_err());
     }
 
     #[test]

@@ -72,7 +72,7 @@ fn usage() -> ! {
          \x20      [--rate CALLS_PER_S --duration SECS] [--max-in-flight N] [--pid LABEL=PID]...\n\
          \x20      [--rss-csv FILE] [--rss-every SECS] [--request-timeout SECS] [--timeout SECS]\n\
          \x20      [--out FILE.jsonl] [--md FILE.md]\n\
-         --secret defaults to $MCP_RESOLVE_JWT_SECRET, --audience (the tokens' `aud`, which the\n\
+         --secret (the HS256 secret in hex) defaults to $MCP_RESOLVE_JWT_SECRET, --audience (the tokens' `aud`, which the\n\
          servers require) to $MCP_RESOLVE_JWT_AUDIENCE."
     );
     std::process::exit(2)
@@ -679,10 +679,11 @@ async fn run(o: Options) -> Result<bool, String> {
         .as_secs()
         + o.timeout.as_secs()
         + 3600;
+    let secret = jwt::secret_from_hex(&o.secret)?;
     let tokens = (0..o.identities)
         .map(|i| {
             let claims = json!({"sub": format!("user-{i}"), "iss": "mcp-load", "aud": o.audience, "exp": exp});
-            format!("Bearer {}", jwt::hs256(o.secret.as_bytes(), &claims))
+            format!("Bearer {}", jwt::hs256(&secret, &claims))
         })
         .collect();
     let meta = json!({

@@ -5,14 +5,16 @@ use super::AuthError;
 use crate::transport::http::HttpOptions;
 use std::ffi::OsString;
 
-/// An HS256 shared secret (at least 32 bytes).
+/// An HS256 shared secret: 32 or more random bytes in hex or base64 (`openssl rand -base64 32`),
+/// read as [`Hs256Verifier::from_encoded`](crate::Hs256Verifier::from_encoded) reads it.
 pub const JWT_SECRET: &str = "MCP_RESOLVE_JWT_SECRET";
 /// The authorization server's JWKS URL (RS256, ES256, EdDSA tokens).
 pub const JWKS_URL: &str = "MCP_RESOLVE_JWKS_URL";
 /// The audience tokens must be issued for: this server's canonical URI. Required with either of
 /// the two above.
 pub const JWT_AUDIENCE: &str = "MCP_RESOLVE_JWT_AUDIENCE";
-/// The issuer tokens must come from (optional).
+/// The issuer tokens must come from: required with [`JWKS_URL`] (an authorization server's keys
+/// may sign for several issuers), optional with [`JWT_SECRET`].
 pub const JWT_ISSUER: &str = "MCP_RESOLVE_JWT_ISSUER";
 /// The authorization server named in the Protected Resource Metadata (default: the issuer).
 pub const AUTH_SERVER: &str = "MCP_RESOLVE_AUTH_SERVER";
@@ -23,16 +25,17 @@ impl HttpOptions {
     ///
     /// | variable | meaning |
     /// |---|---|
-    /// | `MCP_RESOLVE_JWT_SECRET` | HS256 tokens signed with this shared secret (32+ bytes) |
+    /// | `MCP_RESOLVE_JWT_SECRET` | HS256 tokens signed with this shared secret: 32 or more random bytes in hex or base64 (`openssl rand -base64 32`), never a passphrase |
     /// | `MCP_RESOLVE_JWKS_URL` | RS256 / ES256 / EdDSA tokens signed with keys from this JWKS (`https`, or `http` on loopback) |
     /// | `MCP_RESOLVE_JWT_AUDIENCE` | required with either: the audience tokens must name, this server's canonical URI; when it is an `http(s)` URL it is also the metadata's `resource` |
-    /// | `MCP_RESOLVE_JWT_ISSUER` | optional: the issuer tokens must name |
+    /// | `MCP_RESOLVE_JWT_ISSUER` | the issuer tokens must name: required with `MCP_RESOLVE_JWKS_URL`, optional with a secret |
     /// | `MCP_RESOLVE_AUTH_SERVER` | the authorization server listed in the Protected Resource Metadata (default: the issuer) |
     ///
-    /// A secret and a JWKS URL together, an audience without either, a short secret, a JWKS URL
-    /// that is not `https` (or `http` on loopback), a value that is not UTF-8, or any of these
-    /// set on a build without the `jwt` feature: an error that names the variable, for the
-    /// server to refuse to start with.
+    /// A secret and a JWKS URL together, an audience without either, a JWKS URL without an
+    /// issuer, a secret that is a passphrase or under 32 bytes, a JWKS URL that is not `https`
+    /// (or `http` on loopback), a value that is not UTF-8, or any of these set on a build without
+    /// the `jwt` feature: an error that names the variable, for the server to refuse to start
+    /// with. (A JWKS verifier that takes any issuer is built in code: `JwksVerifier::any_issuer`.)
     ///
     /// ```
     /// use mcp_resolve_runtime::HttpOptions;
@@ -110,18 +113,22 @@ impl HttpOptions {
         let named = |name: &'static str| move |e: AuthError| AuthError::new(format!("{name}: {e}"));
         Ok(match (secret, jwks) {
             (Some(secret), _) => {
-                let mut v = super::Hs256Verifier::new(secret.as_bytes(), audience).map_err(named(JWT_SECRET))?;
+                let mut v = super::Hs256Verifier::from_encoded(&secret, audience).map_err(named(JWT_SECRET))?;
                 if let Some(i) = issuer {
                     v = v.issuer(i);
                 }
                 self.bearer(v)
             }
             (None, Some(url)) => {
-                let mut v = super::JwksVerifier::new(&url, audience).map_err(named(JWKS_URL))?;
-                if let Some(i) = issuer {
-                    v = v.issuer(i);
-                }
-                self.bearer(v)
+                let v = super::JwksVerifier::new(&url, audience).map_err(named(JWKS_URL))?;
+                let Some(i) = issuer else {
+                    return Err(AuthError::new(format!(
+                        "{JWKS_URL} is set but {JWT_ISSUER} is not: set it to the issuer its tokens name in \
+                         `iss` (e.g. https://auth.example.com); the keys of an authorization server may sign \
+                         the tokens of several issuers (its tenants), and another one's token would be accepted"
+                    )));
+                };
+                self.bearer(v.issuer(i))
             }
             (None, None) => self,
         })
@@ -156,7 +163,8 @@ mod tests {
         from(vars).map(|_| ()).unwrap_err().to_string()
     }
 
-    const SECRET: &str = "a shared secret of at least thirty-two bytes";
+    /// 32 random bytes in base64, as `openssl rand -base64 32` makes them.
+    const SECRET: &str = "q83vASNFZ4mrze8BI0VniavN7wEjRWeJq83vASNFZ4k=";
 
     #[test]
     fn nothing_set_is_no_tokens() {
@@ -182,16 +190,61 @@ mod tests {
         assert!(e.starts_with("MCP_RESOLVE_AUTH_SERVER is set"), "{e}");
         #[cfg(feature = "jwt")]
         {
-            let e = error(&[(JWT_SECRET, "short"), (JWT_AUDIENCE, "notes")]);
+            let e = error(&[(JWT_SECRET, "c2hvcnQ="), (JWT_AUDIENCE, "notes")]);
             assert!(e.starts_with("MCP_RESOLVE_JWT_SECRET: "), "{e}");
-            assert!(e.contains("32 bytes"), "{e}");
-            let e = error(&[(JWKS_URL, "http://auth.example/jwks"), (JWT_AUDIENCE, "notes")]);
+            assert!(e.contains("5 bytes, fewer than 32"), "{e}");
+            let e = error(&[
+                (JWKS_URL, "http://auth.example/jwks"),
+                (JWT_AUDIENCE, "notes"),
+                (JWT_ISSUER, "https://auth.example"),
+            ]);
             assert!(e.starts_with("MCP_RESOLVE_JWKS_URL: "), "{e}");
         }
         #[cfg(not(feature = "jwt"))]
         {
             let e = error(&[(JWT_SECRET, SECRET), (JWT_AUDIENCE, "notes")]);
             assert!(e.contains("without the `jwt` feature"), "{e}");
+        }
+    }
+
+    #[cfg(feature = "jwt")]
+    #[test]
+    fn a_jwks_url_without_an_issuer_is_refused_naming_the_variable() {
+        let e = error(&[(JWKS_URL, "https://auth.example/jwks.json"), (JWT_AUDIENCE, "notes")]);
+        assert!(
+            e.starts_with("MCP_RESOLVE_JWKS_URL is set but MCP_RESOLVE_JWT_ISSUER is not: set it"),
+            "{e}"
+        );
+        // An empty one is none.
+        let e = error(&[
+            (JWKS_URL, "https://auth.example/jwks.json"),
+            (JWT_AUDIENCE, "notes"),
+            (JWT_ISSUER, ""),
+        ]);
+        assert!(e.contains("MCP_RESOLVE_JWT_ISSUER is not"), "{e}");
+    }
+
+    #[cfg(feature = "jwt")]
+    #[test]
+    fn a_passphrase_secret_is_refused_saying_how_to_make_one() {
+        for passphrase in [
+            "a shared secret of at least thirty-two bytes",
+            "correct horse battery staple correct horse",
+        ] {
+            let e = error(&[(JWT_SECRET, passphrase), (JWT_AUDIENCE, "notes")]);
+            assert!(
+                e.starts_with("MCP_RESOLVE_JWT_SECRET: the HS256 secret is neither hex nor base64"),
+                "{e}"
+            );
+            assert!(e.contains("openssl rand -base64 32"), "{e}");
+        }
+        let hex = "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789";
+        for good in [SECRET, hex] {
+            assert!(
+                from(&[(JWT_SECRET, good), (JWT_AUDIENCE, "notes")])
+                    .unwrap()
+                    .bearer_required()
+            );
         }
     }
 

@@ -1,6 +1,8 @@
 //! What every JWT verifier checks once the signing key is known, in one place: the claims
-//! (`aud` and `sub` required, `iss` when configured, `exp` / `nbf` with a leeway, no `iat` in
-//! the future) and the principal they name (its scopes from `scope` or `scp`).
+//! (`aud` and `sub` required, `iss` when configured — and for verifiers that need one, an issuer
+//! or an explicit "any issuer" configured at all —, `exp` / `nbf` with a leeway, no `iat` in the
+//! future), the header's `typ` when one is required, and the principal they name (its scopes from
+//! `scope` or `scp`).
 
 use super::AuthError;
 use crate::context::Principal;
@@ -15,11 +17,41 @@ const DEFAULT_LEEWAY_SECS: u64 = 60;
 #[derive(Clone)]
 pub(crate) struct ClaimChecks {
     validations: Vec<Validation>,
+    issuer: Issuer,
+    /// The `typ` the header must name, normalized ([`media_type`]); `None`: any, or none.
+    typ: Option<String>,
+}
+
+/// What a verifier was told about the issuer (`iss`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Issuer {
+    /// Nothing, and nothing is needed: `iss` is not checked (a shared secret belongs to one
+    /// issuer already).
+    Optional,
+    /// Nothing yet, but the verifier needs to be told: every token is refused until it is (keys
+    /// an authorization server publishes may sign for several issuers, its tenants).
+    Needed,
+    /// One issuer, which `iss` must name (the `Validation`s check it).
+    One,
+    /// Any issuer, on purpose.
+    Any,
+}
+
+/// A media type as `typ` is compared (RFC 7515 §4.1.9, RFC 8725 §3.11): without its
+/// `application/` prefix when no other `/` follows (`at+jwt` and `application/at+jwt` are the same
+/// type), in lower case (media types are case-insensitive).
+fn media_type(typ: &str) -> String {
+    let lower = typ.to_ascii_lowercase();
+    match lower.strip_prefix("application/") {
+        Some(rest) if !rest.contains('/') => rest.to_owned(),
+        _ => lower,
+    }
 }
 
 impl ClaimChecks {
-    /// Rules requiring `audience` (and `exp`, `sub`) for tokens signed with one of `algorithms`.
-    pub(crate) fn new(audience: &str, algorithms: &[Algorithm]) -> Result<Self, AuthError> {
+    /// Rules requiring `audience` (and `exp`, `sub`) for tokens signed with one of `algorithms`;
+    /// `issuer` is [`Issuer::Optional`] or [`Issuer::Needed`].
+    pub(crate) fn new(audience: &str, algorithms: &[Algorithm], issuer: Issuer) -> Result<Self, AuthError> {
         if audience.trim().is_empty() {
             return Err(AuthError::new(
                 "a token verifier needs the audience it serves (the server's canonical resource URI); \
@@ -37,15 +69,46 @@ impl ClaimChecks {
                 v
             })
             .collect();
-        Ok(Self { validations })
+        Ok(Self {
+            validations,
+            issuer,
+            typ: None,
+        })
     }
 
     /// Requires this issuer (`iss`): a token without one, or with another, is refused.
     pub(crate) fn require_issuer(&mut self, issuer: &str) {
+        self.issuer = Issuer::One;
         for v in &mut self.validations {
             v.set_issuer(&[issuer]);
             v.required_spec_claims.insert("iss".into());
         }
+    }
+
+    /// Takes tokens of any issuer (undoes [`ClaimChecks::require_issuer`]).
+    pub(crate) fn any_issuer(&mut self) {
+        self.issuer = Issuer::Any;
+        for v in &mut self.validations {
+            v.iss = None;
+            v.required_spec_claims.remove("iss");
+        }
+    }
+
+    /// Requires the header's `typ` to name this media type (compared as [`media_type`] says).
+    pub(crate) fn require_typ(&mut self, typ: &str) {
+        self.typ = Some(media_type(typ));
+    }
+
+    /// Refuses a verifier that needs an issuer and was told none: every token would be refused.
+    pub(crate) fn configured(&self) -> Result<(), AuthError> {
+        if self.issuer == Issuer::Needed {
+            return Err(AuthError::new(
+                "this verifier was given no issuer, and the keys of an authorization server may sign \
+                 tokens of several issuers (its tenants): call `.issuer(\"https://your-authorization-server\")` \
+                 with the `iss` its tokens carry, or `.any_issuer()` to take every issuer those keys sign for",
+            ));
+        }
+        Ok(())
     }
 
     /// The clock leeway for `exp`, `nbf` and `iat`.
@@ -63,12 +126,28 @@ impl ClaimChecks {
     /// Verifies `token`'s signature with `key` (for `alg`, which the token's header must name)
     /// and its claims, and names its holder.
     pub(crate) fn verify(&self, token: &str, key: &DecodingKey, alg: Algorithm) -> Result<Principal, AuthError> {
+        self.configured()?;
         let validation = self
             .validations
             .iter()
             .find(|v| v.algorithms.first() == Some(&alg))
             .ok_or_else(|| AuthError::new(format!("tokens signed with {alg:?} are not accepted")))?;
         let data = jsonwebtoken::decode::<Claims>(token, key, validation).map_err(|e| AuthError::new(e.to_string()))?;
+        if let Some(want) = &self.typ {
+            match data.header.typ.as_deref() {
+                Some(typ) if media_type(typ) == *want => {}
+                Some(typ) => {
+                    return Err(AuthError::new(format!(
+                        "the token's `typ` is {typ:?}, not `{want}`: another kind of JWT (an ID token, say) is not taken for an access token"
+                    )));
+                }
+                None => {
+                    return Err(AuthError::new(format!(
+                        "the token's header names no `typ`; `{want}` is required"
+                    )));
+                }
+            }
+        }
         let now = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_err(|_| AuthError::new("the system clock is before 1970"))?
@@ -112,5 +191,21 @@ impl Claims {
             .collect();
         scopes.extend(self.scp.iter().flatten().cloned());
         scopes
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typ_is_compared_as_a_media_type() {
+        for same in ["at+jwt", "AT+JWT", "application/at+jwt", "Application/At+JWT"] {
+            assert_eq!(media_type(same), "at+jwt", "{same}");
+        }
+        // Another type, or a prefix that is not `application/`, is not the same.
+        for other in ["jwt", "JWT", "text/at+jwt", "application/x/at+jwt", "at+jwt ", ""] {
+            assert_ne!(media_type(other), "at+jwt", "{other}");
+        }
     }
 }
