@@ -15,15 +15,39 @@
 //!    an input request; its retry waits for the page, then asks again with the same URL.
 //!    2025-11-25: an `elicitation/create` request with an `elicitationId`, answered once the page
 //!    is done, followed by `notifications/elicitation/complete`.)
-//! 2. the user signs the browser in: `GET /login?token=<token>` checks the token with the same
-//!    verifier as the MCP endpoint and keeps it in an `HttpOnly; SameSite=Strict` cookie (a
-//!    stand-in for the server's real sign-in, e.g. an OAuth login of its own);
+//! 2. the user signs the browser in at `/login`: a form where they paste the same token (a
+//!    stand-in for the server's real sign-in, e.g. an OAuth login of its own with the same
+//!    identity provider). The form posts to `/login`; the page checks that the post comes from
+//!    its own origin and carries the form's one-time CSRF token, bound to a pre-sign-in cookie of
+//!    this browser, checks the token with the same verifier as the MCP endpoint, and keeps only a
+//!    random session id in the cookie (the user it stands for is kept on the server, for an
+//!    hour). A token in a URL (`/login?token=…`) is refused, never used;
 //! 3. the user opens the URL and sees the question's message and Approve / Deny; the page checks
-//!    the cookie on every request and passes its user to [`UrlFlows`] as the viewer, so a flow
+//!    the session on every request and passes its user to [`UrlFlows`] as the viewer, so a flow
 //!    made for one user cannot be read or completed by another (403 "this page was opened for
 //!    another user"); each flow completes once (409 afterwards), an unknown or expired one is a
 //!    404, no sign-in a 401;
 //! 4. the call finishes.
+//!
+//! Why the sign-in is built this way (docs/url-mode.md, "Signing the browser in"): the flow is
+//! bound to the MCP caller, and the page's viewer is whoever the browser is signed in as. A
+//! sign-in that another site can trigger (login CSRF: it makes the victim's browser sign in as
+//! the attacker) would let the victim approve the attacker's flow; so every post must come from
+//! this origin and carry the CSRF token, and no credential ever travels in a URL (URLs end up in
+//! history, logs and `Referer`s).
+//!
+//! Cookies: `__Host-` names with `Secure; HttpOnly; Path=/` and no `Domain`, so no other host
+//! (a sibling subdomain) can set or overwrite them, no script reads them, and they never go over
+//! plain http to a host that is not loopback. Browsers treat `http://127.0.0.1`, `http://[::1]`
+//! and `http://localhost` as potentially trustworthy: Chromium (156) keeps and sends `Secure` and
+//! `__Host-` cookies there (`tests/browser.rs` signs in that way), so the same cookies serve a
+//! loopback test server and an `https` deployment alike. Cookies are not isolated by port:
+//! another server on this host can set cookies this one reads, which is why the `Origin` check,
+//! not the cookie alone, refuses a post from another port.
+//!
+//! Sign-ins (forms handed out, and sessions) live in a store of the pages' own, at most 10 000
+//! at once (past it `/login` answers 503 until some expire), so a flood of forms cannot fill the
+//! store the flows live in. A real server would also rate-limit `/login` and offer a sign-out.
 //!
 //! It shows [`Elicit::url`], the flow's page served beside `/mcp` with [`HttpOptions::page`], and
 //! [`UrlFlows::open`] / [`UrlFlows::complete`] / [`UrlFlows::decline`]. Without any token
@@ -33,8 +57,9 @@
 //! `--http ADDR` is required (the page needs HTTP). The page's URL is made from that address:
 //! `http://127.0.0.1:PORT` is accepted because it is loopback. A real deployment serves the page
 //! over `https` under its public name (behind a TLS proxy), accepts that name with
-//! [`HttpOptions::allow_host`], and makes the URL from it; plain `http` to any other host is
-//! refused when the question is asked.
+//! [`HttpOptions::allow_host`], and makes the URL from it (which is then also the one origin
+//! whose posts the pages take); plain `http` to any other host is refused when the question is
+//! asked.
 //!
 //! Bearer tokens come from the environment as in `examples/notes.rs`
 //! ([`HttpOptions::bearer_from_env`], built with `--features jwt`): `MCP_RESOLVE_JWT_SECRET`
@@ -55,19 +80,36 @@
 //! [`Server::url_wait`]: mcp_resolve::Server::url_wait
 //! [`Server::max_rounds`]: mcp_resolve::Server::max_rounds
 
+use base64::Engine as _;
 use mcp_resolve::http::header::{self, HeaderValue};
 use mcp_resolve::http::{Method, Request, Response, StatusCode};
 use mcp_resolve::prelude::*;
-use mcp_resolve::{Bytes, FlowError, Principal, TokenVerifier, UrlFlows};
+use mcp_resolve::{Bytes, FlowError, MemoryStore, Principal, Store, StoreError, TokenVerifier, UrlFlows};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 /// Where users reach this server's pages (`http://127.0.0.1:PORT`), set once it knows its address.
+/// It is also the one origin whose form posts the pages take.
 pub(crate) static PAGE_BASE: OnceLock<String> = OnceLock::new();
 
-/// The cookie the sign-in page sets: the user's verified token.
-const SESSION_COOKIE: &str = "connect_session";
+/// The session cookie: a random id the pages map to the signed-in user on the server. Never the
+/// token itself: a cookie sits in the browser's profile and goes with every request, and a leaked
+/// id ends with its session, while a leaked token works wherever the token does.
+const SESSION_COOKIE: &str = "__Host-connect_session";
+/// The pre-sign-in cookie: a random id naming the sign-in form this browser was handed, whose
+/// CSRF token a sign-in must carry.
+const SIGN_IN_COOKIE: &str = "__Host-connect_sign_in";
+/// How long a signed-in browser stays signed in.
+const SESSION_TTL: Duration = Duration::from_secs(60 * 60);
+/// How long a sign-in form may wait to be posted.
+const SIGN_IN_TTL: Duration = Duration::from_secs(10 * 60);
+/// How many sign-ins (forms handed out, and sessions) the pages hold at once by default; past it
+/// `/login` answers 503 until some expire.
+const MAX_SIGN_INS: usize = 10_000;
+/// Where the pages keep sessions and sign-in forms in their store.
+const SESSION_KEY: &str = "connect/session/";
+const SIGN_IN_KEY: &str = "connect/sign-in/";
 
 /// What the consent page records: the service the user approved, and as whom.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -127,12 +169,48 @@ pub(crate) async fn connect_account(
 // The pages: sign-in (`/login`) and consent (`/connect`).
 // ---------------------------------------------------------------------------------------------
 
-/// The pages' state: the server's flows and the verifier that signs browsers in (none: no
-/// sign-in, the flows are bound to no one).
+/// The pages' state: the server's flows, and the browser sign-in (none when the server takes no
+/// tokens: the flows are then bound to no one).
 #[derive(Clone)]
 pub(crate) struct Pages {
     flows: UrlFlows,
-    verifier: Option<Arc<dyn TokenVerifier>>,
+    sign_in: Option<SignIn>,
+}
+
+/// What signs browsers in: the MCP endpoint's verifier, and the store of sign-in forms and
+/// sessions (their own, by default: a flood of forms cannot fill the store the flows live in).
+#[derive(Clone)]
+struct SignIn {
+    verifier: Arc<dyn TokenVerifier>,
+    store: Arc<dyn Store>,
+}
+
+/// What a session id stands for: the user the token named (flows are bound to issuer and subject).
+#[derive(Serialize, Deserialize)]
+struct Session {
+    sub: String,
+    iss: Option<String>,
+}
+
+/// A fresh random id: 32 bytes from the operating system, base64url (43 characters). A failing
+/// random source is `None` (the request is refused), never a weaker id.
+fn random_id() -> Option<String> {
+    let mut raw = [0u8; 32];
+    if let Err(e) = getrandom::fill(&mut raw) {
+        tracing::error!(error = %e, "no randomness for an id");
+        return None;
+    }
+    Some(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(raw))
+}
+
+/// Whether `id` has the shape [`random_id`] makes; anything else is not looked up.
+fn well_formed_id(id: &str) -> bool {
+    id.len() == 43 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// Compares two secrets in a time that does not tell where they differ.
+fn same_secret(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// Escapes text for HTML element content and quoted attribute values.
@@ -197,14 +275,58 @@ fn field<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
     values.next().is_none().then_some(first)
 }
 
-/// The value of cookie `name` in the request's `Cookie` headers.
+/// The value of the one cookie `name` in the request's `Cookie` headers; `None` when it is
+/// missing or given twice (another server on this host may have planted a second one: read
+/// neither).
 fn cookie<'a>(req: &'a Request<Bytes>, name: &str) -> Option<&'a str> {
-    req.headers()
+    let mut values = req
+        .headers()
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
-        .find_map(|c| c.trim().strip_prefix(name)?.strip_prefix('='))
+        .filter_map(|c| c.trim().strip_prefix(name)?.strip_prefix('='));
+    let first = values.next()?;
+    values.next().is_none().then_some(first)
+}
+
+/// A `Set-Cookie` for one of the pages' cookies. `__Host-` with `Secure`, `Path=/` and no
+/// `Domain`: the browser keeps it only when set that way by this very host, so no sibling
+/// subdomain can set or overwrite it, and never sends it over plain http but to loopback.
+/// `HttpOnly`: no script reads it. `max_age` zero deletes it.
+fn set_cookie(name: &str, value: &str, max_age: Duration, same_site: &str) -> Option<HeaderValue> {
+    let text = format!(
+        "{name}={value}; Path=/; Secure; HttpOnly; SameSite={same_site}; Max-Age={}",
+        max_age.as_secs()
+    );
+    // Values are ids made here (base64url): always a valid header; `None` rather than written
+    // otherwise.
+    HeaderValue::from_str(&text).ok()
+}
+
+/// Whether a post comes from this server's own pages: its `Origin` is exactly this server's.
+/// Browsers send `Origin` with every form post and no page can choose it, so a form on another
+/// site, or on another port of this host (same site: `SameSite` cookies still go with it), is
+/// refused here. The framework's own check accepts any loopback origin (and, on a public bind
+/// without an allow-list, any at all): it stops DNS rebinding, not forged posts.
+fn from_our_pages(req: &Request<Bytes>) -> bool {
+    let Some(ours) = PAGE_BASE.get() else {
+        return false;
+    };
+    let mut origins = req.headers().get_all(header::ORIGIN).iter();
+    match (origins.next(), origins.next()) {
+        (Some(origin), None) => origin.to_str().is_ok_and(|o| o.eq_ignore_ascii_case(ours)),
+        _ => false,
+    }
+}
+
+/// Whether the request's body is an HTML form's (`application/x-www-form-urlencoded`).
+fn is_form(req: &Request<Bytes>) -> bool {
+    req.headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/x-www-form-urlencoded"))
 }
 
 /// A page: `status`, a title and an HTML body (already escaped).
@@ -236,9 +358,33 @@ fn page(status: StatusCode, title: &str, body_html: &str) -> Response<Bytes> {
     resp
 }
 
-/// The page for a refusal: who is signed in, and what went wrong.
+/// The page for a refusal: what went wrong, and what to do.
 fn refusal(status: StatusCode, title: &str, detail: &str) -> Response<Bytes> {
     page(status, title, &format!("<p class=\"refusal\">{}</p>", escape(detail)))
+}
+
+/// The page for a post that did not come from this server's own page.
+fn forged() -> Response<Bytes> {
+    refusal(
+        StatusCode::FORBIDDEN,
+        "Not from this site",
+        "This form was not sent from this server's own page, so nothing was done. \
+         Open the page yourself and use its form.",
+    )
+}
+
+/// The page for a store or a random source that failed: nothing was done.
+fn try_again() -> Response<Bytes> {
+    refusal(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "Try again",
+        "The server could not do this just now. Try again in a moment.",
+    )
+}
+
+fn store_failed(e: &StoreError) -> Response<Bytes> {
+    tracing::error!(error = %e, "the pages' store failed");
+    try_again()
 }
 
 /// The page for a flow that cannot be read or completed.
@@ -265,14 +411,7 @@ fn flow_refused(err: &FlowError, viewer: Option<&Principal>) -> Response<Bytes> 
             "Already done",
             "This step was completed already. You can close this page and return to the assistant.",
         ),
-        FlowError::Store(e) => {
-            tracing::error!(error = %e, "the flow store failed");
-            refusal(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "Try again",
-                "The server could not look this step up just now. Try again in a moment.",
-            )
-        }
+        FlowError::Store(e) => store_failed(e),
         other => {
             tracing::error!(error = %other, "a flow error this page does not know");
             refusal(
@@ -285,101 +424,205 @@ fn flow_refused(err: &FlowError, viewer: Option<&Principal>) -> Response<Bytes> 
 }
 
 impl Pages {
+    /// The pages for `flows`; browsers sign in with tokens `verifier` accepts (none: no sign-in).
+    /// Sign-ins are kept in a store of their own holding at most [`MAX_SIGN_INS`]; replicas would
+    /// share one instead (a `RedisStore`), so that a browser signed in on one is on all.
     pub(crate) fn new(flows: UrlFlows, verifier: Option<Arc<dyn TokenVerifier>>) -> Self {
-        Self { flows, verifier }
+        let sign_in = verifier.map(|verifier| SignIn {
+            verifier,
+            store: Arc::new(MemoryStore::with_capacity(MAX_SIGN_INS)),
+        });
+        Self { flows, sign_in }
     }
 
     /// The signed-in user: `Ok(None)` when this server has no sign-in, a 401 page when it has
-    /// one and the browser is not signed in (or its token expired).
+    /// one and the browser is not signed in (or its session expired).
     async fn viewer(&self, req: &Request<Bytes>) -> Result<Option<Principal>, Response<Bytes>> {
-        let Some(verifier) = &self.verifier else {
+        let Some(sign_in) = &self.sign_in else {
             return Ok(None);
         };
         let not_signed_in = |why: &str| {
             refusal(
                 StatusCode::UNAUTHORIZED,
                 "Sign in first",
-                &format!("{why} Sign in (/login), then open the link the assistant gave you again."),
+                &format!("{why} Sign in at /login, then open the link the assistant gave you again."),
             )
         };
-        let Some(token) = cookie(req, SESSION_COOKIE) else {
+        let Some(id) = cookie(req, SESSION_COOKIE).filter(|id| well_formed_id(id)) else {
             return Err(not_signed_in("You are not signed in."));
         };
-        match verifier.verify(token).await {
-            Ok(p) => Ok(Some(p)),
-            Err(e) => {
-                tracing::debug!(reason = %e, "a session cookie was refused");
-                Err(not_signed_in("Your sign-in expired or is not valid."))
-            }
-        }
+        let record = sign_in
+            .store
+            .get(&format!("{SESSION_KEY}{id}"))
+            .await
+            .map_err(|e| store_failed(&e))?;
+        let Some(session) = record.and_then(|r| serde_json::from_slice::<Session>(&r).ok()) else {
+            return Err(not_signed_in("Your sign-in expired."));
+        };
+        let mut user = Principal::new(session.sub);
+        user.issuer = session.iss;
+        Ok(Some(user))
     }
 
-    /// `GET /login?token=<jwt>`: checks the token and keeps it in the session cookie, then
-    /// redirects to `/login` (so the token leaves the address bar); `GET /login` says who is
-    /// signed in.
+    /// `GET /login` says who is signed in and hands out a sign-in form; `POST /login` signs in.
     pub(crate) async fn login(&self, req: Request<Bytes>) -> Response<Bytes> {
-        if req.method() != Method::GET {
-            return method_not_allowed("GET");
-        }
-        let Some(verifier) = &self.verifier else {
+        let Some(sign_in) = &self.sign_in else {
             return refusal(
                 StatusCode::NOT_FOUND,
                 "No sign-in",
                 "This server takes no tokens, so it has no sign-in: its pages are open to whoever holds the link.",
             );
         };
-        let Some(pairs) = form_pairs(req.uri().query().unwrap_or("")) else {
-            return refusal(StatusCode::BAD_REQUEST, "Bad link", "The link's query does not decode.");
-        };
-        let Some(token) = field(&pairs, "token") else {
-            return match self.viewer(&req).await {
-                Ok(Some(p)) => page(
-                    StatusCode::OK,
-                    "Signed in",
-                    &format!(
-                        "<p>Signed in as <b class=\"user\">{}</b>. Open the link the assistant gave you.</p>",
-                        escape(&p.subject)
-                    ),
-                ),
-                Ok(None) | Err(_) => refusal(
-                    StatusCode::UNAUTHORIZED,
-                    "Not signed in",
-                    "Sign in with /login?token=<your token>.",
-                ),
-            };
-        };
-        let principal = match verifier.verify(token).await {
-            Ok(p) => p,
-            Err(e) => {
-                tracing::debug!(reason = %e, "a sign-in token was refused");
-                return refusal(
-                    StatusCode::UNAUTHORIZED,
-                    "Sign-in refused",
-                    "That token is not valid for this server.",
-                );
-            }
-        };
-        // Only the token's own characters go into the header (a verified JWT is base64url and
-        // dots); anything else is refused rather than written.
-        let Ok(set_cookie) =
-            HeaderValue::from_str(&format!("{SESSION_COOKIE}={token}; Path=/; HttpOnly; SameSite=Strict"))
-        else {
+        // Nothing is taken from the URL, a token least of all: URLs stay in history, proxy and
+        // server logs, and anyone can make a victim's browser follow a link (the old
+        // `/login?token=…` let any page sign a victim in as its author).
+        if req.uri().query().is_some_and(|q| !q.is_empty()) {
             return refusal(
                 StatusCode::BAD_REQUEST,
                 "Sign-in refused",
-                "That token cannot be kept in a cookie.",
+                "A token never goes in a link: nobody was signed in. If someone sent you this link, \
+                 do not use it. Open /login and paste your own token into the form.",
             );
+        }
+        let done = match *req.method() {
+            Method::GET => self.sign_in_form(sign_in, &req).await,
+            Method::POST => self.sign_in(sign_in, req).await,
+            _ => return method_not_allowed("GET, POST"),
         };
-        tracing::info!(user = %principal.subject, "a browser signed in");
+        done.unwrap_or_else(|refused| refused)
+    }
+
+    /// The sign-in form, with a fresh CSRF token kept on the server under a fresh pre-sign-in
+    /// id that only this browser gets (its cookie). A sign-in is taken only with both, and a page
+    /// elsewhere can know neither, so it cannot post a sign-in of its own choosing.
+    async fn sign_in_form(&self, sign_in: &SignIn, req: &Request<Bytes>) -> Result<Response<Bytes>, Response<Bytes>> {
+        let status = match self.viewer(req).await {
+            Ok(Some(user)) => format!(
+                "<p>Signed in as <b class=\"user\">{}</b>. Open the link the assistant gave you.</p>",
+                escape(&user.subject)
+            ),
+            Ok(None) | Err(_) => "<p class=\"user\">Not signed in.</p>".to_owned(),
+        };
+        let (form, csrf) = (random_id().ok_or_else(try_again)?, random_id().ok_or_else(try_again)?);
+        let kept = sign_in
+            .store
+            .insert_new(&format!("{SIGN_IN_KEY}{form}"), csrf.as_bytes(), SIGN_IN_TTL)
+            .await
+            .map_err(|e| store_failed(&e))?;
+        if !kept {
+            // 32 random bytes made twice: the random source is broken.
+            return Err(try_again());
+        }
+        let body = format!(
+            "{status}\n<form method=\"post\" action=\"/login\">\
+             <input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
+             <p><label for=\"token\">Your token</label> \
+             <input type=\"password\" name=\"token\" id=\"token\" autocomplete=\"off\" required></p>\
+             <button type=\"submit\" id=\"sign-in\">Sign in</button></form>"
+        );
+        let mut resp = page(StatusCode::OK, "Sign in", &body);
+        // SameSite=Strict: only this site's own requests carry it, and the form's post is one.
+        let cookie = set_cookie(SIGN_IN_COOKIE, &form, SIGN_IN_TTL, "Strict").ok_or_else(try_again)?;
+        resp.headers_mut().append(header::SET_COOKIE, cookie);
+        Ok(resp)
+    }
+
+    /// Signs the browser in, if the post came from this server's own sign-in form in this very
+    /// browser, with a token the MCP endpoint would take.
+    async fn sign_in(&self, sign_in: &SignIn, req: Request<Bytes>) -> Result<Response<Bytes>, Response<Bytes>> {
+        // 1. Posted from this server's own page (a forged post names its own origin, or none).
+        if !from_our_pages(&req) {
+            tracing::debug!(origin = ?req.headers().get(header::ORIGIN), "a sign-in posted from elsewhere was refused");
+            return Err(forged());
+        }
+        if !is_form(&req) {
+            return Err(refusal(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "Bad form",
+                "Sign in with the form at /login.",
+            ));
+        }
+        let pairs = std::str::from_utf8(req.body())
+            .ok()
+            .and_then(form_pairs)
+            .ok_or_else(|| refusal(StatusCode::BAD_REQUEST, "Bad form", "The form does not decode."))?;
+        // 2. The form's CSRF token is the one kept for this browser's pre-sign-in cookie, and is
+        //    used up: a form signs in once.
+        let not_our_form = || {
+            refusal(
+                StatusCode::FORBIDDEN,
+                "Sign-in refused",
+                "This sign-in did not come from the form this browser was given, or the form expired or \
+                 was used already. Nobody was signed in. Open /login and sign in again.",
+            )
+        };
+        let form = cookie(&req, SIGN_IN_COOKIE)
+            .filter(|id| well_formed_id(id))
+            .ok_or_else(not_our_form)?;
+        let csrf = field(&pairs, "csrf")
+            .filter(|c| well_formed_id(c))
+            .ok_or_else(not_our_form)?;
+        let key = format!("{SIGN_IN_KEY}{form}");
+        let kept = sign_in
+            .store
+            .get(&key)
+            .await
+            .map_err(|e| store_failed(&e))?
+            .ok_or_else(not_our_form)?;
+        if !same_secret(&kept, csrf.as_bytes()) {
+            return Err(not_our_form());
+        }
+        let used_up = sign_in
+            .store
+            .replace(&key, &kept, b"used", SIGN_IN_TTL)
+            .await
+            .map_err(|e| store_failed(&e))?;
+        if !used_up {
+            return Err(not_our_form());
+        }
+        // 3. The token, checked as the MCP endpoint checks it: the browser's user is then the
+        //    same principal as the MCP caller holding that token.
+        let token = field(&pairs, "token").unwrap_or_default().trim();
+        let user = sign_in.verifier.verify(token).await.map_err(|e| {
+            tracing::debug!(reason = %e, "a sign-in token was refused");
+            refusal(
+                StatusCode::UNAUTHORIZED,
+                "Sign-in refused",
+                "That token is not valid for this server. Open /login and try again.",
+            )
+        })?;
+        // 4. A new session id, never one the browser brought (no session fixation), standing for
+        //    the user on the server.
+        let session = random_id().ok_or_else(try_again)?;
+        let record = serde_json::to_vec(&Session {
+            sub: user.subject.clone(),
+            iss: user.issuer.clone(),
+        })
+        .map_err(|_| try_again())?;
+        let kept = sign_in
+            .store
+            .insert_new(&format!("{SESSION_KEY}{session}"), &record, SESSION_TTL)
+            .await
+            .map_err(|e| store_failed(&e))?;
+        if !kept {
+            return Err(try_again());
+        }
+        tracing::info!(user = %user.subject, "a browser signed in");
         let mut resp = page(
             StatusCode::SEE_OTHER,
             "Signed in",
             "<p><a href=\"/login\">Continue</a></p>",
         );
-        resp.headers_mut().insert(header::SET_COOKIE, set_cookie);
-        resp.headers_mut()
-            .insert(header::LOCATION, HeaderValue::from_static("/login"));
-        resp
+        // SameSite=Lax: the session goes with a link followed from another site (a web-based
+        // assistant's), which only shows a page; a post from another site never carries it, and
+        // every post is checked for its origin anyway.
+        let session_cookie = set_cookie(SESSION_COOKIE, &session, SESSION_TTL, "Lax").ok_or_else(try_again)?;
+        let form_gone = set_cookie(SIGN_IN_COOKIE, "", Duration::ZERO, "Strict").ok_or_else(try_again)?;
+        let headers = resp.headers_mut();
+        headers.append(header::SET_COOKIE, session_cookie);
+        headers.append(header::SET_COOKIE, form_gone);
+        headers.insert(header::LOCATION, HeaderValue::from_static("/login"));
+        Ok(resp)
     }
 
     /// `GET /connect?service=…&flow=…` shows the consent; `POST /connect` records it.
@@ -420,8 +663,8 @@ impl Pages {
         let who = viewer.as_ref().map_or_else(String::new, |p| {
             format!("<p>Signed in as <b class=\"user\">{}</b>.</p>", escape(&p.subject))
         });
-        // The flow id in the form is the per-flow CSRF measure: a forged post must know it, and
-        // it is bound to the signed-in user; the SameSite=Strict cookie is not sent cross-site.
+        // A post of this form is taken only from this origin, and only for the flow's own user
+        // (`UrlFlows` checks the viewer again): knowing the flow id is never enough.
         let body = format!(
             "<p>The assistant asks: <q class=\"message\">{message}</q></p>\n{who}\n\
              <p>Allow the assistant to use your <b>{service}</b> account?</p>\n\
@@ -439,13 +682,12 @@ impl Pages {
     }
 
     async fn decide(&self, req: Request<Bytes>) -> Response<Bytes> {
-        let form_type = req
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.split(';').next())
-            .is_some_and(|v| v.trim().eq_ignore_ascii_case("application/x-www-form-urlencoded"));
-        if !form_type {
+        // Posted from this server's own page; the viewer is checked again below, by `UrlFlows`.
+        if !from_our_pages(&req) {
+            tracing::debug!(origin = ?req.headers().get(header::ORIGIN), "a decision posted from elsewhere was refused");
+            return forged();
+        }
+        if !is_form(&req) {
             return refusal(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "Bad form",

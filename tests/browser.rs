@@ -2,8 +2,8 @@
 //! (`connect --http 127.0.0.1:PORT`, HS256 bearer tokens from its environment), the official
 //! Python SDK client (`tests/interop/py_client.py --url URL --bearer TOKEN`) calling
 //! `connect_account` on both eras, and Debian's headless Chromium driven through chromedriver's
-//! W3C WebDriver HTTP API, which signs in at `/login`, opens the URL the client was given and
-//! clicks Approve or Deny.
+//! W3C WebDriver HTTP API, which signs in with the form at `/login` (typing the token), opens the
+//! URL the client was given and clicks Approve or Deny.
 //!
 //! What it proves: the URL the client receives opens the consent page for the user who asked
 //! (and only for them: no sign-in is a 401, another user's browser a 403 that offers no buttons,
@@ -11,7 +11,10 @@
 //! still waiting ("connected github as alice" / "declined: github not connected"), each flow
 //! completes once (409 on a second visit), on 2026-07-28 every re-ask carries the same URL, and
 //! on 2025-11-25 the question names the flow (`elicitationId`) and is followed by
-//! `notifications/elicitation/complete` before the result.
+//! `notifications/elicitation/complete` before the result. And login CSRF fails: an attacker's
+//! page on another origin (another port of this host, served by the test) can neither send the
+//! browser to a sign-in link nor post a sign-in for the attacker, so the victim's browser never
+//! approves the attacker's flow.
 //!
 //! It installs what it needs once per test binary: `cargo build --release --example connect
 //! --all-features` (or `MCP_RESOLVE_CONNECT_BIN`), `scripts/setup-python.sh` and
@@ -36,6 +39,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 use support::{HttpChild, MANIFEST_DIR, chromedriver, connect_bin, drain, python, target_dir, text_of};
@@ -43,6 +47,8 @@ use support::{HttpChild, MANIFEST_DIR, chromedriver, connect_bin, drain, python,
 /// The secret the server checks tokens with (HS256) and the tests sign them with: 32 random bytes
 /// in base64, as `openssl rand -base64 32` makes them (fixed here so a failure reproduces).
 const SECRET: &str = "Sue4F7Q+2jR4k9BLWAi1rqj0Lwgm1sldzPntctzsHb4=";
+/// The server's pre-sign-in cookie (the one its sign-in form is bound to).
+const SIGN_IN_COOKIE: &str = "__Host-connect_sign_in";
 /// What the resolver asks.
 const MESSAGE: &str = "Connect your github account: open the page and approve";
 /// How long any one wait (a question, a result, a page) may take.
@@ -375,15 +381,54 @@ impl Browser {
             .map(|_| ())
     }
 
-    /// Signs the browser in as the holder of `token` (`/login?token=…`, which redirects to
-    /// `/login` saying who is signed in).
+    /// Signs the browser in as the holder of `token`, as a user does: opens `/login`, types the
+    /// token into its form and clicks Sign in; the page then says who is signed in.
     fn sign_in(&self, addr: SocketAddr, token: &str, user: &str) -> Result<(), String> {
-        self.goto(&format!("http://{addr}/login?token={token}"))?;
-        let (status, text) = self.page_with("Signed in as")?;
-        if status != 200 || !text.contains(&format!("Signed in as {user}")) {
+        let login = format!("http://{addr}/login");
+        self.goto(&login)?;
+        let found = self.find_all("input#token")?;
+        let [field] = found.as_slice() else {
+            return Err(format!("no token field on {login}: {:?}", self.page()));
+        };
+        self.command("POST", &format!("/element/{field}/value"), Some(json!({"text": token})))?;
+        self.click("button#sign-in")?;
+        let (status, text) = self.page_at(Some(&login), &format!("Signed in as {user}"))?;
+        if status != 200 {
             return Err(format!("signing in as {user}: {status} {text:?}"));
         }
         Ok(())
+    }
+
+    /// Waits until the page shown is on `origin` and loaded (a page elsewhere sent the browser
+    /// there); its URL, status and text.
+    fn landed_on(&self, origin: &str) -> Result<(String, u64, String), String> {
+        let started = Instant::now();
+        loop {
+            let href = self.href();
+            if let Ok(at) = &href
+                && at.starts_with(origin)
+                && let Ok((status, text)) = self.page()
+            {
+                return Ok((at.clone(), status, text));
+            }
+            if started.elapsed() > WAIT {
+                return Err(format!("the browser never reached {origin}; it is at {href:?}"));
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// The cookies the browser holds for the page shown (HttpOnly ones included): name → value.
+    fn cookies(&self) -> Result<Vec<(String, String)>, String> {
+        let v = self.command("GET", "/cookie", None)?;
+        Ok(v.as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| {
+                let text = |k: &str| c[k].as_str().unwrap_or_default().to_owned();
+                (text("name"), text("value"))
+            })
+            .collect())
     }
 
     fn log(&self) -> String {
@@ -400,6 +445,118 @@ impl Drop for Browser {
         let _ = self.driver.wait();
         let _ = std::fs::remove_dir_all(&self.profile);
     }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The attacker's site: another origin on this host, serving fixed pages.
+// ---------------------------------------------------------------------------------------------
+
+/// One page of the attacker's site: its path, extra response headers and HTML.
+type SitePage = (String, Vec<String>, String);
+
+/// A web site of the attacker's on another port of 127.0.0.1: another origin than the server's,
+/// but the same site (cookies ignore ports, and `SameSite` cookies go with its requests), the
+/// hardest place to forge a sign-in from. Serves its pages by exact path (404 otherwise) until
+/// dropped.
+struct AttackerSite {
+    addr: SocketAddr,
+    pages: Arc<Mutex<Vec<SitePage>>>,
+    stop: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl AttackerSite {
+    fn start() -> AttackerSite {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.set_nonblocking(true).unwrap();
+        let addr = listener.local_addr().unwrap();
+        let pages: Arc<Mutex<Vec<SitePage>>> = Arc::default();
+        let stop = Arc::new(AtomicBool::new(false));
+        let (served, stopped) = (pages.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            while !stopped.load(Ordering::Relaxed) {
+                match listener.accept() {
+                    Ok((tcp, _)) => Self::answer(tcp, &served),
+                    Err(_) => std::thread::sleep(Duration::from_millis(10)),
+                }
+            }
+        });
+        AttackerSite {
+            addr,
+            pages,
+            stop,
+            thread: Some(thread),
+        }
+    }
+
+    /// Serves `html` at `path`, with these extra headers; its URL.
+    fn serve(&self, path: &str, headers: Vec<String>, html: String) -> String {
+        self.pages.lock().unwrap().push((path.into(), headers, html));
+        format!("http://{}{path}", self.addr)
+    }
+
+    /// Answers one request (read within a few seconds) and closes the connection.
+    fn answer(mut tcp: TcpStream, pages: &Mutex<Vec<SitePage>>) {
+        let _ = tcp.set_nonblocking(false);
+        let _ = tcp.set_read_timeout(Some(Duration::from_secs(5)));
+        let mut head = Vec::new();
+        let mut chunk = [0u8; 4096];
+        while !head.windows(4).any(|w| w == b"\r\n\r\n") {
+            match tcp.read(&mut chunk) {
+                Ok(n) if n > 0 => head.extend_from_slice(&chunk[..n]),
+                _ => return,
+            }
+        }
+        let head = String::from_utf8_lossy(&head);
+        let path = head.split_whitespace().nth(1).unwrap_or_default();
+        let found = pages.lock().unwrap().iter().find(|(p, _, _)| p == path).cloned();
+        let (status, headers, html) = match found {
+            Some((_, headers, html)) => ("200 OK", headers, html),
+            None => ("404 Not Found", Vec::new(), String::new()),
+        };
+        let extra: String = headers.iter().map(|h| format!("{h}\r\n")).collect();
+        let _ = write!(
+            tcp,
+            "HTTP/1.1 {status}\r\nContent-Type: text/html; charset=utf-8\r\n{extra}\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{html}",
+            html.len()
+        );
+    }
+}
+
+impl Drop for AttackerSite {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// A sign-in form of the server's, fetched outside any browser (as the attacker would for
+/// themselves): its pre-sign-in id (the cookie's value) and CSRF token.
+fn attackers_own_form(addr: SocketAddr) -> Result<(String, String), String> {
+    let mut tcp = TcpStream::connect(addr).map_err(|e| format!("GET /login: {e}"))?;
+    tcp.set_read_timeout(Some(WAIT)).unwrap();
+    write!(tcp, "GET /login HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n")
+        .map_err(|e| format!("GET /login: {e}"))?;
+    let mut raw = String::new();
+    tcp.read_to_string(&mut raw).map_err(|e| format!("GET /login: {e}"))?;
+    let form = raw
+        .lines()
+        .find_map(|l| {
+            let (name, value) = l.split_once(':')?;
+            let value = value.trim();
+            (name.eq_ignore_ascii_case("set-cookie") && value.starts_with(SIGN_IN_COOKIE)).then_some(value)
+        })
+        .and_then(|c| c.strip_prefix(SIGN_IN_COOKIE)?.strip_prefix('=')?.split(';').next())
+        .ok_or_else(|| format!("GET /login set no {SIGN_IN_COOKIE}: {raw}"))?;
+    let csrf = raw
+        .split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .ok_or_else(|| format!("GET /login has no CSRF token: {raw}"))?;
+    Ok((form.to_owned(), csrf.to_owned()))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -532,6 +689,8 @@ impl Drop for PyCall {
 struct Scene {
     label: String,
     era: Era,
+    /// Who calls `connect_account` (alice, unless a test says otherwise).
+    caller: String,
     server: HttpChild,
     browser: Browser,
     client: Option<PyCall>,
@@ -542,14 +701,20 @@ impl Scene {
     /// A server, alice's call to it, and a browser (starting while the client starts: a call
     /// that waits longer for the page is asked again, with the same URL).
     fn new(label: &str, era: Era) -> Scene {
+        Self::called_by(label, era, "alice")
+    }
+
+    /// The same, with `caller`'s call.
+    fn called_by(label: &str, era: Era, caller: &str) -> Scene {
         let started = Instant::now();
         let server = start_server(label);
-        let alice = token("alice", server.addr);
-        let client = PyCall::start(&server, era, &alice);
+        let token = token(caller, server.addr);
+        let client = PyCall::start(&server, era, &token);
         let browser = Browser::start(label);
         Scene {
             label: label.into(),
             era,
+            caller: caller.into(),
             server,
             browser,
             client: Some(client),
@@ -604,7 +769,7 @@ impl Scene {
         }
     }
 
-    /// The page URL of the first question of alice's call, checked.
+    /// The page URL of the first question of the caller's call, checked.
     #[track_caller]
     fn question(&mut self) -> String {
         let connected = self.client().wait_for("connected", WAIT);
@@ -676,7 +841,8 @@ impl Scene {
         (self.ok(approve), self.ok(deny))
     }
 
-    /// Opens alice's page, checks it, clicks `button` and waits for the page saying `outcome`.
+    /// Opens the caller's page, checks it, clicks `button` and waits for the page saying
+    /// `outcome`.
     #[track_caller]
     fn decide(&mut self, url: &str, button: &str, outcome: &str) {
         let (status, text) = self.open(url);
@@ -684,8 +850,9 @@ impl Scene {
             status == 200,
             format_args!("the consent page answered {status}: {text:?}"),
         );
+        let signed_in = format!("Signed in as {}", self.caller);
         self.check(
-            text.contains(MESSAGE) && text.contains("Signed in as alice"),
+            text.contains(MESSAGE) && text.contains(&signed_in),
             format_args!("the consent page does not show the question and the user: {text:?}"),
         );
         let buttons = self.buttons();
@@ -855,6 +1022,116 @@ fn another_user(label: &str, era: Era) {
         format_args!("result text: {text:?}"),
     );
     scene.check_questions(&url);
+    eprintln!("[{label}] {:.1?}", scene.started.elapsed());
+}
+
+/// Login CSRF, refused. Mallory calls `connect_account` and wants alice's browser to approve his
+/// flow. A page of his on another port of this host (the same site) first sends her browser to
+/// the old sign-in link `/login?token=<mallory's token>`: refused (400), nobody signed in. It then
+/// plants the pre-sign-in cookie of a sign-in form Mallory fetched for himself in her browser, and
+/// posts that form's CSRF token with his token: the cookie and token match, but the post comes
+/// from his origin, so it is refused (403), nobody signed in. Her browser opening his URL is a
+/// 401 with no buttons; signed in as herself, a 403 with none; his call is still waiting, and
+/// completes only when his own browser approves.
+#[test]
+fn a_forced_sign_in_from_another_origin_is_refused() {
+    let _turn = one_at_a_time();
+    let label = "forced-sign-in";
+    let mut scene = Scene::called_by(label, Era::Auto, "mallory");
+    let url = scene.question();
+    let server = format!("http://{}", scene.addr());
+    let login = format!("{server}/login");
+    let mallory = token("mallory", scene.addr());
+    let site = AttackerSite::start();
+
+    // 1. A link that signs in (the old `/login?token=…`), followed by her browser.
+    let link = format!("{login}?token={mallory}");
+    let page = site.serve(
+        "/link",
+        Vec::new(),
+        format!("<p>Loading…</p><script>location.href = {};</script>", json!(link)),
+    );
+    let landed = scene
+        .browser
+        .goto(&page)
+        .and_then(|()| scene.browser.landed_on(&server));
+    let (at, status, text) = scene.ok(landed);
+    scene.check(
+        at == link && status == 400 && text.contains("A token never goes in a link"),
+        format_args!("the sign-in link: {at} {status} {text:?}"),
+    );
+    let (status, text) = scene.open(&login);
+    scene.check(
+        status == 200 && text.contains("Not signed in") && !text.contains("mallory"),
+        format_args!("after the sign-in link, /login: {status} {text:?}"),
+    );
+
+    // 2. A form of the server's own, fetched by mallory, its cookie planted in her browser and
+    //    its CSRF token posted with his token from his page.
+    let form = attackers_own_form(scene.addr());
+    let (form, csrf) = scene.ok(form);
+    let page = site.serve(
+        "/post",
+        vec![format!(
+            "Set-Cookie: {SIGN_IN_COOKIE}={form}; Path=/; Secure; SameSite=Lax"
+        )],
+        format!(
+            "<form method=\"post\" action=\"{login}\">\
+             <input type=\"hidden\" name=\"csrf\" value=\"{csrf}\">\
+             <input type=\"hidden\" name=\"token\" value=\"{mallory}\"></form>\
+             <script>document.forms[0].submit();</script>"
+        ),
+    );
+    let landed = scene
+        .browser
+        .goto(&page)
+        .and_then(|()| scene.browser.landed_on(&server));
+    let (at, status, text) = scene.ok(landed);
+    scene.check(
+        at == login && status == 403 && text.contains("Not from this site"),
+        format_args!("the forged sign-in post: {at} {status} {text:?}"),
+    );
+    // The planted cookie was there and went with the post: only the origin check refused it.
+    let cookies = scene.browser.cookies();
+    let cookies = scene.ok(cookies);
+    scene.check(
+        cookies.iter().any(|(n, v)| n == SIGN_IN_COOKIE && *v == form),
+        format_args!("the planted pre-sign-in cookie is not in the browser: {cookies:?}"),
+    );
+    let (status, text) = scene.open(&login);
+    scene.check(
+        status == 200 && text.contains("Not signed in") && !text.contains("mallory"),
+        format_args!("after the forged post, /login: {status} {text:?}"),
+    );
+
+    // 3. Her browser cannot approve his flow: signed out, then signed in as herself.
+    let (status, text) = scene.open(&url);
+    scene.check(
+        status == 401 && text.contains("You are not signed in"),
+        format_args!("mallory's URL in her browser: {status} {text:?}"),
+    );
+    let buttons = scene.buttons();
+    scene.check(buttons == (0, 0), format_args!("her page has buttons: {buttons:?}"));
+    scene.sign_in("alice");
+    let (status, text) = scene.open(&url);
+    scene.check(
+        status == 403 && text.contains("this page was opened for another user") && text.contains("signed in as alice"),
+        format_args!("mallory's URL, signed in as alice: {status} {text:?}"),
+    );
+    let buttons = scene.buttons();
+    scene.check(buttons == (0, 0), format_args!("her page has buttons: {buttons:?}"));
+    scene.client().settle(Duration::from_millis(500));
+    let results = scene.client.as_ref().map_or(0, |c| c.named("result").len());
+    scene.check(results == 0, "mallory's call finished from alice's browser");
+
+    // His flow was live all along: his own browser approves it.
+    scene.sign_in("mallory");
+    scene.decide(&url, "approve", APPROVED);
+    let text = scene.result_text();
+    scene.check(
+        text == "connected github as mallory",
+        format_args!("result text: {text:?}"),
+    );
     eprintln!("[{label}] {:.1?}", scene.started.elapsed());
 }
 

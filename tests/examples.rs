@@ -578,24 +578,28 @@ async fn connect_pages_record_the_consent_once_and_refuse_malformed_requests() {
     };
     let approve = format!("flow={flow}&service=github&decision=approve");
     for (body, headers, status) in [
-        (approve.clone(), &[][..], 415),
-        (approve.clone(), &[("content-type", "text/plain")][..], 415),
-        (format!("flow={flow}&service=github&decision=maybe"), &[FORM][..], 400),
-        (format!("flow={flow}&decision=approve"), &[FORM][..], 400),
+        (approve.clone(), &[OURS][..], 415),
+        (approve.clone(), &[OURS, ("content-type", "text/plain")][..], 415),
+        (
+            format!("flow={flow}&service=github&decision=maybe"),
+            &[OURS, FORM][..],
+            400,
+        ),
+        (format!("flow={flow}&decision=approve"), &[OURS, FORM][..], 400),
         (
             "flow=AAAAAAAAAAAAAAAAAAAAAA&service=github&decision=approve".to_string(),
-            &[FORM][..],
+            &[OURS, FORM][..],
             404,
         ),
     ] {
         let (got, page, _) = post(body.clone(), headers).await;
         assert_eq!(got, status, "{body}: {page}");
     }
-    let (status, page, _) = post(approve.clone(), &[FORM]).await;
+    let (status, page, _) = post(approve.clone(), &[OURS, FORM]).await;
     assert_eq!(status, 200, "{page}");
     assert!(page.contains("Your github account is connected"), "{page}");
     // Once: the page and the form refuse the finished flow.
-    let (status, page, _) = post(format!("flow={flow}&service=github&decision=deny"), &[FORM]).await;
+    let (status, page, _) = post(format!("flow={flow}&service=github&decision=deny"), &[OURS, FORM]).await;
     assert_eq!(status, 409, "{page}");
     let (status, _, _) = page_of(pages.connect(page_request("GET", &path, &[], "")).await);
     assert_eq!(status, 409);
@@ -606,7 +610,7 @@ async fn connect_pages_record_the_consent_once_and_refuse_malformed_requests() {
     // A form edited to approve another service does not connect the one asked for.
     let (url, state) = connect_asked(&mut c).await;
     let flow = url.rsplit("flow=").next().unwrap().to_owned();
-    let (status, _, _) = post(format!("flow={flow}&service=gitlab&decision=approve"), &[FORM]).await;
+    let (status, _, _) = post(format!("flow={flow}&service=gitlab&decision=approve"), &[OURS, FORM]).await;
     assert_eq!(status, 200);
     let done = connect_accepted(&mut c, state).await;
     assert_eq!(done["result"]["isError"], true, "{done}");
@@ -625,54 +629,361 @@ async fn connect_pages_record_the_consent_once_and_refuse_malformed_requests() {
     );
 }
 
-/// With sign-in: the page wants the session cookie (401 without it or with a refused token),
-/// and `/login?token=` keeps a verified token in an HttpOnly, SameSite=Strict cookie.
+/// A decision posted from anywhere but the page's own origin (no `Origin`, another port of this
+/// host, another site, an opaque origin) is refused with 403 and records nothing: the flow stays
+/// open, and the page's own post then completes it.
 #[tokio::test]
-async fn connect_pages_sign_the_browser_in() {
-    use mcp_resolve::auth::BoxFuture;
-    use mcp_resolve::{AuthError, Principal, TokenVerifier};
-    struct Table;
-    impl TokenVerifier for Table {
-        fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, AuthError>> {
-            Box::pin(async move {
-                match token {
-                    "alice-token" => Ok(Principal::new("alice")),
-                    _ => Err(AuthError::new("unknown token")),
-                }
-            })
-        }
+async fn connect_refuses_a_decision_posted_from_another_origin() {
+    let _ = connect::PAGE_BASE.set("http://127.0.0.1:9".into());
+    let server = std::sync::Arc::new(
+        Server::new("connect")
+            .url_wait(std::time::Duration::from_millis(20))
+            .tool(connect::connect_account),
+    );
+    let pages = connect::Pages::new(server.url_flows(), None);
+    let mut c = TestClient::stateless(server.clone(), json!({"elicitation": {"url": {}}}));
+    let (url, state) = connect_asked(&mut c).await;
+    let path = url.strip_prefix("http://127.0.0.1:9").unwrap().to_owned();
+    let flow = path.rsplit("flow=").next().unwrap().to_owned();
+    let approve = format!("flow={flow}&service=github&decision=approve");
+    for origin in [
+        None,
+        Some("http://127.0.0.1:8080"),
+        Some("http://localhost:9"),
+        Some("https://evil.example"),
+        Some("null"),
+    ] {
+        let mut headers = vec![FORM];
+        headers.extend(origin.map(|o| ("origin", o)));
+        let (status, page, _) = page_of(
+            pages
+                .connect(page_request("POST", "/connect", &headers, &approve))
+                .await,
+        );
+        assert_eq!(status, 403, "{origin:?}: {page}");
+        assert!(page.contains("Not from this site"), "{page}");
     }
+    let (status, page, _) = page_of(pages.connect(page_request("GET", &path, &[], "")).await);
+    assert_eq!(status, 200, "the flow is still open: {page}");
+    let (status, page, _) = page_of(
+        pages
+            .connect(page_request("POST", "/connect", &[OURS, FORM], &approve))
+            .await,
+    );
+    assert_eq!(status, 200, "{page}");
+    let done = connect_accepted(&mut c, state).await;
+    assert_eq!(text(&done), "connected github as anonymous", "{done}");
+}
+
+// ---- connect's sign-in: a form of its own, never a token in a URL, nothing forced ----
+
+/// The origin the pages take posts from (`PAGE_BASE` in these tests).
+const OURS: (&str, &str) = ("origin", "http://127.0.0.1:9");
+const SIGN_IN_COOKIE: &str = "__Host-connect_sign_in";
+const SESSION_COOKIE: &str = "__Host-connect_session";
+
+/// Tokens the pages' verifier knows: alice's and mallory's.
+struct Table;
+impl mcp_resolve::TokenVerifier for Table {
+    fn verify<'a>(
+        &'a self,
+        token: &'a str,
+    ) -> mcp_resolve::auth::BoxFuture<'a, Result<mcp_resolve::Principal, mcp_resolve::AuthError>> {
+        Box::pin(async move {
+            match token {
+                "alice-token" => Ok(mcp_resolve::Principal::new("alice")),
+                "mallory-token" => Ok(mcp_resolve::Principal::new("mallory")),
+                _ => Err(mcp_resolve::AuthError::new("unknown token")),
+            }
+        })
+    }
+}
+
+/// `connect`'s pages with sign-in (tokens of [`Table`]).
+fn signing_pages() -> connect::Pages {
+    let _ = connect::PAGE_BASE.set("http://127.0.0.1:9".into());
     let server = Server::new("connect").tool(connect::connect_account);
-    let pages = connect::Pages::new(server.url_flows(), Some(std::sync::Arc::new(Table)));
+    connect::Pages::new(server.url_flows(), Some(std::sync::Arc::new(Table)))
+}
+
+/// The `Set-Cookie` headers of a response.
+fn set_cookies(resp: &mcp_resolve::http::Response<mcp_resolve::Bytes>) -> Vec<String> {
+    resp.headers()
+        .get_all("set-cookie")
+        .iter()
+        .map(|v| v.to_str().unwrap().to_owned())
+        .collect()
+}
+
+/// The value a response sets cookie `name` to (`None` when it sets none).
+fn cookie_set(resp: &mcp_resolve::http::Response<mcp_resolve::Bytes>, name: &str) -> Option<String> {
+    set_cookies(resp).iter().find_map(|c| {
+        let value = c.strip_prefix(name)?.strip_prefix('=')?;
+        Some(value.split(';').next().unwrap_or_default().to_owned())
+    })
+}
+
+/// What a browser gets from `GET /login`: its pre-sign-in cookie (`name=value`) and the form's
+/// CSRF token.
+async fn sign_in_form(pages: &connect::Pages) -> (String, String) {
+    let (status, body, resp) = page_of(pages.login(page_request("GET", "/login", &[], "")).await);
+    assert_eq!(status, 200, "{body}");
+    let form = cookie_set(&resp, SIGN_IN_COOKIE).unwrap_or_else(|| panic!("no sign-in cookie: {resp:?}"));
+    let csrf = body
+        .split("name=\"csrf\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("no CSRF token in the form: {body}"));
+    (format!("{SIGN_IN_COOKIE}={form}"), csrf.to_owned())
+}
+
+/// `POST /login` with these headers and form body.
+async fn post_sign_in(
+    pages: &connect::Pages,
+    uri: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> (u16, String, mcp_resolve::http::Response<mcp_resolve::Bytes>) {
+    page_of(pages.login(page_request("POST", uri, headers, body)).await)
+}
+
+/// Signs in through the form, as a browser does; the session cookie (`name=value`).
+async fn signed_in(pages: &connect::Pages, token: &str) -> String {
+    let (form, csrf) = sign_in_form(pages).await;
+    let (status, body, resp) = post_sign_in(
+        pages,
+        "/login",
+        &[OURS, FORM, ("cookie", &form)],
+        &format!("csrf={csrf}&token={token}"),
+    )
+    .await;
+    assert_eq!(status, 303, "{body}");
+    let session = cookie_set(&resp, SESSION_COOKIE).unwrap_or_else(|| panic!("no session cookie: {resp:?}"));
+    format!("{SESSION_COOKIE}={session}")
+}
+
+/// With sign-in: the page wants a session (401 without one), `/login` hands out a form, and its
+/// post from this origin with the form's CSRF token and a valid token signs the browser in: a
+/// fresh random session id in a `__Host-`, Secure, HttpOnly, SameSite=Lax cookie (never the
+/// token), the form's cookie removed; the session then names the user on every page.
+#[tokio::test]
+async fn connect_signs_the_browser_in_with_a_session_id_not_the_token() {
+    let pages = signing_pages();
     let path = "/connect?service=github&flow=AAAAAAAAAAAAAAAAAAAAAA";
-    for cookie in [None, Some("connect_session=bob-token"), Some("other=alice-token")] {
-        let headers: Vec<(&str, &str)> = cookie.map(|c| ("cookie", c)).into_iter().collect();
+    for cookie in [
+        None,
+        Some(format!("{SESSION_COOKIE}=alice-token")),
+        Some("connect_session=alice-token".to_owned()),
+        Some(format!("{SESSION_COOKIE}={}", "A".repeat(43))),
+    ] {
+        let headers: Vec<(&str, &str)> = cookie.iter().map(|c| ("cookie", c.as_str())).collect();
         let (status, body, _) = page_of(pages.connect(page_request("GET", path, &headers, "")).await);
         assert_eq!(status, 401, "{cookie:?}: {body}");
         assert!(body.contains("Sign in first"), "{body}");
     }
-    let (status, body, _) = page_of(
-        pages
-            .login(page_request("GET", "/login?token=bob-token", &[], ""))
-            .await,
+
+    let (status, body, resp) = page_of(pages.login(page_request("GET", "/login", &[], "")).await);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("Not signed in"), "{body}");
+    assert!(
+        body.contains("<form method=\"post\" action=\"/login\">") && body.contains("type=\"password\" name=\"token\""),
+        "{body}"
     );
-    assert_eq!(status, 401, "{body}");
-    let (status, _, resp) = page_of(
-        pages
-            .login(page_request("GET", "/login?token=alice-token", &[], ""))
-            .await,
+    let form_cookie = set_cookies(&resp)
+        .into_iter()
+        .find(|c| c.starts_with(SIGN_IN_COOKIE))
+        .unwrap();
+    let form_id = cookie_set(&resp, SIGN_IN_COOKIE).unwrap();
+    assert_eq!(form_id.len(), 43, "{form_cookie}");
+    assert_eq!(
+        form_cookie,
+        format!("{SIGN_IN_COOKIE}={form_id}; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=600")
     );
+    // Each form has its own CSRF token and pre-sign-in id.
+    let (a, b) = (sign_in_form(&pages).await, sign_in_form(&pages).await);
+    assert!(a.0 != b.0 && a.1 != b.1, "{a:?} {b:?}");
+
+    let (form, csrf) = sign_in_form(&pages).await;
+    let (status, _, resp) = post_sign_in(
+        &pages,
+        "/login",
+        &[OURS, FORM, ("cookie", &form)],
+        &format!("csrf={csrf}&token=alice-token"),
+    )
+    .await;
     assert_eq!(status, 303);
     assert_eq!(resp.headers()["location"], "/login");
-    assert_eq!(
-        resp.headers()["set-cookie"],
-        "connect_session=alice-token; Path=/; HttpOnly; SameSite=Strict"
+    let session = cookie_set(&resp, SESSION_COOKIE).unwrap();
+    assert!(session.len() == 43 && !session.contains("alice"), "{session}");
+    let cookies = set_cookies(&resp);
+    assert!(
+        cookies.contains(&format!(
+            "{SESSION_COOKIE}={session}; Path=/; Secure; HttpOnly; SameSite=Lax; Max-Age=3600"
+        )),
+        "{cookies:?}"
     );
-    let signed_in = [("cookie", "theme=dark; connect_session=alice-token")];
-    let (status, body, _) = page_of(pages.login(page_request("GET", "/login", &signed_in, "")).await);
+    assert!(
+        cookies.contains(&format!(
+            "{SIGN_IN_COOKIE}=; Path=/; Secure; HttpOnly; SameSite=Strict; Max-Age=0"
+        )),
+        "{cookies:?}"
+    );
+
+    let signed_in = format!("theme=dark; {SESSION_COOKIE}={session}");
+    let (status, body, _) = page_of(
+        pages
+            .login(page_request("GET", "/login", &[("cookie", &signed_in)], ""))
+            .await,
+    );
     assert_eq!(status, 200);
     assert!(body.contains("Signed in as <b class=\"user\">alice</b>"), "{body}");
     // Signed in, the made-up flow is simply not found.
-    let (status, _, _) = page_of(pages.connect(page_request("GET", path, &signed_in, "")).await);
+    let (status, _, _) = page_of(
+        pages
+            .connect(page_request("GET", path, &[("cookie", &signed_in)], ""))
+            .await,
+    );
     assert_eq!(status, 404);
+    // A session cookie sent twice (one planted beside it) is read as none.
+    let twice = format!("{SESSION_COOKIE}={session}; {SESSION_COOKIE}={session}");
+    let (status, _, _) = page_of(
+        pages
+            .connect(page_request("GET", path, &[("cookie", &twice)], ""))
+            .await,
+    );
+    assert_eq!(status, 401);
+    // Each sign-in gets a session of its own.
+    assert_ne!(signed_in_session(&pages).await, signed_in_session(&pages).await);
+}
+
+async fn signed_in_session(pages: &connect::Pages) -> String {
+    signed_in(pages, "alice-token").await
+}
+
+/// A sign-in the browser's user did not make is refused, and signs nobody in: a token in the
+/// URL (GET or POST), a post without this origin (none, another port of this host, another site,
+/// an opaque one), without the form's CSRF token, with a made-up one, with the attacker's own
+/// form's token (bound to another browser's pre-sign-in cookie), without the pre-sign-in cookie
+/// or with it twice, a form posted a second time, and a token the verifier refuses.
+#[tokio::test]
+async fn connect_refuses_sign_ins_it_did_not_hand_out() {
+    let pages = signing_pages();
+    // The old sign-in link: refused, and nothing is set.
+    for uri in ["/login?token=mallory-token", "/login?token=alice-token"] {
+        let (status, body, resp) = page_of(pages.login(page_request("GET", uri, &[], "")).await);
+        assert_eq!(status, 400, "{uri}: {body}");
+        assert!(body.contains("A token never goes in a link"), "{body}");
+        assert!(set_cookies(&resp).is_empty(), "{uri}: {resp:?}");
+    }
+
+    // The victim's browser holds a form of its own; the attacker holds another.
+    let (victim_form, victim_csrf) = sign_in_form(&pages).await;
+    let (attacker_form, attacker_csrf) = sign_in_form(&pages).await;
+    let made_up = "B".repeat(43);
+    let twice = format!("{victim_form}; {attacker_form}");
+    let forced = format!("csrf={victim_csrf}&token=mallory-token");
+    // What the post is, its headers, its body, and the status it gets.
+    type Case<'a> = (&'a str, Vec<(&'a str, &'a str)>, String, u16);
+    let cases: Vec<Case> = vec![
+        ("no Origin", vec![FORM, ("cookie", &victim_form)], forced.clone(), 403),
+        (
+            "another port of this host",
+            vec![("origin", "http://127.0.0.1:8080"), FORM, ("cookie", &victim_form)],
+            forced.clone(),
+            403,
+        ),
+        (
+            "another site",
+            vec![("origin", "https://evil.example"), FORM, ("cookie", &victim_form)],
+            forced.clone(),
+            403,
+        ),
+        (
+            "an opaque origin",
+            vec![("origin", "null"), FORM, ("cookie", &victim_form)],
+            forced.clone(),
+            403,
+        ),
+        (
+            "no CSRF token",
+            vec![OURS, FORM, ("cookie", &victim_form)],
+            "token=mallory-token".to_owned(),
+            403,
+        ),
+        (
+            "a made-up CSRF token",
+            vec![OURS, FORM, ("cookie", &victim_form)],
+            format!("csrf={made_up}&token=mallory-token"),
+            403,
+        ),
+        (
+            "the attacker's own form's token",
+            vec![OURS, FORM, ("cookie", &victim_form)],
+            format!("csrf={attacker_csrf}&token=mallory-token"),
+            403,
+        ),
+        ("no pre-sign-in cookie", vec![OURS, FORM], forced.clone(), 403),
+        (
+            "the pre-sign-in cookie twice",
+            vec![OURS, FORM, ("cookie", &twice)],
+            forced.clone(),
+            403,
+        ),
+        ("not a form", vec![OURS, ("cookie", &victim_form)], forced.clone(), 415),
+    ];
+    for (what, headers, body, status) in cases {
+        let (got, page, resp) = post_sign_in(&pages, "/login", &headers, &body).await;
+        assert_eq!(got, status, "{what}: {page}");
+        assert_eq!(cookie_set(&resp, SESSION_COOKIE), None, "{what} signed in: {resp:?}");
+    }
+    // The token in the URL of a post from the right form: refused too.
+    let (status, page, resp) = post_sign_in(
+        &pages,
+        "/login?token=mallory-token",
+        &[OURS, FORM, ("cookie", &victim_form)],
+        &format!("csrf={victim_csrf}"),
+    )
+    .await;
+    assert_eq!(status, 400, "{page}");
+    assert_eq!(cookie_set(&resp, SESSION_COOKIE), None);
+
+    // None of it used up the victim's form: the victim's own sign-in goes through, once.
+    let own = format!("csrf={victim_csrf}&token=alice-token");
+    let headers = [OURS, FORM, ("cookie", victim_form.as_str())];
+    let (status, page, resp) = post_sign_in(&pages, "/login", &headers, &own).await;
+    assert_eq!(status, 303, "{page}");
+    assert!(cookie_set(&resp, SESSION_COOKIE).is_some());
+    let (status, page, resp) = post_sign_in(&pages, "/login", &headers, &own).await;
+    assert_eq!(status, 403, "a form signs in once: {page}");
+    assert_eq!(cookie_set(&resp, SESSION_COOKIE), None);
+
+    // A token the verifier refuses: 401, nobody signed in.
+    let (form, csrf) = sign_in_form(&pages).await;
+    let (status, page, resp) = post_sign_in(
+        &pages,
+        "/login",
+        &[OURS, FORM, ("cookie", &form)],
+        &format!("csrf={csrf}&token=bob-token"),
+    )
+    .await;
+    assert_eq!(status, 401, "{page}");
+    assert_eq!(cookie_set(&resp, SESSION_COOKIE), None);
+    let (status, _, resp) = page_of(pages.login(page_request("PUT", "/login", &[], "")).await);
+    assert_eq!(status, 405);
+    assert_eq!(resp.headers()["allow"], "GET, POST");
+}
+
+/// The pages hold at most 10 000 sign-ins (forms handed out and sessions) at once: the next
+/// `GET /login` is a 503 that sets no cookie, and nothing grows further.
+#[tokio::test]
+async fn connect_holds_at_most_10_000_sign_ins() {
+    let pages = signing_pages();
+    for n in 0..10_000 {
+        let (status, body, _) = page_of(pages.login(page_request("GET", "/login", &[], "")).await);
+        assert_eq!(status, 200, "form {n}: {body}");
+    }
+    let (status, body, resp) = page_of(pages.login(page_request("GET", "/login", &[], "")).await);
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("Try again"), "{body}");
+    assert!(set_cookies(&resp).is_empty(), "{resp:?}");
 }
