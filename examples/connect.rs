@@ -63,8 +63,8 @@
 //!
 //! Bearer tokens come from the environment as in `examples/notes.rs`
 //! ([`HttpOptions::bearer_from_env`], built with `--features jwt`): `MCP_RESOLVE_JWT_SECRET`
-//! (HS256) or `MCP_RESOLVE_JWKS_URL`, for the audience `MCP_RESOLVE_JWT_AUDIENCE`, optionally
-//! from `MCP_RESOLVE_JWT_ISSUER`. `CONNECT_URL_WAIT_SECS` sets how long a 2026-07-28 retry waits
+//! (HS256) or `MCP_RESOLVE_JWKS_URL`, for the audience `MCP_RESOLVE_JWT_AUDIENCE`, from the
+//! issuer `MCP_RESOLVE_JWT_ISSUER` (optional with a shared secret, required with a JWKS). `CONNECT_URL_WAIT_SECS` sets how long a 2026-07-28 retry waits
 //! for the page before asking again ([`Server::url_wait`], default 30 s); each re-ask is a round,
 //! and a call stops after [`Server::max_rounds`] (10) of them, so on 2026-07-28 the user has about
 //! ten times that wait on the page (the handshake era waits up to the elicitation timeout). Logs
@@ -778,37 +778,6 @@ fn method_not_allowed(allow: &'static str) -> Response<Bytes> {
     resp
 }
 
-/// The verifier that signs browsers in: the same settings as the MCP endpoint's bearer tokens
-/// (`HttpOptions::bearer_from_env` checked them already, so they are well formed here).
-#[cfg(feature = "jwt")]
-fn page_verifier() -> Result<Option<Arc<dyn TokenVerifier>>, mcp_resolve::AuthError> {
-    use mcp_resolve::auth::env::{JWKS_URL, JWT_AUDIENCE, JWT_ISSUER, JWT_SECRET};
-    let var = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
-    let audience = var(JWT_AUDIENCE).unwrap_or_default();
-    let issuer = var(JWT_ISSUER);
-    if let Some(secret) = var(JWT_SECRET) {
-        let mut v = mcp_resolve::Hs256Verifier::from_encoded(&secret, &audience)?;
-        if let Some(i) = &issuer {
-            v = v.issuer(i);
-        }
-        return Ok(Some(Arc::new(v)));
-    }
-    if let Some(url) = var(JWKS_URL) {
-        let mut v = mcp_resolve::JwksVerifier::new(&url, &audience)?;
-        if let Some(i) = &issuer {
-            v = v.issuer(i);
-        }
-        return Ok(Some(Arc::new(v)));
-    }
-    Ok(None)
-}
-
-/// Without the `jwt` feature there are no tokens (`bearer_from_env` refuses their variables).
-#[cfg(not(feature = "jwt"))]
-fn page_verifier() -> Result<Option<Arc<dyn TokenVerifier>>, mcp_resolve::AuthError> {
-    Ok(None)
-}
-
 fn usage(message: &str) -> ! {
     eprintln!("{message}\nusage: connect --http HOST:PORT");
     std::process::exit(2)
@@ -851,7 +820,8 @@ async fn main() -> std::io::Result<()> {
     let options = mcp_resolve::HttpOptions::default()
         .bearer_from_env()
         .unwrap_or_else(|e| usage(&e.to_string()));
-    let verifier = page_verifier().unwrap_or_else(|e| usage(&e.to_string()));
+    // The page signs browsers in with the very verifier the endpoint checks tokens with.
+    let verifier = options.token_verifier();
     if verifier.is_some() {
         tracing::info!("bearer tokens required; browsers sign in at /login");
     } else {

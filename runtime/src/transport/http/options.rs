@@ -161,6 +161,17 @@ impl HttpOptions {
         self.scopes_supported.extend(scopes.into_iter().map(Into::into));
         self
     }
+    /// The verifier bearer tokens are checked with, if any: what a page of the server
+    /// ([`HttpOptions::page`]) signs a browser in with, so that the person on the page is checked
+    /// exactly as the MCP caller was.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::HttpOptions;
+    /// assert!(HttpOptions::default().token_verifier().is_none());
+    /// ```
+    pub fn token_verifier(&self) -> Option<Arc<dyn TokenVerifier>> {
+        self.verifier.clone()
+    }
     /// Whether requests need a bearer token ([`HttpOptions::bearer`] or
     /// [`HttpOptions::bearer_from_env`] configured a verifier).
     ///
