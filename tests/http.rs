@@ -2313,3 +2313,16 @@ async fn lists_and_subscriptions_apply_the_scopes_of_what_they_lead_to() {
     let r = subscribe("test://notes/a").await;
     assert_eq!((r.status, r.json()["result"].clone()), (200, json!({})), "{}", r.body);
 }
+
+/// Header count (hyper's bound, 100): a request with more gets 431, and the server goes on.
+#[tokio::test]
+async fn more_than_100_headers_get_431_and_the_server_goes_on() {
+    let addr = start(HttpOptions::default()).await;
+    let host = format!("127.0.0.1:{}", addr.port());
+    let many: Vec<(String, String)> = (0..120).map(|i| (format!("x-h{i}"), "v".to_string())).collect();
+    let many: Vec<(&str, &str)> = many.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let r = raw_response(addr, "POST", "/mcp", &host, &many, "{}").await;
+    assert!(r.starts_with("HTTP/1.1 431"), "{r}");
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}).to_string();
+    assert_eq!(send(addr, "POST", &[JSON], &init).await.status, 200);
+}
