@@ -2131,6 +2131,17 @@ async fn the_metadata_resource_never_comes_from_an_unchecked_host() {
     .expect("refused at once")
     .unwrap_err();
     assert!(e.to_string().contains("HttpOptions::resource"), "{e}");
+    // A resource that is no absolute http(s) URL could not name the server: refused at start.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let options = HttpOptions::default().resource("notes.example.com/mcp");
+    let e = tokio::time::timeout(
+        Duration::from_secs(5),
+        Server::new("m").serve_http_on(listener, options),
+    )
+    .await
+    .expect("refused at once")
+    .unwrap_err();
+    assert!(e.to_string().contains("not an absolute http(s) URL"), "{e}");
 
     let (listener, addr) = wildcard_listener().await;
     let options = HttpOptions::default()

@@ -47,11 +47,12 @@ pub(super) fn resource(options: &HttpOptions, headers: &HeaderMap) -> String {
 
 /// The document's URL for `resource` (RFC 9728 §3.1: the well-known segment goes between the
 /// authority and the path).
+/// A `resource` that is no absolute URL (refused when the server starts) keeps its text.
 pub(super) fn url_for(resource: &str) -> String {
-    let (scheme, rest) = resource.split_once("://").unwrap_or(("https", resource));
-    let (authority, path) = rest.find('/').map_or((rest, ""), |i| rest.split_at(i));
-    let path = path.split(['?', '#']).next().unwrap_or("");
-    let path = path.trim_end_matches('/');
+    let Some((scheme, authority, uri)) = crate::authority::parse_url(resource) else {
+        return format!("{}{WELL_KNOWN}", resource.trim_end_matches('/'));
+    };
+    let path = uri.path().trim_end_matches('/');
     format!("{scheme}://{authority}{WELL_KNOWN}{path}")
 }
 

@@ -453,6 +453,16 @@ impl State {
             tracing::error!("{why}");
             Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, why))
         };
+        if let Some(resource) = &self.options.resource {
+            let absolute = crate::authority::parse_url(resource)
+                .is_some_and(|(scheme, _, _)| matches!(scheme.as_str(), "http" | "https"));
+            if !absolute {
+                return refuse(format!(
+                    "not serving HTTP on {bound}: HttpOptions::resource {resource:?} is not an absolute http(s) URL \
+                     (e.g. https://mcp.example.com/mcp)"
+                ));
+            }
+        }
         if !bound.ip().is_loopback() && self.hosts.is_empty() && !self.options.any_host {
             return refuse(format!(
                 "not serving HTTP on {bound}: an address that is not loopback needs the Host names clients use \
