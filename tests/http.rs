@@ -1617,6 +1617,11 @@ impl Stream {
 
 /// Sends a bodiless request and returns as soon as the response's head is in.
 async fn open(addr: SocketAddr, method: &str, headers: &[(&str, &str)]) -> Stream {
+    open_with(addr, method, headers, "").await
+}
+
+/// Sends a request and returns as soon as the response's head is in.
+async fn open_with(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &str) -> Stream {
     let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
         .await
@@ -1631,7 +1636,7 @@ async fn open(addr: SocketAddr, method: &str, headers: &[(&str, &str)]) -> Strea
     for (k, v) in headers {
         req = req.header(*k, *v);
     }
-    let req = req.body(Full::new(Bytes::new())).unwrap();
+    let req = req.body(Full::new(Bytes::from(body.to_string()))).unwrap();
     let resp = tokio::time::timeout(Duration::from_secs(5), sender.send_request(req))
         .await
         .expect("the head of the response within 5 s")
@@ -2336,4 +2341,97 @@ async fn more_than_100_headers_get_431_and_the_server_goes_on() {
     assert!(r.starts_with("HTTP/1.1 431"), "{r}");
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}}}).to_string();
     assert_eq!(send(addr, "POST", &[JSON], &init).await.status, 200);
+}
+
+/// A 2026-07-28 `subscriptions/listen` request of `token`'s: its headers and body.
+fn listen_request(token: &str, id: &str, uris: &[&str]) -> (Vec<(&'static str, String)>, String) {
+    let mut params = json!({"notifications": {"resourceSubscriptions": uris}});
+    params["_meta"] = envelope(json!({}));
+    let body = json!({"jsonrpc": "2.0", "id": id, "method": "subscriptions/listen", "params": params}).to_string();
+    let headers = vec![
+        ("content-type", "application/json".to_string()),
+        ("accept", "application/json, text/event-stream".to_string()),
+        ("mcp-protocol-version", "2026-07-28".to_string()),
+        ("mcp-method", "subscriptions/listen".to_string()),
+        ("authorization", format!("Bearer {token}")),
+    ];
+    (headers, body)
+}
+
+/// A 2026-07-28 `subscriptions/listen` over HTTP as `token`: its open stream.
+async fn listen_as(addr: SocketAddr, token: &str, id: &str, uris: &[&str]) -> Stream {
+    let (headers, body) = listen_request(token, id, uris);
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    open_with(addr, "POST", &headers, &body).await
+}
+
+/// `subscriptions/listen` over Streamable HTTP (2026-07-28: "Long-lived change notifications
+/// use `subscriptions/listen`: a POST whose response is a long-lived stream"): the
+/// acknowledgment first, updates tagged with the request's id, keep-alive comments while idle;
+/// closing the stream is cancellation and unsubscribes; one caller's streams are bounded and the
+/// bound falls on that caller only.
+#[tokio::test]
+async fn subscriptions_listen_streams_updates_over_http_and_is_bounded_per_caller() {
+    let mut updates = None;
+    let options = HttpOptions::default()
+        .bearer(Tokens)
+        .stream_keepalive(Duration::from_millis(50));
+    let addr = start_with(options, |s| {
+        let s = s.resource(watched_resource).resource(note).max_listens(64, 2);
+        updates = Some(s.resource_updates());
+        s
+    })
+    .await;
+    let updates = updates.unwrap();
+    let mut stream = listen_as(addr, "alice", "watch-1", &[WATCHED, "test://notes/7"]).await;
+    assert_eq!(stream.status, 200);
+    assert_eq!(stream.headers["content-type"], "text/event-stream");
+    assert_eq!(
+        stream.event().await,
+        json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {
+            "_meta": {"io.modelcontextprotocol/subscriptionId": "watch-1"},
+            "notifications": {"resourceSubscriptions": [WATCHED, "test://notes/7"]},
+        }})
+    );
+    assert_eq!(updates.updated("test://notes/7"), 1);
+    assert_eq!(
+        stream.event().await,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {
+            "_meta": {"io.modelcontextprotocol/subscriptionId": "watch-1"}, "uri": "test://notes/7",
+        }})
+    );
+    // Idle: keep-alive comments, nothing else.
+    assert!(matches!(stream.next(Duration::from_secs(5)).await, Sse::Comment(_)));
+    // Alice's second stream is fine; her third is refused (400, -32600), Bob's is not.
+    let second = listen_as(addr, "alice", "watch-2", &[WATCHED]).await;
+    let (headers, body) = listen_request("alice", "watch-3", &[WATCHED]);
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let third = send(addr, "POST", &headers, &body).await;
+    assert_eq!(
+        (third.status, third.json()["error"]["code"].clone()),
+        (400, json!(-32600)),
+        "{}",
+        third.body
+    );
+    assert!(
+        third.body.contains("holds 2 subscriptions/listen streams"),
+        "{}",
+        third.body
+    );
+    let mut bob = listen_as(addr, "bob", "watch-b", &[WATCHED]).await;
+    assert_eq!(bob.status, 200);
+    assert_eq!(bob.event().await["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(updates.subscribers(WATCHED), 3);
+    // Closing a stream cancels it: its subscriptions go.
+    drop(stream);
+    drop(second);
+    drop(bob);
+    let gone = tokio::time::timeout(Duration::from_secs(5), async {
+        while updates.subscribers(WATCHED) + updates.subscribers("test://notes/7") > 0 {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    });
+    assert!(gone.await.is_ok(), "closed streams leave nothing subscribed");
+    let again = listen_as(addr, "alice", "watch-4", &[WATCHED]).await;
+    assert_eq!(again.status, 200, "closed streams give their places back");
 }

@@ -255,8 +255,10 @@ async fn one_session_holds_at_most_1024_subscriptions() {
     assert_eq!(c.request("resources/subscribe", uri(1024)).await["result"], json!({}));
 }
 
+/// `resources.subscribe` on both eras: `resources/subscribe` on the handshake era,
+/// `subscriptions/listen`'s `resourceSubscriptions` on 2026-07-28.
 #[tokio::test]
-async fn the_resources_capability_differs_by_era_and_needs_a_resource() {
+async fn the_resources_capability_offers_subscriptions_on_both_eras_and_needs_a_resource() {
     let mut c = TestClient::raw(server());
     let init = c.initialize("2025-11-25", json!({})).await;
     assert_eq!(
@@ -266,7 +268,11 @@ async fn the_resources_capability_differs_by_era_and_needs_a_resource() {
     );
     let mut c = modern();
     let r = c.request("server/discover", json!({})).await;
-    assert_eq!(r["result"]["capabilities"]["resources"], json!({}), "{r}");
+    assert_eq!(
+        r["result"]["capabilities"]["resources"],
+        json!({"subscribe": true}),
+        "{r}"
+    );
 
     let mut c = TestClient::raw(Server::new("t").tool(noop));
     let init = c.initialize("2025-11-25", json!({})).await;
@@ -370,19 +376,154 @@ async fn of_two_sessions_only_the_subscriber_is_told() {
     quiet(&mut subscriber).await;
 }
 
+const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
+
+/// Waits until nobody is subscribed to `uri` any more (a stream ended on its task).
+async fn unsubscribed(updates: &mcp_resolve::ResourceUpdates, uri: &str) {
+    let waited = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        while updates.subscribers(uri) > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    });
+    assert!(
+        waited.await.is_ok(),
+        "{uri} still has {} subscriber(s)",
+        updates.subscribers(uri)
+    );
+}
+
+/// 2026-07-28 base protocol: "All implementations MUST support … the message patterns" —
+/// `subscriptions/listen` (subscriptions: the server "MUST send
+/// `notifications/subscriptions/acknowledged` as the first message", whose `notifications`
+/// "reflects the subset the server agreed to honor"; "All notifications delivered on the stream
+/// carry `io.modelcontextprotocol/subscriptionId`"; the server "MUST NOT send notification
+/// types the client has not explicitly requested"). Cancelling it (`notifications/cancelled` on
+/// stdio) ends it with no response and leaves nothing behind. `resources/subscribe` is gone.
 #[tokio::test]
-async fn a_2026_client_is_never_told() {
+async fn a_2026_client_is_told_through_subscriptions_listen() {
     let server = server().tool(touch);
     let updates = server.resource_updates();
     let mut c = TestClient::stateless(server, json!({}));
     let r = c.request("resources/subscribe", json!({"uri": WATCHED})).await;
-    assert_eq!(error(&r)["code"], -32601);
-    assert_eq!(updates.subscribers(WATCHED), 0);
-    assert_eq!(updates.updated(WATCHED), 0);
-    // A call's context tells nobody either.
+    assert_eq!(error(&r)["code"], -32601, "removed on 2026-07-28");
+    let filter = json!({
+        "toolsListChanged": true,
+        "resourceSubscriptions": [WATCHED, "test://nowhere", "test://guarded", WATCHED, "test://template/7/data"],
+    });
+    let id = c.start("subscriptions/listen", json!({"notifications": filter})).await;
+    // First: the acknowledgment, with what is honoured: known URIs this caller may read, once
+    // each; no list changes (this server's lists never change).
+    assert_eq!(
+        c.recv().await,
+        json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": {
+            "_meta": {SUBSCRIPTION_ID: id},
+            "notifications": {"resourceSubscriptions": [WATCHED, "test://template/7/data"]},
+        }})
+    );
+    assert_eq!(updates.subscribers(WATCHED), 1);
+    assert_eq!(updates.updated("test://static-text"), 0, "not asked for");
+    // A call on the same connection announces a change: the stream carries it, tagged.
     let r = c.call_tool("touch", json!({"uri": WATCHED})).await;
-    assert_eq!(r["result"]["content"][0]["text"], "told 0", "{r}");
+    assert_eq!(r["result"]["content"][0]["text"], "told 1", "{r}");
+    assert_eq!(
+        c.recv().await,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/updated", "params": {
+            "_meta": {SUBSCRIPTION_ID: id}, "uri": WATCHED,
+        }})
+    );
+    assert_eq!(updates.updated("test://template/7/data"), 1);
+    assert_eq!(c.recv().await["params"]["uri"], "test://template/7/data");
+    // Two streams at once, each with its own id.
+    let second = c
+        .start(
+            "subscriptions/listen",
+            json!({"notifications": {"resourceSubscriptions": [WATCHED]}}),
+        )
+        .await;
+    assert_eq!(c.recv().await["params"]["_meta"][SUBSCRIPTION_ID], second);
+    assert_eq!(updates.updated(WATCHED), 2);
+    let mut tags = [c.recv().await, c.recv().await].map(|f| f["params"]["_meta"][SUBSCRIPTION_ID].clone());
+    tags.sort_by_key(|v| v.as_i64());
+    assert_eq!(tags, [json!(id), json!(second)]);
+    // Cancelled: no response, and unsubscribed.
+    for stream in [id, second] {
+        c.notify(
+            "notifications/cancelled",
+            json!({"requestId": stream, "reason": "done"}),
+        )
+        .await;
+    }
+    unsubscribed(&updates, WATCHED).await;
+    assert_eq!(updates.updated(WATCHED), 0);
     quiet(&mut c).await;
+}
+
+/// Subscriptions, graceful closure: when the server ends a stream itself (here its lifetime,
+/// `Server::listen_lifetime`) it answers the `subscriptions/listen` request with a complete
+/// result tagged with the subscription id, and the stream's subscriptions are gone.
+#[tokio::test(start_paused = true)]
+async fn a_listen_stream_ends_gracefully_at_its_lifetime() {
+    let server = server().listen_lifetime(std::time::Duration::from_secs(60));
+    let updates = server.resource_updates();
+    let mut c = TestClient::stateless(server, json!({}));
+    let id = c
+        .start(
+            "subscriptions/listen",
+            json!({"notifications": {"resourceSubscriptions": [WATCHED]}}),
+        )
+        .await;
+    assert_eq!(c.recv().await["method"], "notifications/subscriptions/acknowledged");
+    let started = tokio::time::Instant::now();
+    let end = c
+        .try_recv(std::time::Duration::from_secs(600))
+        .await
+        .expect("the graceful end");
+    assert_eq!(
+        started.elapsed(),
+        std::time::Duration::from_secs(60),
+        "exactly its lifetime"
+    );
+    assert_eq!(end["id"], id);
+    assert_eq!(end["result"]["resultType"], "complete");
+    assert_eq!(end["result"]["_meta"][SUBSCRIPTION_ID], id);
+    assert_eq!(
+        end["result"]["_meta"]["io.modelcontextprotocol/serverInfo"]["name"],
+        "test"
+    );
+    assert_eq!(updates.subscribers(WATCHED), 0);
+}
+
+/// A filter that is not the specification's is -32602 before anything is sent; the stream's
+/// URIs are bounded; the handshake era has no `subscriptions/listen`.
+#[tokio::test]
+async fn listen_filters_are_checked_and_bounded() {
+    let mut c = modern();
+    let too_many: Vec<String> = (0..1025).map(|i| format!("test://template/{i}/data")).collect();
+    for (notifications, why) in [
+        (json!("everything"), "must be an object"),
+        (json!({"resourceSubscription": [WATCHED]}), "unknown field"),
+        (json!({"resourceSubscriptions": WATCHED}), "must be an object"),
+        (json!({"toolsListChanged": "yes"}), "must be an object"),
+        (json!({"resourceSubscriptions": too_many}), "at most 1024"),
+    ] {
+        let r = c
+            .request("subscriptions/listen", json!({"notifications": notifications}))
+            .await;
+        assert_eq!(error(&r)["code"], -32602, "{r}");
+        assert!(error(&r)["message"].as_str().unwrap().contains(why), "{why}: {r}");
+    }
+    // No filter: nothing asked, nothing honoured (acknowledged, then nothing).
+    let id = c.start("subscriptions/listen", json!({})).await;
+    let ack = c.recv().await;
+    assert_eq!(
+        ack["params"],
+        json!({"_meta": {SUBSCRIPTION_ID: id}, "notifications": {}})
+    );
+    let mut legacy = legacy().await;
+    let r = legacy
+        .request("subscriptions/listen", json!({"notifications": {}}))
+        .await;
+    assert_eq!(error(&r)["code"], -32601);
 }
 
 #[tokio::test]

@@ -199,6 +199,11 @@ impl Admitted {
         self.call.wants_stream()
     }
 
+    /// Whether the call is a `subscriptions/listen` stream, open for long.
+    pub(crate) fn is_listen(&self) -> bool {
+        self.call.is_listen()
+    }
+
     /// Whether `principal` holds the scopes the call needs (checked again when it runs).
     pub(crate) fn allowed(&self, principal: Option<&Principal>) -> Result<(), crate::access::Forbidden> {
         self.call.allowed(principal)

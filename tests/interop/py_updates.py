@@ -1,7 +1,23 @@
-"""Watch a resource with the official MCP Python SDK client (mcp==2.3.0), on 2025-11-25.
+"""Watch a resource with the official MCP Python SDK client (mcp==2.3.0): on 2025-11-25
+(`resources/subscribe`), or with --listen on 2026-07-28 (`subscriptions/listen`).
 
     <venv>/bin/python py_updates.py --uri URI --tool NAME [--timeout S] -- SERVER_CMD [ARGS...]
     <venv>/bin/python py_updates.py --url http://HOST:PORT/mcp --uri URI --tool NAME
+    <venv>/bin/python py_updates.py --listen --uri URI --tool NAME -- SERVER_CMD [ARGS...]
+
+With --listen the steps are:
+
+  {"event":"connected","protocol_version":"2026-07-28","capabilities":..}
+  {"event":"listening","honored":..,"subscription_id":..}   the SDK got the acknowledgment
+  {"event":"result","text":..}          the tool NAME called with {"text": "v1"}
+  {"event":"updated","uri":..}          the ResourceUpdated event the stream delivered
+  {"event":"read","text":..}
+  {"event":"unsubscribed"}              the listen context left (the SDK cancels the stream)
+  {"event":"result","text":..,"calls":N}  the tool called with {"text": "v2"} until it tells
+                                        nobody (the server ends the stream on its own task)
+  {"event":"done"}
+
+Otherwise:
 
 Over stdio, or Streamable HTTP (where the SDK opens the session's GET stream itself). The
 steps, each printed as one JSON line on stdout:
@@ -55,6 +71,9 @@ async def run(args: argparse.Namespace) -> None:
     else:
         env = {k: os.environ[k] for k in ("RUST_LOG", "RUST_BACKTRACE") if k in os.environ}
         server = StdioServerParameters(command=args.server[0], args=args.server[1:], env=env)
+    if args.listen:
+        await listen(server, args)
+        return
     async with Client(server, mode="legacy", message_handler=on_message) as client:
         capabilities = client.server_capabilities.model_dump(by_alias=True, exclude_none=True, mode="json")
         emit({"event": "connected", "protocol_version": client.protocol_version, "capabilities": capabilities})
@@ -87,12 +106,38 @@ async def run(args: argparse.Namespace) -> None:
         emit({"event": "quiet"})
 
 
+async def listen(server: Any, args: argparse.Namespace) -> None:
+    async with Client(server, mode="auto") as client:  # server/discover, then 2026-07-28
+        capabilities = client.server_capabilities.model_dump(by_alias=True, exclude_none=True, mode="json")
+        emit({"event": "connected", "protocol_version": client.protocol_version, "capabilities": capabilities})
+        with anyio.fail_after(args.timeout):
+            async with client.listen(resource_subscriptions=[args.uri]) as sub:
+                honored = sub.honored.model_dump(by_alias=True, exclude_none=True, mode="json")
+                emit({"event": "listening", "honored": honored, "subscription_id": sub.subscription_id})
+                result = await client.call_tool(args.tool, {"text": "v1"})
+                emit({"event": "result", "text": result.content[0].text})
+                event = await sub.__anext__()
+                emit({"event": "updated", "uri": str(event.uri)})
+                read = await client.read_resource(args.uri)
+                emit({"event": "read", "text": read.contents[0].text})
+            emit({"event": "unsubscribed"})
+            calls = 0
+            while True:
+                result = await client.call_tool(args.tool, {"text": "v2"})
+                calls += 1
+                if result.content[0].text.startswith("saved; 0 "):
+                    break
+                await anyio.sleep(0.05)
+            emit({"event": "result", "text": result.content[0].text, "calls": calls})
+
+
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--url")
     p.add_argument("--uri", required=True)
     p.add_argument("--tool", required=True)
     p.add_argument("--timeout", type=float, default=20.0)
+    p.add_argument("--listen", action="store_true")
     p.add_argument("server", nargs="*")
     args = p.parse_args()
     try:

@@ -401,6 +401,16 @@ impl HttpChild {
     /// until it accepts TCP connections. If the server exits first (someone else took the port
     /// in between), it retries on a new port.
     pub(crate) fn start(bin: &Path, label: &str, env: &dyn Fn(SocketAddr) -> Vec<(String, String)>) -> HttpChild {
+        Self::start_with(bin, &[], label, env)
+    }
+
+    /// [`HttpChild::start`] of `program ARGS… --http ADDR` (a script under an interpreter).
+    pub(crate) fn start_with(
+        bin: &Path,
+        args: &[&std::ffi::OsStr],
+        label: &str,
+        env: &dyn Fn(SocketAddr) -> Vec<(String, String)>,
+    ) -> HttpChild {
         let name = bin.file_name().map_or_else(|| "server".into(), |n| n.to_string_lossy());
         let mut failures = String::new();
         for attempt in 1..=PORT_ATTEMPTS {
@@ -410,6 +420,7 @@ impl HttpChild {
                 .unwrap_or_else(|e| panic!("[{label}] cannot pick a free port: {e}"));
             let addr = SocketAddr::from(([127, 0, 0, 1], port));
             let mut child = Command::new(bin)
+                .args(args)
                 .arg("--http")
                 .arg(addr.to_string())
                 .envs(env(addr))

@@ -54,6 +54,9 @@ pub(crate) struct ParamsHead<'a> {
     /// `logging/setLevel`.
     #[serde(default, borrow)]
     pub(crate) level: Option<&'a RawValue>,
+    /// `subscriptions/listen`: the filter.
+    #[serde(default, borrow)]
+    pub(crate) notifications: Option<&'a RawValue>,
 }
 
 /// The answer to `elicitation/create`, from the client: `accept` (with content), `decline` or
@@ -305,6 +308,72 @@ pub(crate) const ROOTS_LIST: &str = "roots/list";
 pub(crate) const PROGRESS: &str = "notifications/progress";
 pub(crate) const CANCELLED: &str = "notifications/cancelled";
 pub(crate) const RESOURCES_UPDATED: &str = "notifications/resources/updated";
+pub(crate) const SUBSCRIPTIONS_ACKNOWLEDGED: &str = "notifications/subscriptions/acknowledged";
+
+/// The filter of `subscriptions/listen` (every member optional), and the subset of it a server
+/// honours, as its acknowledgment says. Unknown members are refused, so that a misspelled one
+/// is not silently dropped.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub(crate) struct ListenFilter {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) tools_list_changed: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) prompts_list_changed: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) resources_list_changed: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) resource_subscriptions: Option<Vec<String>>,
+}
+
+/// `_meta` of every message of a listen stream: the id of the request that opened it.
+#[derive(Serialize)]
+pub(crate) struct SubscriptionMeta<'a> {
+    #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
+    pub(crate) subscription_id: &'a super::RequestId,
+}
+
+/// The params of `notifications/subscriptions/acknowledged`.
+#[derive(Serialize)]
+pub(crate) struct ListenAcknowledged<'a> {
+    #[serde(rename = "_meta")]
+    pub(crate) meta: &'a SubscriptionMeta<'a>,
+    pub(crate) notifications: &'a ListenFilter,
+}
+
+/// The response that ends a listen stream gracefully: complete, tagged with the stream's id
+/// beside the server's name.
+#[derive(Serialize)]
+pub(crate) struct ListenEnd<'a> {
+    #[serde(rename = "resultType")]
+    pub(crate) result_type: &'static str,
+    #[serde(rename = "_meta")]
+    pub(crate) meta: ListenEndMeta<'a>,
+}
+
+/// The `_meta` of [`ListenEnd`].
+#[derive(Serialize)]
+pub(crate) struct ListenEndMeta<'a> {
+    #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
+    pub(crate) subscription_id: &'a RequestId,
+    #[serde(rename = "io.modelcontextprotocol/serverInfo")]
+    pub(crate) server_info: &'a Implementation,
+}
+
+/// The params of a `notifications/resources/updated` sent on a listen stream.
+#[derive(Serialize)]
+pub(crate) struct TaggedUpdateParams<'a> {
+    #[serde(rename = "_meta")]
+    pub(crate) meta: TaggedMeta<'a>,
+    pub(crate) uri: &'a str,
+}
+
+/// [`SubscriptionMeta`] with the id as raw JSON (kept so by the registry).
+#[derive(Serialize)]
+pub(crate) struct TaggedMeta<'a> {
+    #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
+    pub(crate) subscription_id: &'a RawValue,
+}
 
 /// The params of `notifications/resources/updated` (handshake era): the URI the client
 /// subscribed to.

@@ -76,6 +76,8 @@ pub(crate) struct Config {
     /// The URL-mode flows each caller has waiting, and how many it may (shared with every
     /// [`UrlFlows`](crate::UrlFlows) taken from the server, so the bound set later holds too).
     pub(crate) waiting_flows: Arc<crate::url_flow::Waiting>,
+    /// The `subscriptions/listen` streams open, their bounds and lifetime.
+    pub(crate) listens: Arc<super::listen::ListenLimits>,
 }
 
 impl Default for Config {
@@ -96,6 +98,11 @@ impl Default for Config {
             url_wait: Duration::from_secs(30),
             question_limit: Arc::new(crate::resolve::limit::QuestionLimit::new(100, Duration::from_secs(60))),
             waiting_flows: Arc::default(),
+            listens: Arc::new(super::listen::ListenLimits::new(
+                1024,
+                16,
+                Duration::from_secs(24 * 3600),
+            )),
         }
     }
 }
@@ -511,6 +518,33 @@ impl Server {
         self.config.url_wait = wait;
         self
     }
+    /// How many 2026-07-28 `subscriptions/listen` streams may be open at once: `total` across
+    /// every caller (default 1024; unauthenticated callers count toward it only) and
+    /// `per_caller` for one authenticated principal (default 16). Past them the listen request
+    /// is refused before anything is sent: -32600 for a caller over its share, -32603 "busy"
+    /// when the total is reached.
+    ///
+    /// ```
+    /// let server = mcp_resolve_runtime::Server::new("notes").max_listens(4096, 8);
+    /// # let _ = server;
+    /// ```
+    pub fn max_listens(mut self, total: usize, per_caller: usize) -> Self {
+        let lifetime = self.config.listens.lifetime;
+        self.config.listens = Arc::new(super::listen::ListenLimits::new(total, per_caller, lifetime));
+        self
+    }
+    /// How long one `subscriptions/listen` stream stays open (default 24 h): then the server ends
+    /// it gracefully, with the listen request's response, and the client listens again.
+    ///
+    /// ```
+    /// let server = mcp_resolve_runtime::Server::new("notes").listen_lifetime(std::time::Duration::from_secs(3600));
+    /// # let _ = server;
+    /// ```
+    pub fn listen_lifetime(mut self, lifetime: Duration) -> Self {
+        let (total, per_caller) = (self.config.listens.total, self.config.listens.per_caller);
+        self.config.listens = Arc::new(super::listen::ListenLimits::new(total, per_caller, lifetime));
+        self
+    }
     /// How many questions one tool, prompt or resource may ask one caller (an authenticated
     /// principal; every unauthenticated caller counts as one) in each window of `window`: past
     /// it the question is not asked and the call ends with an `isError` result (a prompt's or
@@ -822,14 +856,8 @@ impl Server {
         self.complete(
             DiscoverResult {
                 supported_versions: crate::protocol::version::SUPPORTED_STATELESS,
-                // 2026-07-28 has no `resources/subscribe`.
-                capabilities: &ServerCapabilities {
-                    resources: self
-                        .capabilities
-                        .resources
-                        .map(|_| ResourcesCapability { subscribe: None }),
-                    ..self.capabilities.clone()
-                },
+                // 2026-07-28 subscribes through `subscriptions/listen`'s `resourceSubscriptions`.
+                capabilities: &self.capabilities,
                 instructions: self.instructions.as_deref(),
                 cache: self.cache_hints(),
             },

@@ -42,6 +42,8 @@ pub(crate) enum Work {
     },
     /// `resources/read`: resolvers, then the resource body, with the template's variables.
     Resource(Box<ResourceRead>),
+    /// `subscriptions/listen` (2026-07-28): a stream of the notifications it honours.
+    Listen(Box<super::listen::Listen>),
 }
 
 /// What a `resources/read` runs (boxed: the largest kind of [`Work`]).
@@ -71,6 +73,7 @@ impl Work {
             Self::Prompt { .. } => "prompt",
             Self::Resource(_) => "resource",
             Self::Complete { .. } => "completion target",
+            Self::Listen(_) => "subscription",
         }
     }
 
@@ -81,6 +84,7 @@ impl Work {
             Self::Prompt { .. } => "prompts/get",
             Self::Resource(_) => "resources/read",
             Self::Complete { .. } => "completion/complete",
+            Self::Listen(_) => "subscriptions/listen",
         }
     }
 }
@@ -336,9 +340,35 @@ impl PendingCall {
         crate::access::check(self.work.kind(), &self.name, &self.scopes, principal)
     }
 
-    /// Whether the client asked for notifications during the call: progress, or log messages.
+    /// Whether the client asked for notifications during the call: progress, or log messages;
+    /// a listen stream is nothing else.
     pub(crate) fn wants_stream(&self) -> bool {
-        self.envelope.progress_token.is_some() || self.envelope.log_level.is_some()
+        self.is_listen() || self.envelope.progress_token.is_some() || self.envelope.log_level.is_some()
+    }
+
+    /// Whether this is a `subscriptions/listen` stream (long-lived: HTTP keeps it alive).
+    pub(crate) fn is_listen(&self) -> bool {
+        matches!(self.work, Work::Listen(_))
+    }
+
+    /// Reads a `subscriptions/listen` from `principal` (2026-07-28): its filter, within the
+    /// bounds, before anything is sent.
+    pub(crate) fn prepare_listen(
+        server: &Server,
+        head: &ParamsHead<'_>,
+        envelope: Envelope,
+        principal: Option<&Principal>,
+    ) -> Route {
+        let listen = super::listen::Listen::read(server, head.notifications, principal);
+        Self::route(listen.and_then(|listen| {
+            Ok(Self::new(
+                Work::Listen(Box::new(listen)),
+                (Arc::from(Vec::new()), false),
+                "subscriptions/listen".to_owned(),
+                envelope,
+                Common::read(server, head)?,
+            ))
+        }))
     }
 
     /// Runs the call to completion and returns its result (serialized) or its JSON-RPC error.
@@ -354,6 +384,9 @@ impl PendingCall {
         // Before anything runs: transports that can answer otherwise (HTTP's 403) ask first.
         if let Err(forbidden) = self.allowed(principal.as_ref()) {
             return Err(forbidden.error());
+        }
+        if let Work::Listen(listen) = self.work {
+            return listen.serve(server, &id, outbound).await;
         }
         let Self {
             work,
@@ -433,6 +466,10 @@ impl PendingCall {
             peer,
         };
         match work {
+            // Served before a `Context` is made (see the top of this function).
+            Work::Listen(_) => Err(ErrorObject::internal(
+                "Internal error: a listen stream was run as a call",
+            )),
             Work::Tool { tool, keys } => {
                 if !tool.resolvers().is_empty()
                     && let Err(result) = tool.check_arguments(&arguments)

@@ -141,6 +141,7 @@ fn stateless(
     };
     match method {
         "server/discover" => Route::Reply(server.discover(envelope.version)),
+        "subscriptions/listen" => PendingCall::prepare_listen(server, head, envelope, principal),
         other => serve(server, other, head, Ok(envelope), principal),
     }
 }

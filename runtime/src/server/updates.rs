@@ -1,5 +1,6 @@
-//! Resource subscriptions (handshake era) and `notifications/resources/updated`: which session
-//! subscribed to which URI, and the handle server code uses to say that a resource changed.
+//! Resource subscriptions (handshake-era `resources/subscribe`, 2026-07-28 `subscriptions/listen`)
+//! and `notifications/resources/updated`: which session or stream subscribed to which URI, and
+//! the handle server code uses to say that a resource changed.
 //!
 //! A session's [`Subscriptions`] live in its protocol state (`Session`) and are registered here
 //! under each URI with the session's [`Mailbox`]; they leave the registry when the session ends
@@ -9,8 +10,9 @@
 use super::Server;
 use crate::peer::{Mailbox, Posted};
 use crate::protocol::jsonrpc::{Outgoing, to_raw};
-use crate::protocol::messages::{RESOURCES_UPDATED, ResourceUpdatedParams};
+use crate::protocol::messages::{RESOURCES_UPDATED, ResourceUpdatedParams, TaggedMeta, TaggedUpdateParams};
 use crate::throttle::Throttle;
+use serde_json::value::RawValue;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -29,7 +31,9 @@ pub(crate) const MAX_QUEUED: usize = 256;
 /// receives `notifications/resources/updated` with `{"uri": …}` each time
 /// [`ResourceUpdates::updated`] names exactly that URI, until it sends `resources/unsubscribe`
 /// or its session ends. The client then reads the resource again if it wants its contents.
-/// 2026-07-28 has no `resources/subscribe`, so its clients are never told.
+/// A 2026-07-28 client that opened a `subscriptions/listen` stream with the URI in its
+/// `resourceSubscriptions` receives the same notification on that stream, tagged with the
+/// stream's id in `_meta["io.modelcontextprotocol/subscriptionId"]`.
 ///
 /// On stdio the notification goes on the connection; on Streamable HTTP it goes on the
 /// session's GET stream, and a session with no GET stream open is not told. Nothing waits for
@@ -70,8 +74,17 @@ pub struct ResourceUpdates {
 struct Registry {
     /// The number of the next [`Subscriptions`].
     next: AtomicU64,
-    /// URI → the sessions subscribed to it, by number, and where their notifications go.
-    by_uri: Mutex<HashMap<String, HashMap<u64, Mailbox>>>,
+    /// URI → the sessions (or listen streams) subscribed to it, by number, and where their
+    /// notifications go.
+    by_uri: Mutex<HashMap<String, HashMap<u64, Target>>>,
+}
+
+/// Where one subscriber's notifications go, and the subscription id they carry (a 2026-07-28
+/// listen stream's request id, as raw JSON; none for a handshake-era session).
+#[derive(Clone)]
+struct Target {
+    mailbox: Mailbox,
+    tag: Option<Arc<RawValue>>,
 }
 
 impl std::fmt::Debug for ResourceUpdates {
@@ -106,12 +119,23 @@ impl ResourceUpdates {
             return 0;
         };
         let (mut sent, mut unheard) = (0, 0);
-        for mailbox in subscribers.values() {
+        for target in subscribers.values() {
+            let params = match &target.tag {
+                None => params.clone(),
+                Some(tag) => {
+                    let tagged = TaggedUpdateParams {
+                        meta: TaggedMeta { subscription_id: tag },
+                        uri,
+                    };
+                    let Ok(p) = to_raw(&tagged) else { continue };
+                    p
+                }
+            };
             let message = Outgoing::Notification {
                 method: RESOURCES_UPDATED,
-                params: params.clone(),
+                params,
             };
-            match mailbox.post(message) {
+            match target.mailbox.post(message) {
                 Posted::Sent => sent += 1,
                 Posted::Unheard => unheard += 1,
                 Posted::Full => {
@@ -152,10 +176,23 @@ impl ResourceUpdates {
 
     /// The subscriptions of one session, whose notifications go to `mailbox`.
     pub(crate) fn session(&self, mailbox: Mailbox) -> Subscriptions {
+        self.subscriptions(Target { mailbox, tag: None })
+    }
+
+    /// The subscriptions of one 2026-07-28 listen stream: its notifications go to `mailbox`,
+    /// tagged with `subscription_id` (the listen request's id, as JSON).
+    pub(crate) fn listen(&self, mailbox: Mailbox, subscription_id: Arc<RawValue>) -> Subscriptions {
+        self.subscriptions(Target {
+            mailbox,
+            tag: Some(subscription_id),
+        })
+    }
+
+    fn subscriptions(&self, target: Target) -> Subscriptions {
         Subscriptions {
             id: self.registry.next.fetch_add(1, Ordering::Relaxed),
             registry: self.registry.clone(),
-            mailbox,
+            target,
             uris: HashSet::new(),
         }
     }
@@ -180,7 +217,7 @@ impl Server {
 pub(crate) struct Subscriptions {
     id: u64,
     registry: Arc<Registry>,
-    mailbox: Mailbox,
+    target: Target,
     uris: HashSet<String>,
 }
 
@@ -203,7 +240,7 @@ impl Subscriptions {
             by_uri
                 .entry(uri.to_owned())
                 .or_default()
-                .insert(self.id, self.mailbox.clone());
+                .insert(self.id, self.target.clone());
             self.uris.insert(uri.to_owned());
         }
         true

@@ -87,9 +87,12 @@ impl State {
             Dispatch::Forbidden(id, forbidden) => self.insufficient_scope(headers, id, &forbidden),
             // On this era an error is an ordinary response (200).
             Dispatch::Reply(message) => message_response(message, false),
-            Dispatch::Call(call) => {
-                super::sse::stream(call, |out| Some(Peer::sharing(&legacy.peer, out.clone())), principal)
-            }
+            Dispatch::Call(call) => super::sse::stream(
+                call,
+                |out| Some(Peer::sharing(&legacy.peer, out.clone())),
+                principal,
+                None,
+            ),
         }
     }
 

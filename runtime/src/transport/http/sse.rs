@@ -26,11 +26,14 @@ impl Drop for CancelOnDrop {
     }
 }
 
-/// Runs `call` and streams what it sends, ending with its response.
+/// Runs `call` and streams what it sends, ending with its response; an SSE comment every
+/// `keepalive` when nothing else goes (a `subscriptions/listen` stream, open for long), so
+/// proxies keep it and a client that went away is noticed.
 pub(super) fn stream(
     call: Admitted,
     peer: impl FnOnce(&Outbound) -> Option<Peer>,
     principal: Option<Principal>,
+    keepalive: Option<Duration>,
 ) -> Response<Body> {
     let (tx, rx) = mpsc::channel::<Outgoing>(64);
     let outbound = Outbound { tx };
@@ -41,14 +44,24 @@ pub(super) fn stream(
             outbound.send(reply).await;
         }
     });
-    let events = futures_util::stream::unfold((Some(rx), guard), |(mut rx, guard)| async move {
-        let message = rx.as_mut()?.recv().await?;
+    // Without a keep-alive, the first tick never comes.
+    let every = keepalive.unwrap_or(Duration::from_secs(365 * 24 * 3600));
+    let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let events = futures_util::stream::unfold((Some(rx), tick, guard), |(mut rx, mut tick, guard)| async move {
+        let message = tokio::select! {
+            message = rx.as_mut()?.recv() => message?,
+            _ = tick.tick() => {
+                let comment = Bytes::from_static(b": keep-alive\n\n");
+                return Some((Ok(Frame::data(comment)), (rx, tick, guard)));
+            }
+        };
         let item = Ok::<_, Infallible>(Frame::data(event(&message)));
         // The response ends the stream.
         if message.is_response() {
             rx = None;
         }
-        Some((item, (rx, guard)))
+        Some((item, (rx, tick, guard)))
     });
     response(BodyExt::boxed(StreamBody::new(events)))
 }

@@ -120,7 +120,10 @@ impl State {
             Dispatch::Done => empty(StatusCode::ACCEPTED),
             Dispatch::Forbidden(id, forbidden) => self.insufficient_scope(headers, id, &forbidden),
             Dispatch::Reply(message) => message_response(message, true),
-            Dispatch::Call(call) if call.wants_stream() => super::sse::stream(call, |_| None, principal),
+            Dispatch::Call(call) if call.wants_stream() => {
+                let keepalive = call.is_listen().then_some(self.options.stream_keepalive);
+                super::sse::stream(call, |_| None, principal, keepalive)
+            }
             Dispatch::Call(call) => {
                 // Dropping this future (the client went away) drops the call: cancellation.
                 match call.run_detached(principal).await {
