@@ -46,7 +46,7 @@ done < <(grep -oE '`(tests|runtime|macros|examples|src)/[^` ]+\.rs`( `[a-z0-9_]+
 
 # 3. Conformance scenarios are ones the runner has.
 while IFS= read -r scenario; do
-    grep -q -- "${scenario}" docs/CONFORMANCE.md \
+    grep -qE -- "(^|[^a-z0-9-])${scenario}([^a-z0-9-]|\$)" docs/CONFORMANCE.md \
         || fail "names the conformance scenario \`${scenario}\`, which docs/CONFORMANCE.md does not know"
 done < <(grep -oE '`conformance:[a-z0-9-]+`' "${page}" | sed -E 's/`conformance:([a-z0-9-]+)`/\1/' | sort -u)
 
