@@ -13,7 +13,8 @@
 # - every `conformance:scenario` is a scenario docs/CONFORMANCE.md knows;
 # - every requirement row (`| T25-12 | MUST | … | status |`) has a unique id, a level, and a status
 #   that starts with HELD:, N/A:, DEVIATION:, OPEN: or UNTESTED:; a HELD row names a test (a
-#   function, alone or after its file, a UI test file or a conformance scenario); an OPEN row names its `issue 33 item N`;
+#   function, alone or after its file, a UI test file or a conformance scenario); an OPEN row
+#   names its `issue 33 item N`;
 # - the summary table's counts (one row per id prefix, and the **all** row) are the rows' counts.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
