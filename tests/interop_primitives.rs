@@ -38,6 +38,7 @@ const DRIVER_TIMEOUT_SECS: &str = "50";
 
 const SERVER_NAME: &str = "mcp-resolve-conformance";
 const INVALID_PARAMS: i64 = -32602;
+const RESOURCE_NOT_FOUND: i64 = -32002;
 const METHOD_NOT_FOUND: i64 = -32601;
 const MISSING_CAPABILITY: i64 = -32021;
 const LOG_LEVEL_KEY: &str = "io.modelcontextprotocol/logLevel";
@@ -202,19 +203,10 @@ impl Run {
                 format_args!("the server declares no `{cap}` capability: {caps}"),
             );
         }
-        if self.era.modern() {
-            self.check(
-                caps["resources"].get("subscribe").is_none(),
-                format_args!("2026-07-28 has no resources/subscribe, yet it is declared: {caps}"),
-            );
-        } else {
-            self.check_eq(&caps["logging"], &json!({}), "2025-11-25 logging capability");
-            self.check_eq(
-                &caps["resources"]["subscribe"],
-                &json!(true),
-                "2025-11-25 resources.subscribe",
-            );
-        }
+        // Both eras: logging (any tool may log), and resource subscriptions (`resources/subscribe`
+        // on 2025-11-25, `subscriptions/listen` on 2026-07-28).
+        self.check_eq(&caps["logging"], &json!({}), "the logging capability");
+        self.check_eq(&caps["resources"]["subscribe"], &json!(true), "resources.subscribe");
         connected
     }
 
@@ -695,10 +687,17 @@ impl Run {
         );
     }
 
-    /// -32602 for a URI no resource or template answers, naming the URI in `data.uri`.
+    /// A URI no resource or template answers: -32002 on the handshake era (2025-11-25 resources:
+    /// "Resource not found: `-32002`"), -32602 on 2026-07-28 (which does not use -32002), naming
+    /// the URI in `data.uri`.
     #[track_caller]
     fn assert_resource_not_found(&self, step: &Step<'_>, uri: &str) {
-        let error = self.err(step, INVALID_PARAMS);
+        let code = if self.era.modern() {
+            INVALID_PARAMS
+        } else {
+            RESOURCE_NOT_FOUND
+        };
+        let error = self.err(step, code);
         self.check_eq(&error["data"], &json!({"uri": uri}), &format!("{}: data", step.name));
     }
 
@@ -860,7 +859,7 @@ fn legacy_prompts_list_and_get_every_fixture() {
 /// PNG as a base64 blob that decodes to a 1×1 PNG, and the watched resource's text;
 /// `resources/templates/list` lists `test://template/{id}/data`, and reading it fills in the id
 /// (two different ids, so the content is not a constant); a URI nothing answers (also one that
-/// only looks like the template) is -32602 with `data.uri`. 2026-07-28: caching hints on every
+/// only looks like the template) is -32002 on 2025-11-25, -32602 on 2026-07-28, with `data.uri`. 2026-07-28: caching hints on every
 /// list and read.
 fn resources(era: Era) {
     let steps = json!([
@@ -1099,7 +1098,7 @@ fn auto_client_log_level_option_asks_on_every_request() {
 
 /// 2025-11-25: `resources/subscribe` and `resources/unsubscribe` answer exactly `{}` for a listed
 /// resource and for a URI the template answers; unsubscribing twice is still `{}`; an unknown
-/// URI is -32602 with `data.uri` for both. The watched resource does not change, so no
+/// URI is -32002 with `data.uri` for both. The watched resource does not change, so no
 /// `notifications/resources/updated` arrives while the client waits; the connection keeps
 /// serving reads afterwards.
 #[test]

@@ -151,7 +151,11 @@ async fn discover_describes_the_server() {
     let mut c = modern();
     let r = c.request("server/discover", json!({})).await;
     let res = &r["result"];
-    assert_eq!(res["supportedVersions"], json!(["2026-07-28"]));
+    // Every version served, newest first: a dual-era client learns it may fall back.
+    assert_eq!(
+        res["supportedVersions"],
+        json!(["2026-07-28", "2025-11-25", "2025-06-18", "2024-11-05"])
+    );
     assert_eq!(res["resultType"], "complete");
     assert_eq!(res["ttlMs"], 0);
     assert_eq!(res["cacheScope"], "public");
@@ -226,6 +230,9 @@ async fn missing_envelope_keys_are_invalid_params() {
     assert_eq!(ok["result"]["resultType"], "complete", "{ok}");
 }
 
+/// 2026-07-28 versioning: an unsupported version MUST be answered with an
+/// UnsupportedProtocolVersionError "listing the versions it does support" — every one, the
+/// handshake-era ones included.
 #[tokio::test]
 async fn unsupported_version_names_supported_and_requested() {
     let mut c = modern();
@@ -239,7 +246,7 @@ async fn unsupported_version_names_supported_and_requested() {
     assert_eq!(r["error"]["message"], "Unsupported protocol version");
     assert_eq!(
         r["error"]["data"],
-        json!({"supported": ["2026-07-28"], "requested": "2027-01-01"})
+        json!({"supported": ["2026-07-28", "2025-11-25", "2025-06-18", "2024-11-05"], "requested": "2027-01-01"})
     );
     assert_still_serving(&mut c).await;
 }
@@ -755,17 +762,18 @@ async fn handshake_logs_follow_set_level() {
     assert_eq!(r["error"]["code"], -32602, "{r}");
 }
 
+/// Logging (both eras): "Servers that emit log message notifications MUST declare the
+/// `logging` capability" — any tool may log through its `Context`, so both `initialize` and
+/// `server/discover` declare it; `logging/setLevel` is gone on 2026-07-28 (the level comes in
+/// `_meta`).
 #[tokio::test]
-async fn logging_capability_on_the_handshake_era_only() {
+async fn the_logging_capability_is_declared_on_both_eras() {
     let mut c = TestClient::raw(Server::new("t").tool(chatty));
     let init = c.initialize("2025-11-25", json!({})).await;
     assert_eq!(init["result"]["capabilities"]["logging"], json!({}), "{init}");
     let mut c = TestClient::stateless(Server::new("t").tool(chatty), json!({}));
     let discover = c.request("server/discover", json!({})).await;
-    assert!(
-        discover["result"]["capabilities"].get("logging").is_none(),
-        "{discover}"
-    );
+    assert_eq!(discover["result"]["capabilities"]["logging"], json!({}), "{discover}");
     let r = c.request("logging/setLevel", json!({"level": "debug"})).await;
     assert_eq!(r["error"]["code"], -32601, "removed on 2026-07-28: {r}");
 }

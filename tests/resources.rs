@@ -171,9 +171,13 @@ async fn reads_text_blobs_and_templates_on_both_eras() {
     }
 }
 
+/// A URI nothing answers is "Resource not found": -32002 on the handshake era (2025-11-25
+/// resources: "Servers SHOULD return … Resource not found: `-32002`"), -32602 on 2026-07-28
+/// (which does not use -32002), with `data.uri`; never empty contents. A malformed `uri` is
+/// -32602 on both.
 #[tokio::test]
-async fn unknown_uris_are_invalid_params_with_the_uri_never_empty_contents() {
-    for mut c in [modern(), legacy().await] {
+async fn unknown_uris_are_resource_not_found_with_the_uri_never_empty_contents() {
+    for (mut c, not_found) in [(modern(), -32602), (legacy().await, -32002)] {
         for uri in [
             "test://nonexistent-resource-for-conformance-testing",
             "test://template/1/2/data",
@@ -182,7 +186,7 @@ async fn unknown_uris_are_invalid_params_with_the_uri_never_empty_contents() {
         ] {
             let r = c.request("resources/read", json!({"uri": uri})).await;
             let e = error(&r);
-            assert_eq!(e["code"], -32602, "{uri}: {r}");
+            assert_eq!(e["code"], not_found, "{uri}: {r}");
             assert_eq!(e["data"], json!({"uri": uri}));
         }
         let long = format!("test://template/{}/data", "x".repeat(mcp_resolve::MAX_URI_BYTES));
@@ -225,7 +229,7 @@ async fn subscriptions_exist_on_the_handshake_era_only() {
         let r = c.request(method, json!({"uri": "test://watched-resource"})).await;
         assert_eq!(r["result"], json!({}), "exactly {{}}: {r}");
         let r = c.request(method, json!({"uri": "test://nope"})).await;
-        assert_eq!(error(&r)["code"], -32602);
+        assert_eq!(error(&r)["code"], -32002);
         assert_eq!(error(&r)["data"], json!({"uri": "test://nope"}));
     }
     let mut c = modern();

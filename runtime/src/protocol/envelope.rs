@@ -1,7 +1,7 @@
 //! The 2026-07-28 per-request `_meta` envelope, client capabilities and implementation info.
 
 use super::jsonrpc::{ErrorObject, RequestId, codes};
-use super::version::{Era, ProtocolVersion, supported_stateless};
+use super::version::{Era, ProtocolVersion, SUPPORTED};
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
@@ -303,7 +303,7 @@ pub(crate) struct EnvelopeCache {
 /// -32022 with `{supported, requested}`.
 pub(crate) fn unsupported_version(requested: Value) -> ErrorObject {
     ErrorObject::new(codes::UNSUPPORTED_PROTOCOL_VERSION, "Unsupported protocol version")
-        .with_data(json!({ "supported": supported_stateless(), "requested": requested }))
+        .with_data(json!({ "supported": SUPPORTED, "requested": requested }))
 }
 
 #[cfg(test)]

@@ -120,6 +120,8 @@ pub mod codes {
     pub const INVALID_PARAMS: i64 = -32602;
     /// Internal error.
     pub const INTERNAL_ERROR: i64 = -32603;
+    /// A resource that does not exist (handshake era; 2026-07-28 answers -32602).
+    pub const RESOURCE_NOT_FOUND: i64 = -32002;
     /// HTTP headers disagree with the body (2026-07-28).
     pub const HEADER_MISMATCH: i64 = -32020;
     /// The request needs a client capability the client did not declare (2026-07-28).

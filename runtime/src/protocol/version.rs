@@ -111,6 +111,12 @@ pub(crate) fn supported_stateless() -> Vec<&'static str> {
     SUPPORTED_STATELESS.to_vec()
 }
 
+/// Every version this server serves, newest first: the stateless ones, then the handshake-era
+/// ones `initialize` agrees to. What `server/discover` and -32022 list (2026-07-28 versioning:
+/// the error MUST list "the versions it does support"), so a dual-era client learns it may fall
+/// back to the handshake.
+pub(crate) const SUPPORTED: &[&str] = &["2026-07-28", "2025-11-25", "2025-06-18", "2024-11-05"];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,5 +129,16 @@ mod tests {
             .map(|v| v.as_str())
             .collect();
         assert_eq!(stateless, SUPPORTED_STATELESS);
+    }
+
+    #[test]
+    fn the_supported_list_is_every_version_served_newest_first() {
+        let mut served: Vec<&str> = ProtocolVersion::ALL
+            .iter()
+            .filter(|v| v.era() == Era::Stateless || v.agreeable())
+            .map(|v| v.as_str())
+            .collect();
+        served.reverse();
+        assert_eq!(served, SUPPORTED);
     }
 }

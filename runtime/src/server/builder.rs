@@ -652,8 +652,9 @@ impl Server {
     }
 
     /// The resource `uri` names, and the template's variables: an exact static URI first, then
-    /// the templates in registration order. A URI longer than [`MAX_URI_BYTES`] is -32602.
-    pub(crate) fn find_resource(&self, uri: &str) -> Result<(&ResourceEntry, Variables), ErrorObject> {
+    /// the templates in registration order. A URI longer than [`MAX_URI_BYTES`] is -32602; no
+    /// resource is [`resource_not_found`] as `era` answers it.
+    pub(crate) fn find_resource(&self, uri: &str, era: Era) -> Result<(&ResourceEntry, Variables), ErrorObject> {
         if uri.len() > MAX_URI_BYTES {
             return Err(ErrorObject::invalid_params(format!(
                 "Invalid params: `uri` is longer than {MAX_URI_BYTES} bytes"
@@ -670,7 +671,7 @@ impl Server {
                 return Ok((entry, vars));
             }
         }
-        Err(resource_not_found(uri))
+        Err(resource_not_found(uri, era))
     }
 
     /// Whether some argument or template variable has a completer (else `completion/complete`
@@ -699,7 +700,8 @@ impl Server {
             ResourceUri::Template(t) => t.as_str() == req.target,
         });
         let Some(entry) = entry else {
-            return Err(resource_not_found(&req.target));
+            // An unknown completion target is a parameter error on both eras.
+            return Err(resource_not_found(&req.target, Era::Stateless));
         };
         let c = entry.definition.completers.iter().find(|(v, _)| *v == req.argument);
         Ok((c.map(|(_, c)| *c), entry.scopes.clone()))
@@ -846,7 +848,7 @@ impl Server {
         retry: bool,
     ) -> Result<Box<RawValue>, ErrorObject> {
         if contents.is_empty() {
-            return Err(resource_not_found(uri));
+            return Err(resource_not_found(uri, version.era()));
         }
         let cache = (version.era() == Era::Stateless && !retry).then(|| self.cache_hints());
         self.complete(ReadResourceResult { contents, cache }, version)
@@ -855,9 +857,11 @@ impl Server {
     pub(crate) fn discover(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
         self.complete(
             DiscoverResult {
-                supported_versions: crate::protocol::version::SUPPORTED_STATELESS,
-                // 2026-07-28 subscribes through `subscriptions/listen`'s `resourceSubscriptions`.
-                capabilities: &self.capabilities,
+                supported_versions: crate::protocol::version::SUPPORTED,
+                // 2026-07-28 subscribes through `subscriptions/listen`'s `resourceSubscriptions`;
+                // any tool may log through its `Context` (`notifications/message` to a request
+                // carrying a `logLevel`): "servers that emit log notifications MUST declare".
+                capabilities: &self.logging_capabilities(),
                 instructions: self.instructions.as_deref(),
                 cache: self.cache_hints(),
             },
@@ -865,12 +869,17 @@ impl Server {
         )
     }
 
-    pub(crate) fn initialize_result(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
-        // The handshake era has `logging/setLevel`: any tool may log through its `Context`.
-        let capabilities = ServerCapabilities {
+    /// The server's capabilities with `logging`: any tool may log through its `Context`, on
+    /// either era.
+    fn logging_capabilities(&self) -> ServerCapabilities {
+        ServerCapabilities {
             logging: Some(Empty {}),
             ..self.capabilities.clone()
-        };
+        }
+    }
+
+    pub(crate) fn initialize_result(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
+        let capabilities = self.logging_capabilities();
         to_raw(&InitializeResult {
             protocol_version: version.as_str(),
             capabilities: &capabilities,
@@ -881,6 +890,12 @@ impl Server {
 }
 
 /// -32602 for a URI no resource answers, with the URI in `data`.
-pub(crate) fn resource_not_found(uri: &str) -> ErrorObject {
-    ErrorObject::invalid_params(format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
+/// No resource at `uri`: -32002 on the handshake era (2025-11-25 resources: "Resource not
+/// found: -32002"), -32602 on 2026-07-28 (which does not use -32002), `data.uri` on both.
+pub(crate) fn resource_not_found(uri: &str, era: Era) -> ErrorObject {
+    let code = match era {
+        Era::Handshake => crate::protocol::codes::RESOURCE_NOT_FOUND,
+        Era::Stateless => crate::protocol::codes::INVALID_PARAMS,
+    };
+    ErrorObject::new(code, format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
 }

@@ -260,7 +260,7 @@ impl PendingCall {
 
     fn read_resource(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Result<Self, ErrorObject> {
         let uri = required_str(head.uri, "uri")?;
-        let (entry, variables) = server.find_resource(&uri)?;
+        let (entry, variables) = server.find_resource(&uri, envelope.version.era())?;
         let item = match &entry.definition.uri {
             ResourceUri::Static(u) => u.clone(),
             ResourceUri::Template(t) => t.as_str().to_owned(),

@@ -149,7 +149,7 @@ impl Listen {
         let mut uris: Vec<String> = Vec::new();
         for uri in requested {
             let readable = server
-                .find_resource(&uri)
+                .find_resource(&uri, crate::protocol::Era::Stateless)
                 .is_ok_and(|(entry, _)| crate::access::allows(&entry.scopes, principal));
             if readable && !uris.contains(&uri) {
                 uris.push(uri);

@@ -279,7 +279,7 @@ fn subscription(
         Ok(uri) => uri,
         Err(e) => return Ok(Err(e)),
     };
-    let entry = match server.find_resource(&uri) {
+    let entry = match server.find_resource(&uri, crate::protocol::Era::Handshake) {
         Ok((entry, _)) => entry,
         Err(e) => return Ok(Err(e)),
     };
