@@ -836,3 +836,49 @@ async fn a_tool_can_end_with_a_json_rpc_error() {
         assert_eq!(r["result"]["content"][0]["text"], "sampled", "{r}");
     }
 }
+
+/// Pagination (both eras): "Invalid cursors SHOULD result in an error with code -32602". Every
+/// list is one page here, so no cursor was ever handed out: any is invalid; `null` is none.
+#[tokio::test]
+async fn an_invalid_cursor_is_invalid_params_on_both_eras() {
+    for mut c in [modern(), legacy(ProtocolVersion::V2025_11_25).await] {
+        let r = c.request("tools/list", json!({"cursor": "not-one-of-ours"})).await;
+        assert_eq!(error_code(&r), -32602, "{r}");
+        assert!(
+            r["error"]["message"].as_str().unwrap().contains("unknown cursor"),
+            "{r}"
+        );
+        let r = c.request("tools/list", json!({"cursor": null})).await;
+        assert!(r["result"]["tools"].is_array(), "{r}");
+        assert!(r["result"].get("nextCursor").is_none(), "one page: {r}");
+        assert_still_serving(&mut c).await;
+    }
+}
+
+/// 2026-07-28 logging: an unrecognised `io.modelcontextprotocol/logLevel` in `_meta` is -32602
+/// (as `logging/setLevel`'s is on the handshake era), and nothing runs.
+#[tokio::test]
+async fn an_unrecognised_log_level_in_the_envelope_is_invalid_params() {
+    let mut c = TestClient::stateless(Server::new("t").tool(chatty), json!({}));
+    for level in [json!("loud"), json!(3), json!("INFO")] {
+        let r = c
+            .request(
+                "tools/call",
+                json!({"name": "chatty", "arguments": {}, "_meta": {"io.modelcontextprotocol/logLevel": level}}),
+            )
+            .await;
+        assert_eq!(r["error"]["code"], -32602, "{level}: {r}");
+        assert!(r["error"]["message"].as_str().unwrap().contains("logLevel"), "{r}");
+    }
+    assert!(
+        c.try_recv(Duration::from_millis(50)).await.is_none(),
+        "nothing ran, nothing logged"
+    );
+    let r = c
+        .request(
+            "tools/call",
+            json!({"name": "chatty", "arguments": {}, "_meta": {"io.modelcontextprotocol/logLevel": "error"}}),
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "done", "{r}");
+}

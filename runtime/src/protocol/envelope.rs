@@ -252,6 +252,12 @@ impl<'a> Meta<'a> {
                 "params._meta[\"{KEY_CLIENT_CAPABILITIES}\"] must be an object"
             )));
         }
+        // 2026-07-28 logging: an unrecognised level is -32602, as `logging/setLevel`'s is.
+        if self.log_level.is_some() && self.log_level().is_none() {
+            return Err(ErrorObject::invalid_params(
+                "params._meta[\"io.modelcontextprotocol/logLevel\"] must be one of debug, info, notice, warning, error, critical, alert, emergency",
+            ));
+        }
         Ok(version)
     }
 

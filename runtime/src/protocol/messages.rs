@@ -57,6 +57,9 @@ pub(crate) struct ParamsHead<'a> {
     /// `subscriptions/listen`: the filter.
     #[serde(default, borrow)]
     pub(crate) notifications: Option<&'a RawValue>,
+    /// The lists: where the page starts.
+    #[serde(default, borrow)]
+    pub(crate) cursor: Option<&'a RawValue>,
 }
 
 /// The answer to `elicitation/create`, from the client: `accept` (with content), `decline` or

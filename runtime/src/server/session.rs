@@ -168,6 +168,20 @@ fn serve(
             Err(e) => Route::Reply(Err(e)),
         }
     }
+    let listing = match method {
+        "tools/list" => true,
+        "prompts/list" => server.has_prompts(),
+        "resources/list" | "resources/templates/list" => server.has_resources(),
+        _ => false,
+    };
+    if listing && let Some(cursor) = head.cursor.filter(|c| c.get() != "null") {
+        // Every list is one page, so this server hands out no cursor: any is unknown
+        // (pagination: "Invalid cursors SHOULD result in an error with code -32602").
+        return Route::Reply(Err(ErrorObject::invalid_params(format!(
+            "Invalid params: unknown cursor {}: this server sends every item in one page and gives no cursors",
+            cursor.get().chars().take(64).collect::<String>()
+        ))));
+    }
     match method {
         "tools/list" => with(envelope, |e| Route::Reply(server.list_tools(e.version, principal))),
         "tools/call" => with(envelope, |e| PendingCall::prepare(server, head, e)),
