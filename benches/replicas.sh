@@ -148,7 +148,7 @@ start_all() {
     for r in a b; do
         local port="$a"
         [[ "$r" == b ]] && port="$b"
-        MCP_RESOLVE_STATE_KEY="$STATE_KEY" MCP_RESOLVE_JWT_SECRET="$JWT_SECRET" \
+        MCP_RESOLVE_STATE_KEY="$STATE_KEY" MCP_RESOLVE_JWT_SECRET="$JWT_SECRET" MCP_RESOLVE_AUTH_SERVER=https://auth.bench \
             MCP_RESOLVE_JWT_AUDIENCE="$JWT_AUDIENCE" RUST_LOG=warn \
             "$SERVER" --http "127.0.0.1:$port" </dev/null >/dev/null 2>"$OUT/$label-replica-$r.log" &
         PIDS+=("$!")

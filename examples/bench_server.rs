@@ -22,8 +22,8 @@
 //! random bytes in hex or base64, e.g. from `openssl rand -base64 32`; a passphrase is refused).
 //! Built with `--features jwt`, bearer tokens are required as `HttpOptions::bearer_from_env`
 //! reads the environment (`MCP_RESOLVE_JWT_SECRET` for HS256, 32+ random bytes in hex or base64,
-//! with the audience
-//! `MCP_RESOLVE_JWT_AUDIENCE`). Without these variables nothing changes.
+//! with the audience `MCP_RESOLVE_JWT_AUDIENCE` and the authorization server
+//! `MCP_RESOLVE_AUTH_SERVER`). Without these variables nothing changes.
 //!
 //! Logs go to stderr at `warn` unless `RUST_LOG` says otherwise.
 

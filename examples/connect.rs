@@ -5,7 +5,7 @@
 //!
 //! ```text
 //! export MCP_RESOLVE_JWT_SECRET="$(openssl rand -base64 32)"  # 32 random bytes; passphrases are refused
-//! MCP_RESOLVE_JWT_AUDIENCE=http://127.0.0.1:8000/mcp \
+//! MCP_RESOLVE_JWT_AUDIENCE=http://127.0.0.1:8000/mcp MCP_RESOLVE_AUTH_SERVER=https://auth.example.com \
 //!   cargo run --example connect --features jwt -- --http 127.0.0.1:8000
 //! ```
 //!

@@ -16,8 +16,8 @@
 //! (`HttpOptions::bearer_from_env`): `MCP_RESOLVE_JWT_SECRET` (HS256; 32+ random bytes in hex or
 //! base64, like the state key) or `MCP_RESOLVE_JWKS_URL` (the authorization server's keys; then
 //! `MCP_RESOLVE_JWT_ISSUER` is required), for the audience `MCP_RESOLVE_JWT_AUDIENCE`, from the
-//! issuer `MCP_RESOLVE_JWT_ISSUER`, with `MCP_RESOLVE_AUTH_SERVER` published for clients at
-//! `/.well-known/oauth-protected-resource`. Built with `--features redis`, replicas share the
+//! issuer `MCP_RESOLVE_JWT_ISSUER`, with `MCP_RESOLVE_AUTH_SERVER` (default: the issuer; one of
+//! the two is required) published for clients at `/.well-known/oauth-protected-resource`. Built with `--features redis`, replicas share the
 //! single-use answers already used (`delete_folder` is destructive: its confirmations are
 //! single-use) through the Redis that `MCP_RESOLVE_REDIS_URL` names (`redis://host:port/db`).
 //! Logs go to stderr (`RUST_LOG=debug` for more).
@@ -240,8 +240,8 @@ async fn main() -> std::io::Result<()> {
             // MCP_RESOLVE_JWT_SECRET (HS256) or MCP_RESOLVE_JWKS_URL (the authorization server's
             // keys), for the audience MCP_RESOLVE_JWT_AUDIENCE, from the issuer
             // MCP_RESOLVE_JWT_ISSUER (required with a JWKS URL, optional with a secret);
-            // MCP_RESOLVE_AUTH_SERVER is the authorization server that
-            // clients discover through /.well-known/oauth-protected-resource. A mistake stops the
+            // MCP_RESOLVE_AUTH_SERVER is the authorization server that clients discover through
+            // /.well-known/oauth-protected-resource (default: the issuer; one of the two is needed). A mistake stops the
             // server here, with a message naming the variable.
             let options = mcp_resolve::HttpOptions::default()
                 .bearer_from_env()

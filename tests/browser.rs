@@ -111,6 +111,7 @@ fn start_server(label: &str) -> HttpChild {
         vec![
             ("MCP_RESOLVE_JWT_SECRET".into(), SECRET.into()),
             ("MCP_RESOLVE_JWT_AUDIENCE".into(), audience(addr)),
+            ("MCP_RESOLVE_AUTH_SERVER".into(), "https://auth.test".into()),
         ]
     })
 }

@@ -152,7 +152,9 @@ async fn notes_prompt_and_resource_ask_on_both_eras() {
         )
         .await;
         assert!(q.is_empty());
-        assert_eq!(r["error"]["code"], -32602, "{r}");
+        // Resource not found: -32002 on the handshake era, -32602 on 2026-07-28.
+        let not_found = if legacy { -32002 } else { -32602 };
+        assert_eq!(r["error"]["code"], not_found, "{r}");
         assert_eq!(r["error"]["data"]["uri"], "notes://folder/nowhere");
     }
 }

@@ -551,6 +551,10 @@ impl mcp_resolve::TokenVerifier for Tokens {
             }
         })
     }
+    /// The issuer of these tokens, named in the metadata when the options name none.
+    fn authorization_server(&self) -> Option<&str> {
+        Some("https://auth.test")
+    }
 }
 
 async fn as_user(addr: SocketAddr, token: &str, id: i64, mut params: Value) -> Reply {
@@ -2434,4 +2438,65 @@ async fn subscriptions_listen_streams_updates_over_http_and_is_bounded_per_calle
     assert!(gone.await.is_ok(), "closed streams leave nothing subscribed");
     let again = listen_as(addr, "alice", "watch-4", &[WATCHED]).await;
     assert_eq!(again.status, 200, "closed streams give their places back");
+}
+
+/// A verifier that knows no issuer.
+struct Anonymous;
+
+impl mcp_resolve::TokenVerifier for Anonymous {
+    fn verify<'a>(
+        &'a self,
+        _: &'a str,
+    ) -> mcp_resolve::auth::BoxFuture<'a, Result<mcp_resolve::Principal, mcp_resolve::AuthError>> {
+        Box::pin(async { Err(mcp_resolve::AuthError::new("no tokens")) })
+    }
+}
+
+/// Authorization (both eras): "The Protected Resource Metadata document returned by the MCP server
+/// MUST include the `authorization_servers` field containing at least one authorization server":
+/// the configured one, else the verifier's issuer; with neither the server refuses to start. And
+/// "MCP servers SHOULD include a `scope` parameter in the `WWW-Authenticate` header" of a 401:
+/// the configured `scopes_supported`.
+#[tokio::test]
+async fn the_metadata_always_names_an_authorization_server_and_the_401_names_the_scopes() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let refused = tokio::time::timeout(
+        Duration::from_secs(5),
+        Server::new("m").serve_http_on(listener, HttpOptions::default().bearer(Anonymous)),
+    )
+    .await
+    .expect("refused at once")
+    .unwrap_err();
+    assert!(
+        refused.to_string().contains("HttpOptions::authorization_server"),
+        "{refused}"
+    );
+
+    let addr = start(HttpOptions::default().bearer(Tokens)).await;
+    let doc = send_to(addr, "GET", "/.well-known/oauth-protected-resource", &[], "").await;
+    assert_eq!(
+        doc.json()["authorization_servers"],
+        json!(["https://auth.test"]),
+        "the verifier's issuer"
+    );
+    let r = modern(addr, 1, "tools/list", json!({})).await;
+    assert!(
+        !r.headers["www-authenticate"].to_str().unwrap().contains("scope="),
+        "none configured"
+    );
+
+    let options = HttpOptions::default()
+        .bearer(Anonymous)
+        .authorization_server("https://login.example.com")
+        .scopes_supported(["notes:read", "notes:write"]);
+    let addr = start(options).await;
+    let doc = send_to(addr, "GET", "/.well-known/oauth-protected-resource", &[], "").await;
+    assert_eq!(
+        doc.json()["authorization_servers"],
+        json!(["https://login.example.com"])
+    );
+    let r = modern(addr, 1, "tools/list", json!({})).await;
+    assert_eq!(r.status, 401);
+    let challenge = r.headers["www-authenticate"].to_str().unwrap();
+    assert!(challenge.contains(r#"scope="notes:read notes:write""#), "{challenge}");
 }

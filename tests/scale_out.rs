@@ -64,6 +64,7 @@ fn replica_with(port: u16, env: &[(&str, &str)]) -> Proc {
         .env("MCP_RESOLVE_STATE_KEY", STATE_KEY)
         .env("MCP_RESOLVE_JWT_SECRET", JWT_SECRET)
         .env("MCP_RESOLVE_JWT_AUDIENCE", JWT_AUDIENCE)
+        .env("MCP_RESOLVE_AUTH_SERVER", "https://auth.test")
         .env("RUST_LOG", "warn")
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -16,7 +16,8 @@ pub const JWT_AUDIENCE: &str = "MCP_RESOLVE_JWT_AUDIENCE";
 /// The issuer tokens must come from: required with [`JWKS_URL`] (an authorization server's keys
 /// may sign for several issuers), optional with [`JWT_SECRET`].
 pub const JWT_ISSUER: &str = "MCP_RESOLVE_JWT_ISSUER";
-/// The authorization server named in the Protected Resource Metadata (default: the issuer).
+/// The authorization server named in the Protected Resource Metadata (default: the issuer; one
+/// of the two is required, as the metadata must name an authorization server).
 pub const AUTH_SERVER: &str = "MCP_RESOLVE_AUTH_SERVER";
 
 impl HttpOptions {
@@ -29,10 +30,10 @@ impl HttpOptions {
     /// | `MCP_RESOLVE_JWKS_URL` | RS256 / ES256 / EdDSA tokens signed with keys from this JWKS (`https`, or `http` on loopback) |
     /// | `MCP_RESOLVE_JWT_AUDIENCE` | required with either: the audience tokens must name, this server's canonical URI; when it is an `http(s)` URL it is also the metadata's `resource` |
     /// | `MCP_RESOLVE_JWT_ISSUER` | the issuer tokens must name: required with `MCP_RESOLVE_JWKS_URL`, optional with a secret |
-    /// | `MCP_RESOLVE_AUTH_SERVER` | the authorization server listed in the Protected Resource Metadata (default: the issuer) |
+    /// | `MCP_RESOLVE_AUTH_SERVER` | the authorization server listed in the Protected Resource Metadata (default: the issuer; one of the two is required) |
     ///
     /// A secret and a JWKS URL together, an audience without either, a JWKS URL without an
-    /// issuer, a secret that is a passphrase or under 32 bytes, a JWKS URL that is not `https`
+    /// issuer, a secret with neither an issuer nor an authorization server, a secret that is a passphrase or under 32 bytes, a JWKS URL that is not `https`
     /// (or `http` on loopback), a value that is not UTF-8, or any of these set on a build without
     /// the `jwt` feature: an error that names the variable, for the server to refuse to start
     /// with. (A JWKS verifier that takes any issuer is built in code: `JwksVerifier::any_issuer`.)
@@ -93,6 +94,13 @@ impl HttpOptions {
             )));
         };
         let mut options = self.with_verifier(secret, jwks, &audience, issuer.as_deref())?;
+        if issuer.is_none() && auth_server.is_none() {
+            return Err(AuthError::new(format!(
+                "{var_name} is set but neither {AUTH_SERVER} nor {JWT_ISSUER} is: set {AUTH_SERVER} to the authorization \
+                 server that issues the tokens (e.g. https://auth.example.com); the Protected Resource Metadata must \
+                 name one, so that clients know where to get a token"
+            )));
+        }
         if audience.starts_with("https://") || audience.starts_with("http://") {
             options = options.resource(audience);
         }
@@ -241,10 +249,34 @@ mod tests {
         let hex = "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789";
         for good in [SECRET, hex] {
             assert!(
-                from(&[(JWT_SECRET, good), (JWT_AUDIENCE, "notes")])
-                    .unwrap()
-                    .bearer_required()
+                from(&[
+                    (JWT_SECRET, good),
+                    (JWT_AUDIENCE, "notes"),
+                    (AUTH_SERVER, "https://a.example")
+                ])
+                .unwrap()
+                .bearer_required()
             );
+        }
+    }
+
+    /// The metadata must name an authorization server: a secret with neither
+    /// `MCP_RESOLVE_AUTH_SERVER` nor `MCP_RESOLVE_JWT_ISSUER` stops the start, naming them.
+    #[cfg(feature = "jwt")]
+    #[test]
+    fn a_secret_without_an_authorization_server_is_refused_naming_the_variable() {
+        let e = error(&[(JWT_SECRET, SECRET), (JWT_AUDIENCE, "notes")]);
+        assert!(
+            e.starts_with(
+                "MCP_RESOLVE_JWT_SECRET is set but neither MCP_RESOLVE_AUTH_SERVER nor MCP_RESOLVE_JWT_ISSUER is"
+            ),
+            "{e}"
+        );
+        for named in [
+            (AUTH_SERVER, "https://login.example"),
+            (JWT_ISSUER, "https://auth.example"),
+        ] {
+            assert!(from(&[(JWT_SECRET, SECRET), (JWT_AUDIENCE, "notes"), named]).is_ok());
         }
     }
 

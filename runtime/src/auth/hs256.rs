@@ -171,4 +171,7 @@ impl TokenVerifier for Hs256Verifier {
     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, AuthError>> {
         Box::pin(async move { self.checks.verify(token, &self.key, Algorithm::HS256) })
     }
+    fn authorization_server(&self) -> Option<&str> {
+        self.checks.issuer_url()
+    }
 }

@@ -611,6 +611,9 @@ impl TokenVerifier for JwksVerifier {
     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, AuthError>> {
         Box::pin(self.verify_token(token))
     }
+    fn authorization_server(&self) -> Option<&str> {
+        self.checks.issuer_url()
+    }
 }
 
 #[cfg(test)]

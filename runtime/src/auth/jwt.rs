@@ -18,6 +18,8 @@ const DEFAULT_LEEWAY_SECS: u64 = 60;
 pub(crate) struct ClaimChecks {
     validations: Vec<Validation>,
     issuer: Issuer,
+    /// The issuer required ([`Issuer::One`]).
+    issuer_url: Option<String>,
     /// The `typ` the header must name, normalized ([`media_type`]); `None`: any, or none.
     typ: Option<String>,
 }
@@ -72,6 +74,7 @@ impl ClaimChecks {
         Ok(Self {
             validations,
             issuer,
+            issuer_url: None,
             typ: None,
         })
     }
@@ -79,15 +82,22 @@ impl ClaimChecks {
     /// Requires this issuer (`iss`): a token without one, or with another, is refused.
     pub(crate) fn require_issuer(&mut self, issuer: &str) {
         self.issuer = Issuer::One;
+        self.issuer_url = Some(issuer.to_owned());
         for v in &mut self.validations {
             v.set_issuer(&[issuer]);
             v.required_spec_claims.insert("iss".into());
         }
     }
 
+    /// The one issuer tokens must name, when one is required.
+    pub(crate) fn issuer_url(&self) -> Option<&str> {
+        self.issuer_url.as_deref()
+    }
+
     /// Takes tokens of any issuer (undoes [`ClaimChecks::require_issuer`]).
     pub(crate) fn any_issuer(&mut self) {
         self.issuer = Issuer::Any;
+        self.issuer_url = None;
         for v in &mut self.validations {
             v.iss = None;
             v.required_spec_claims.remove("iss");

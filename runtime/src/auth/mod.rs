@@ -76,4 +76,27 @@ impl std::error::Error for AuthError {}
 pub trait TokenVerifier: Send + Sync + 'static {
     /// Verifies `token` (without the `Bearer ` prefix).
     fn verify<'a>(&'a self, token: &'a str) -> BoxFuture<'a, Result<Principal, AuthError>>;
+
+    /// The authorization server whose tokens this verifier takes (its issuer URL), when it knows
+    /// one: the Protected Resource Metadata names it unless
+    /// [`HttpOptions::authorization_server`](crate::HttpOptions::authorization_server) does.
+    /// `None` by default; the JWT verifiers return the issuer they require.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::auth::BoxFuture;
+    /// use mcp_resolve_runtime::{AuthError, Principal, TokenVerifier};
+    /// struct Introspection;
+    /// impl TokenVerifier for Introspection {
+    ///     fn verify<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<Principal, AuthError>> {
+    ///         Box::pin(async { Err(AuthError::new("not active")) })
+    ///     }
+    ///     fn authorization_server(&self) -> Option<&str> {
+    ///         Some("https://auth.example.com")
+    ///     }
+    /// }
+    /// assert_eq!(Introspection.authorization_server(), Some("https://auth.example.com"));
+    /// ```
+    fn authorization_server(&self) -> Option<&str> {
+        None
+    }
 }

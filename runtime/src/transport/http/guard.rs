@@ -138,15 +138,20 @@ pub(super) async fn principal(options: &HttpOptions, headers: &HeaderMap) -> Res
                 ErrorObject::invalid_request("Unauthorized: a valid bearer token is required"),
             )
             .with_status(StatusCode::UNAUTHORIZED);
-            // RFC 6750 §3: no error code when no token came; the metadata link either way.
-            let params: &[(&str, &str)] = if token.is_some() {
-                &[("error", "invalid_token")]
-            } else {
-                &[]
-            };
+            // RFC 6750 §3: no error code when no token came; the metadata link either way, and
+            // the scopes a token for this server should carry (the configured
+            // `scopes_supported`; what a tool needs beyond them comes as a 403 step-up).
+            let scope = options.scopes_supported.join(" ");
+            let mut params: Vec<(&str, &str)> = Vec::new();
+            if token.is_some() {
+                params.push(("error", "invalid_token"));
+            }
+            if !scope.is_empty() {
+                params.push(("scope", &scope));
+            }
             r.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
-                super::metadata::challenge(options, headers, params),
+                super::metadata::challenge(options, headers, &params),
             );
             Err(r)
         }

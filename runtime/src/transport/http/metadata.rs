@@ -16,7 +16,7 @@ pub(super) const WELL_KNOWN: &str = "/.well-known/oauth-protected-resource";
 #[derive(Serialize)]
 struct Document<'a> {
     resource: &'a str,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    /// Never empty: a server with bearer tokens and no authorization server does not start.
     authorization_servers: &'a [String],
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     scopes_supported: &'a [String],
@@ -111,7 +111,7 @@ impl State {
         let resource = resource(&self.options, headers);
         let document = Document {
             resource: &resource,
-            authorization_servers: &self.options.authorization_servers,
+            authorization_servers: &self.authorization_servers,
             scopes_supported: &self.scopes_supported,
             bearer_methods_supported: ["header"],
             resource_name: &self.server.info().name,

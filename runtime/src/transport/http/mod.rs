@@ -63,6 +63,8 @@ struct State {
     /// The metadata's `scopes_supported`: the configured ones, then every tool's, prompt's and
     /// resource's, once each.
     scopes_supported: Vec<String>,
+    /// The metadata's `authorization_servers`: the configured ones, else the verifier's issuer.
+    authorization_servers: Vec<String>,
 }
 
 fn full(bytes: impl Into<Bytes>) -> Body {
@@ -157,6 +159,12 @@ impl State {
                 scopes_supported.push(scope.clone());
             }
         }
+        let mut authorization_servers = options.authorization_servers.clone();
+        if authorization_servers.is_empty()
+            && let Some(issuer) = options.verifier.as_ref().and_then(|v| v.authorization_server())
+        {
+            authorization_servers.push(issuer.to_owned());
+        }
         let mut hosts = options.allowed_hosts.clone();
         if let Some(authority) = options
             .resource
@@ -168,6 +176,7 @@ impl State {
         }
         Arc::new(State {
             scopes_supported,
+            authorization_servers,
             hosts,
             stateless: Dispatcher::stateless(server.clone()),
             sessions: Sessions::new(
@@ -469,6 +478,13 @@ impl State {
                  (HttpOptions::allow_host(\"mcp.example.com\"), or HttpOptions::resource with the server's URL), \
                  or HttpOptions::allow_any_host() when a proxy in front checks Host; otherwise any web page \
                  could reach this server through DNS rebinding"
+            ));
+        }
+        if self.options.verifier.is_some() && self.authorization_servers.is_empty() {
+            return refuse(format!(
+                "not serving HTTP on {bound}: bearer tokens need an authorization server to name in the Protected \
+                 Resource Metadata (clients get their tokens there): HttpOptions::authorization_server(\"https://auth.example.com\"), \
+                 or a verifier that knows its issuer (JwksVerifier::issuer)"
             ));
         }
         if self.options.any_host && self.options.verifier.is_some() && self.options.resource.is_none() {

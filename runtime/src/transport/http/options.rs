@@ -149,14 +149,21 @@ impl HttpOptions {
         self
     }
     /// Names an authorization server (its issuer URL) in the Protected Resource Metadata; call it
-    /// once per server.
+    /// once per server. The metadata must name at least one (RFC 9728 as MCP profiles it): without
+    /// this, the verifier's issuer is named ([`TokenVerifier::authorization_server`]), and a
+    /// server with bearer tokens and neither refuses to start.
     pub fn authorization_server(mut self, issuer: impl Into<String>) -> Self {
-        self.authorization_servers.push(issuer.into());
+        let issuer = issuer.into();
+        if !self.authorization_servers.contains(&issuer) {
+            self.authorization_servers.push(issuer);
+        }
         self
     }
     /// Scopes listed in the Protected Resource Metadata (`scopes_supported`), besides the ones
     /// the server's tools, prompts and resources require (`scopes = [...]` on their attributes),
-    /// which are always listed.
+    /// which are always listed. These are also the `scope` of every 401 challenge: the scopes a
+    /// client should ask for first (MCP authorization: "servers SHOULD include a `scope`
+    /// parameter"); a tool that needs more answers 403 `insufficient_scope` naming its own.
     pub fn scopes_supported<S: Into<String>>(mut self, scopes: impl IntoIterator<Item = S>) -> Self {
         self.scopes_supported.extend(scopes.into_iter().map(Into::into));
         self
