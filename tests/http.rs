@@ -539,11 +539,14 @@ impl mcp_resolve::TokenVerifier for Tokens {
     ) -> mcp_resolve::auth::BoxFuture<'a, Result<mcp_resolve::Principal, mcp_resolve::AuthError>> {
         Box::pin(async move {
             match token {
-                "alice" | "bob" | "carol" => Ok(mcp_resolve::Principal {
+                "alice" | "bob" | "carol" | "dave" | "erin" => Ok(mcp_resolve::Principal {
                     subject: token.into(),
                     issuer: Some("test".into()),
                     scopes: match token {
                         "carol" => vec!["notes:read".into(), "notes:admin".into()],
+                        "dave" => vec!["notes:owner".into()],
+                        // A prefix of every scope, and implying none of them.
+                        "erin" => vec!["notes".into()],
                         _ => vec!["notes:read".into()],
                     },
                 }),
@@ -2499,4 +2502,47 @@ async fn the_metadata_always_names_an_authorization_server_and_the_401_names_the
     assert_eq!(r.status, 401);
     let challenge = r.headers["www-authenticate"].to_str().unwrap();
     assert!(challenge.contains(r#"scope="notes:read notes:write""#), "{challenge}");
+}
+
+/// The scopes the caller's token grants, as the tool sees them.
+#[tool]
+async fn my_scopes(cx: Context) -> String {
+    cx.principal().map(|p| p.scopes.join(" ")).unwrap_or_default()
+}
+
+/// 2026-07-28 authorization: "Servers MUST account for scope hierarchies, where a broader scope
+/// implies narrower ones": the server declares them (`Server::scope_implies`), they chain, and
+/// every check — calls, lists, the tool's own view — sees them; nothing is implied by prefix.
+#[tokio::test]
+async fn declared_scope_hierarchies_are_honoured_and_prefixes_imply_nothing() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let addr = start_with(HttpOptions::default().bearer(Tokens), |s| {
+        s.tool(my_scopes)
+            .scope_implies("notes:owner", ["notes:admin"])
+            .scope_implies("notes:admin", ["notes:read"])
+    })
+    .await;
+    let before = PURGED.load(SeqCst);
+    let r = as_user(addr, "dave", 1, json!({"name": "purge", "arguments": {}})).await;
+    assert_eq!(r.json()["result"]["content"][0]["text"], "purged", "{}", r.body);
+    assert!(PURGED.load(SeqCst) > before);
+    let r = as_user(addr, "dave", 2, json!({"name": "my_scopes", "arguments": {}})).await;
+    assert_eq!(
+        r.json()["result"]["content"][0]["text"],
+        "notes:owner notes:admin notes:read",
+        "chained, each once, after the granted ones"
+    );
+    let r = as_user(addr, "erin", 3, json!({"name": "purge", "arguments": {}})).await;
+    assert_eq!(r.status, 403, "`notes` is a prefix, not a broader scope: {}", r.body);
+    let mut params = json!({});
+    params["_meta"] = envelope(json!({}));
+    let body = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list", "params": params}).to_string();
+    let h = [
+        JSON,
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/list"),
+        ("authorization", "Bearer dave"),
+    ];
+    let r = send(addr, "POST", &h, &body).await;
+    assert!(r.body.contains(r#""name":"purge""#), "listed for dave: {}", r.body);
 }

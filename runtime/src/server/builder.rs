@@ -78,6 +78,8 @@ pub(crate) struct Config {
     pub(crate) waiting_flows: Arc<crate::url_flow::Waiting>,
     /// The `subscriptions/listen` streams open, their bounds and lifetime.
     pub(crate) listens: Arc<super::listen::ListenLimits>,
+    /// Scope implications the server declares: a broader scope → the narrower ones it grants.
+    pub(crate) scope_implications: HashMap<String, Vec<String>>,
 }
 
 impl Default for Config {
@@ -103,6 +105,7 @@ impl Default for Config {
                 16,
                 Duration::from_secs(24 * 3600),
             )),
+            scope_implications: HashMap::new(),
         }
     }
 }
@@ -517,6 +520,52 @@ impl Server {
     pub fn url_wait(mut self, wait: Duration) -> Self {
         self.config.url_wait = wait;
         self
+    }
+    /// Declares that the scope `broader` implies each of `narrower` (MCP authorization: "servers
+    /// MUST account for scope hierarchies, where a broader scope implies narrower ones"): a token
+    /// granting `notes:admin` then passes every check for `notes:read` too, and the caller's
+    /// [`Principal::scopes`](crate::Principal) list both. Implications chain (`admin` →
+    /// `write` → `read`); nothing is ever implied by a name's prefix.
+    ///
+    /// ```
+    /// let server = mcp_resolve_runtime::Server::new("notes")
+    ///     .scope_implies("notes:admin", ["notes:write"])
+    ///     .scope_implies("notes:write", ["notes:read"]);
+    /// # let _ = server;
+    /// ```
+    pub fn scope_implies<S: Into<String>>(
+        mut self,
+        broader: impl Into<String>,
+        narrower: impl IntoIterator<Item = S>,
+    ) -> Self {
+        let implied = self.config.scope_implications.entry(broader.into()).or_default();
+        for scope in narrower {
+            let scope = scope.into();
+            if !implied.contains(&scope) {
+                implied.push(scope);
+            }
+        }
+        self
+    }
+    /// `principal` with the scopes its granted ones imply ([`Server::scope_implies`]) added
+    /// after them, each once: what every scope check sees.
+    pub(crate) fn with_implied_scopes(&self, mut principal: Principal) -> Principal {
+        let implications = &self.config.scope_implications;
+        if implications.is_empty() {
+            return principal;
+        }
+        let mut i = 0;
+        while i < principal.scopes.len() {
+            if let Some(implied) = implications.get(&principal.scopes[i]) {
+                for scope in implied {
+                    if !principal.scopes.contains(scope) {
+                        principal.scopes.push(scope.clone());
+                    }
+                }
+            }
+            i += 1;
+        }
+        principal
     }
     /// How many 2026-07-28 `subscriptions/listen` streams may be open at once: `total` across
     /// every caller (default 1024; unauthenticated callers count toward it only) and

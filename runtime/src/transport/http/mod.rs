@@ -305,7 +305,8 @@ impl State {
             return self.page(req, handler).await;
         }
         let principal = match guard::principal(&self.options, req.headers()).await {
-            Ok(p) => p,
+            // Every check of this request sees the scopes the granted ones imply.
+            Ok(p) => p.map(|p| self.server.with_implied_scopes(p)),
             Err(refused) => return refused,
         };
         let session_id = header_str(req.headers(), SESSION_HEADER).map(str::to_owned);
