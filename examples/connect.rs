@@ -825,7 +825,10 @@ async fn main() -> std::io::Result<()> {
     if verifier.is_some() {
         tracing::info!("bearer tokens required; browsers sign in at /login");
     } else {
-        tracing::info!("no tokens: the consent page is open to whoever holds its link");
+        // Without tokens nobody can be told apart: URL-mode questions are refused unless the
+        // server says otherwise, as here, for trying the example on one's own machine.
+        tracing::warn!("no tokens: the consent page is open to whoever holds its link (anonymous_url_flows)");
+        server = server.anonymous_url_flows();
     }
     let pages = Pages::new(server.url_flows(), verifier);
     let (login, connect) = (pages.clone(), pages);

@@ -530,6 +530,8 @@ async fn connect_pages_record_the_consent_once_and_refuse_malformed_requests() {
     let server = std::sync::Arc::new(
         Server::new("connect")
             .url_wait(std::time::Duration::from_millis(20))
+            // No tokens in process: the pages are tried without a sign-in.
+            .anonymous_url_flows()
             .tool(connect::connect_account),
     );
     let pages = connect::Pages::new(server.url_flows(), None);
@@ -640,6 +642,8 @@ async fn connect_refuses_a_decision_posted_from_another_origin() {
     let server = std::sync::Arc::new(
         Server::new("connect")
             .url_wait(std::time::Duration::from_millis(20))
+            // No tokens in process: the pages are tried without a sign-in.
+            .anonymous_url_flows()
             .tool(connect::connect_account),
     );
     let pages = connect::Pages::new(server.url_flows(), None);

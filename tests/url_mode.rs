@@ -60,6 +60,8 @@ async fn connect_now(service: String, cx: Context) -> String {
 fn server() -> Arc<Server> {
     Arc::new(
         Server::new("urls")
+            // The in-memory client carries no token: these flows are bound to nobody.
+            .anonymous_url_flows()
             .state_keys(StateKeys::new(&[9u8; 32]).unwrap())
             .url_wait(Duration::from_millis(100))
             .elicitation_timeout(Duration::from_secs(5))
@@ -295,6 +297,7 @@ async fn the_back_channel_names_the_elicitation_and_says_when_it_is_complete() {
 async fn the_back_channel_gives_up_on_a_page_never_completed() {
     let server = Arc::new(
         Server::new("urls")
+            .anonymous_url_flows()
             .elicitation_timeout(Duration::from_millis(300))
             .tool(connect_account),
     );
@@ -395,6 +398,7 @@ async fn minus_32042_on_2025_only() {
 async fn a_page_never_completed_ends_after_the_rounds() {
     let server = Arc::new(
         Server::new("urls")
+            .anonymous_url_flows()
             .max_rounds(2)
             .url_wait(Duration::from_millis(20))
             .tool(connect_account),
@@ -484,4 +488,39 @@ async fn one_callers_waiting_flows_are_bounded_and_other_callers_and_single_use_
     assert_eq!(text(&done), "sent 10");
     let replay = callers::request(addr, "alice", "tools/call", retry).await;
     assert_eq!(replay["error"]["data"]["reason"], "invalid_request_state", "{replay}");
+}
+
+/// Elicitation, URL mode (both eras): "The MCP Server MUST verify the identity of the user who
+/// opens the URL before accepting information"; 2026-07-28 security: possession of a state handle
+/// "MUST NOT" be treated as authentication. Without a principal there is nobody to bind a flow
+/// to, so by default a URL-mode question of an unauthenticated caller ends the call saying how to
+/// fix it, asks nothing and starts no flow; `Server::anonymous_url_flows` opts in.
+#[tokio::test]
+async fn a_url_mode_question_of_an_unauthenticated_caller_is_refused_unless_the_server_opts_in() {
+    let strict = || {
+        Arc::new(
+            Server::new("urls")
+                .state_keys(StateKeys::new(&[9u8; 32]).unwrap())
+                .tool(connect_account)
+                .tool(connect_now),
+        )
+    };
+    let mut c = TestClient::stateless(strict(), url_caps());
+    let r = c.call_tool("connect_account", json!({"service": "github"})).await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert!(r["result"].get("inputRequests").is_none(), "nothing asked: {r}");
+    let why = text(&r);
+    assert!(why.contains("needs an authenticated caller"), "{why}");
+    assert!(
+        why.contains("HttpOptions::bearer") && why.contains("Server::anonymous_url_flows()"),
+        "{why}"
+    );
+    // The handshake era, asked from the tool body: the same refusal, nothing sent.
+    let mut c = TestClient::handshake(strict(), ProtocolVersion::V2025_11_25, url_caps()).await;
+    let r = c.call_tool("connect_now", json!({"service": "github"})).await;
+    assert!(text(&r).contains("needs an authenticated caller"), "{r}");
+    // Opted in: asked.
+    let mut c = TestClient::stateless(server(), url_caps());
+    let r = c.call_tool("connect_account", json!({"service": "github"})).await;
+    assert_eq!(r["result"]["inputRequests"]["connect"]["params"]["mode"], "url", "{r}");
 }

@@ -128,7 +128,9 @@ pub(crate) enum Progress {
 /// A page reads the `flow` query parameter of its URL, authenticates the user opening it (its own
 /// sign-in, a session cookie), and passes that user as `viewer`: a flow made for one caller
 /// cannot be read or completed by another. A server without authentication has no caller to
-/// bind: the unguessable id is then the only proof, and anyone holding the URL may complete it.
+/// bind, so it asks no URL-mode question unless it opts in with
+/// [`Server::anonymous_url_flows`](crate::Server::anonymous_url_flows): the unguessable id is then
+/// the only proof, and anyone holding the URL may complete it.
 ///
 /// ```
 /// use mcp_resolve_runtime::{FlowError, Principal, Server, UrlFlows};

@@ -26,6 +26,9 @@ impl TokenVerifier for AnyName {
             }
         })
     }
+    fn authorization_server(&self) -> Option<&str> {
+        Some("https://auth.test")
+    }
 }
 
 /// The caller a token names, as the server sees it (for a page completing its flow).

@@ -344,13 +344,17 @@ mod tests {
         assert_eq!(e.code, -32602);
     }
 
+    /// A handshake-era version in an envelope is not served as one (that era starts with
+    /// `initialize`), yet it is listed among the supported: the client may fall back to it.
     #[test]
     fn unsupported_version_names_both_sides() {
         let e = meta(json!({KEY_PROTOCOL_VERSION: "2025-11-25", KEY_CLIENT_CAPABILITIES: {}})).unwrap_err();
         assert_eq!(e.code, -32022);
         assert_eq!(
             e.data,
-            Some(json!({"supported": ["2026-07-28"], "requested": "2025-11-25"}))
+            Some(
+                json!({"supported": ["2026-07-28", "2025-11-25", "2025-06-18", "2024-11-05"], "requested": "2025-11-25"})
+            )
         );
         let e = meta(json!({KEY_PROTOCOL_VERSION: 7, KEY_CLIENT_CAPABILITIES: {}})).unwrap_err();
         assert_eq!(e.data.unwrap()["requested"], 7);

@@ -334,6 +334,8 @@ pub(crate) struct AskContext {
     pub(crate) principal: Option<Principal>,
     pub(crate) wait: Duration,
     pub(crate) limit: std::sync::Arc<super::limit::QuestionLimit>,
+    /// URL-mode questions may be asked of an unauthenticated caller.
+    pub(crate) anonymous_url_flows: bool,
 }
 
 /// How often a waiting question looks at its flow.
@@ -358,6 +360,14 @@ impl AskContext {
             return Err("not a URL-mode question".into());
         };
         check_url(url).map_err(|why| format!("{}: the page's URL is refused: {why}", q.who))?;
+        if self.principal.is_none() && !self.anonymous_url_flows {
+            return Err(format!(
+                "{}: a URL-mode question needs an authenticated caller, so that the page knows the person who opens it is \
+                 the one asked; serve over HTTP with bearer tokens (HttpOptions::bearer), or let anyone holding the \
+                 link complete it with Server::anonymous_url_flows()",
+                q.who
+            ));
+        }
         let id = self
             .flows
             .start(self.principal.as_ref(), message)

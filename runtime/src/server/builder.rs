@@ -80,6 +80,8 @@ pub(crate) struct Config {
     pub(crate) listens: Arc<super::listen::ListenLimits>,
     /// Scope implications the server declares: a broader scope → the narrower ones it grants.
     pub(crate) scope_implications: HashMap<String, Vec<String>>,
+    /// URL-mode questions may be asked of unauthenticated callers ([`Server::anonymous_url_flows`]).
+    pub(crate) anonymous_url_flows: bool,
 }
 
 impl Default for Config {
@@ -106,6 +108,7 @@ impl Default for Config {
                 Duration::from_secs(24 * 3600),
             )),
             scope_implications: HashMap::new(),
+            anonymous_url_flows: false,
         }
     }
 }
@@ -521,6 +524,25 @@ impl Server {
         self.config.url_wait = wait;
         self
     }
+    /// Lets URL-mode questions be asked of callers that are not authenticated. By default they
+    /// are not: the page a URL-mode question sends the user to must know that the person who
+    /// opens it is the one asked (elicitation: "The MCP Server MUST verify the identity of the
+    /// user who opens the URL"; "possession of a state handle MUST NOT be treated as
+    /// authentication"), which takes a principal to bind the flow to, so without bearer tokens
+    /// ([`HttpOptions::bearer`](crate::HttpOptions::bearer)) such a question ends the call saying
+    /// so. With this, a flow of an unauthenticated caller is bound to nobody: whoever holds its
+    /// link may complete it. Use it only where that is what you mean (a page that authenticates
+    /// the user itself and checks the outcome against your own records, or a trusted local
+    /// setup).
+    ///
+    /// ```
+    /// let server = mcp_resolve_runtime::Server::new("kiosk").anonymous_url_flows();
+    /// # let _ = server;
+    /// ```
+    pub fn anonymous_url_flows(mut self) -> Self {
+        self.config.anonymous_url_flows = true;
+        self
+    }
     /// Declares that the scope `broader` implies each of `narrower` (MCP authorization: "servers
     /// MUST account for scope hierarchies, where a broader scope implies narrower ones"): a token
     /// granting `notes:admin` then passes every check for `notes:read` too, and the caller's
@@ -767,6 +789,7 @@ impl Server {
             principal,
             wait: self.config.url_wait,
             limit: self.config.question_limit.clone(),
+            anonymous_url_flows: self.config.anonymous_url_flows,
         }
     }
 
