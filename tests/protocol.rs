@@ -179,6 +179,7 @@ async fn tools_list_has_schemas_and_cache_hints() {
     let schema = &repeat_def["inputSchema"];
     assert_eq!(schema["type"], "object");
     assert_eq!(schema["required"], json!(["word"]));
+    assert_eq!(schema["additionalProperties"], false, "its arguments and no others");
     assert_eq!(
         schema["properties"]["word"],
         json!({"type": "string", "description": "The word."})
@@ -314,9 +315,15 @@ async fn argument_errors_name_the_argument_and_the_expectation() {
     );
     let r = c.call_tool("repeat", json!({})).await;
     assert_eq!(text(&r), "argument `word`: missing required argument (a string)");
-    // Optional arguments may be absent; unknown arguments are ignored.
-    let r = c.call_tool("repeat", json!({"word": "ab", "extra": true})).await;
+    // Optional arguments may be absent; an unknown one is refused (the schema allows none).
+    let r = c.call_tool("repeat", json!({"word": "ab"})).await;
     assert_eq!(text(&r), "ab");
+    let r = c.call_tool("repeat", json!({"word": "ab", "extra": true})).await;
+    assert_eq!(r["result"]["isError"], true);
+    assert_eq!(
+        text(&r),
+        "argument `extra`: tool `repeat` has no such argument; it takes `times`, `word`"
+    );
     assert_still_serving(&mut c).await;
 }
 
@@ -669,10 +676,15 @@ async fn arguments_that_would_grow_too_much_once_parsed_are_refused() {
     assert_eq!(r["error"]["code"], -32602, "{r}");
     let message = r["error"]["message"].as_str().unwrap();
     assert!(message.contains("more than 16 times"), "{message}");
-    // The same text as one string is taken.
+    // The same text as one string is taken (parsed within the budget; then `x` is refused as
+    // an argument `add` does not have, which is a result, not the memory refusal).
     let s = "x".repeat(2_100_000);
     let r = c.call_tool("add", json!({"a": 1, "b": 2, "x": s})).await;
-    assert_eq!(r["result"]["structuredContent"], json!({"result": 3}), "{r}");
+    assert!(r.get("error").is_none(), "{}", &r.to_string()[..200]);
+    assert_eq!(
+        r["result"]["content"][0]["text"],
+        "argument `x`: tool `add` has no such argument; it takes `a`, `b`"
+    );
 }
 
 static SCOPED_RAN: AtomicBool = AtomicBool::new(false);
@@ -881,4 +893,45 @@ async fn an_unrecognised_log_level_in_the_envelope_is_invalid_params() {
         )
         .await;
     assert_eq!(r["result"]["content"][0]["text"], "done", "{r}");
+}
+
+static NOTED: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts its runs (only the unknown-argument test calls it).
+#[tool]
+async fn note_once(text: String) -> String {
+    NOTED.fetch_add(1, Ordering::SeqCst);
+    text
+}
+
+/// Tools (both eras): "Servers MUST validate all tool inputs". A `#[tool]`'s `inputSchema` says
+/// `additionalProperties: false`, so an argument it does not name is refused before anything
+/// runs, as an `isError` result the model can correct, naming the argument and what the tool
+/// takes; the tool's own arguments still work.
+#[tokio::test]
+async fn an_argument_the_schema_does_not_allow_is_refused_before_the_tool_runs() {
+    for mut c in [
+        TestClient::stateless(Server::new("t").tool(note_once).tool(boom), json!({})),
+        TestClient::handshake(
+            Server::new("t").tool(note_once).tool(boom),
+            ProtocolVersion::V2025_11_25,
+            json!({}),
+        )
+        .await,
+    ] {
+        let r = c.call_tool("note_once", json!({"text": "hi", "unexpected": 1})).await;
+        assert_eq!(r["result"]["isError"], true, "{r}");
+        assert_eq!(
+            r["result"]["content"][0]["text"],
+            "argument `unexpected`: tool `note_once` has no such argument; it takes `text`"
+        );
+        let r = c.call_tool("boom", json!({"x": 1})).await;
+        assert_eq!(
+            r["result"]["content"][0]["text"], "argument `x`: tool `boom` has no such argument; it takes no arguments",
+            "{r}"
+        );
+        let r = c.call_tool("note_once", json!({"text": "hi"})).await;
+        assert_eq!(r["result"]["content"][0]["text"], "hi", "{r}");
+    }
+    assert_eq!(NOTED.load(Ordering::SeqCst), 2, "only the well-formed calls ran");
 }

@@ -8,6 +8,7 @@ use schemars::{JsonSchema, SchemaGenerator, generate::SchemaSettings};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
+use std::sync::Arc;
 
 /// Hints about a tool's behaviour, for clients deciding whether to confirm a call.
 ///
@@ -288,7 +289,9 @@ impl ArgsSchema {
             property.insert(MIRROR_KEY.into(), Value::String(header.into()));
         }
     }
-    /// The finished `inputSchema`.
+    /// The finished `inputSchema`: its arguments and no others (`additionalProperties: false`),
+    /// which the server holds calls to (an argument it does not name is refused before the tool
+    /// runs).
     pub fn finish(mut self) -> Map<String, Value> {
         let mut root = Map::new();
         root.insert("type".into(), "object".into());
@@ -300,6 +303,7 @@ impl ArgsSchema {
         if !self.required.is_empty() {
             root.insert("required".into(), Value::Array(self.required));
         }
+        root.insert("additionalProperties".into(), false.into());
         let defs = std::mem::take(self.generator.definitions_mut());
         if !defs.is_empty() {
             root.insert("$defs".into(), Value::Object(defs));
@@ -378,6 +382,19 @@ pub trait Tool: Send + Sync + 'static {
     }
     /// Runs one call.
     fn call(&self, call: ToolCall) -> BoxFuture<'static, CallToolResult>;
+}
+
+/// The argument names an `inputSchema` allows when it says `additionalProperties: false`: its
+/// `properties`' names; `None` when other names are allowed.
+pub(crate) fn closed_arguments(schema: &Map<String, Value>) -> Option<Arc<[String]>> {
+    if schema.get("additionalProperties") != Some(&Value::Bool(false)) {
+        return None;
+    }
+    let names = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().cloned().collect::<Vec<_>>());
+    Some(names.unwrap_or_default().into())
 }
 
 /// A `#[tool]` function parameter: an argument from the client's `arguments`, or something taken

@@ -123,6 +123,9 @@ pub(crate) struct Entry {
     pub(crate) mirrored: Arc<[(String, Vec<String>)]>,
     /// Its answers are single-use ([`ToolDefinition::single_use`]).
     pub(crate) single_use: bool,
+    /// The argument names its `inputSchema` allows, when it allows no others
+    /// (`additionalProperties: false`).
+    pub(crate) closed_arguments: Option<Arc<[String]>>,
 }
 
 /// A registered prompt.
@@ -290,6 +293,7 @@ impl Server {
             scopes: def.scopes.clone().into(),
             mirrored: crate::tool::mirrored_arguments(&def.input_schema).into(),
             single_use,
+            closed_arguments: crate::tool::closed_arguments(&def.input_schema),
         });
         self.definitions.push(def);
         self

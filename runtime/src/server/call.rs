@@ -31,8 +31,13 @@ use tokio_util::sync::CancellationToken;
 /// What a call runs once admitted. Every kind shares the rest of [`PendingCall`]: the scopes
 /// check, the JSON budget, the `Context`, cancellation and the panic guard; only the body differs.
 pub(crate) enum Work {
-    /// `tools/call`: resolvers (the engine), then the tool body.
-    Tool { tool: Arc<dyn Tool>, keys: Arc<Keys> },
+    /// `tools/call`: resolvers (the engine), then the tool body; `closed`: the only argument
+    /// names its schema allows, when it allows no others.
+    Tool {
+        tool: Arc<dyn Tool>,
+        keys: Arc<Keys>,
+        closed: Option<Arc<[String]>>,
+    },
     /// `prompts/get`: resolvers, then the prompt body (arguments checked when the call was read).
     Prompt { prompt: Arc<dyn Prompt>, keys: Arc<Keys> },
     /// `completion/complete`: a completer (none: no values) and the value typed so far.
@@ -214,6 +219,7 @@ impl PendingCall {
         let work = Work::Tool {
             tool: entry.tool.clone(),
             keys: entry.keys.clone(),
+            closed: entry.closed_arguments.clone(),
         };
         Ok(Self::new(
             work,
@@ -470,7 +476,22 @@ impl PendingCall {
             Work::Listen(_) => Err(ErrorObject::internal(
                 "Internal error: a listen stream was run as a call",
             )),
-            Work::Tool { tool, keys } => {
+            Work::Tool { tool, keys, closed } => {
+                // Tools: "Validate all tool inputs": a name the schema does not allow is refused
+                // before anything runs, as a result the model can correct.
+                if let Some(known) = closed
+                    && let Some(unknown) = arguments.keys().find(|k| !known.contains(k))
+                {
+                    let takes = if known.is_empty() {
+                        "it takes no arguments".to_owned()
+                    } else {
+                        let names: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
+                        format!("it takes {}", names.join(", "))
+                    };
+                    let shown: String = unknown.chars().take(64).collect();
+                    let message = format!("argument `{shown}`: tool `{name}` has no such argument; {takes}");
+                    return finish(server, CallToolResult::error(message), version);
+                }
                 if !tool.resolvers().is_empty()
                     && let Err(result) = tool.check_arguments(&arguments)
                 {
