@@ -142,6 +142,7 @@ async fn a_prompt_asks_over_mrtr_and_completes_on_the_retry() {
     let r = c.request("prompts/get", other).await;
     assert_eq!(r["error"]["code"], -32602, "{r}");
     assert_eq!(r["error"]["message"], "Invalid or expired requestState");
+    assert_eq!(r["error"]["data"]["reason"], "invalid_request_state", "{r}");
 }
 
 #[tokio::test]
@@ -229,6 +230,7 @@ async fn a_resource_asks_and_its_retried_read_carries_no_caching_hints() {
         )
         .await;
     assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert_eq!(r["error"]["data"]["reason"], "invalid_request_state", "{r}");
 }
 
 #[tokio::test]

@@ -403,6 +403,7 @@ async fn conformance_multi_round_and_tampered_state() {
         )
         .await;
     assert_eq!(r2["error"]["code"], -32602, "{r2}");
+    assert_eq!(r2["error"]["data"]["reason"], "invalid_request_state", "{r2}");
 }
 
 /// The 2025 elicitation fixtures ask the schemas the runner checks field by field, and a client

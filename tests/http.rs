@@ -599,9 +599,14 @@ async fn bearer_tokens_name_the_principal_and_bind_the_state() {
     let retry = json!({"name": "delete", "arguments": {"path": "x"}, "inputResponses": {"confirm": {"action": "decline"}}, "requestState": state});
     let r = as_user(addr, "bob", 4, retry.clone()).await;
     assert_eq!(
-        (r.status, r.json()["error"]["code"].clone()),
-        (400, json!(-32602)),
-        "bob cannot use alice's state"
+        (
+            r.status,
+            r.json()["error"]["code"].clone(),
+            r.json()["error"]["data"]["reason"].clone()
+        ),
+        (400, json!(-32602), json!("invalid_request_state")),
+        "bob cannot use alice's state: {}",
+        r.body
     );
     let r = as_user(addr, "alice", 5, retry).await;
     assert_eq!(r.json()["result"]["content"][0]["text"], "declined");

@@ -8,6 +8,8 @@ use mcp_resolve::prelude::*;
 use mcp_resolve::testing::TestClient;
 use mcp_resolve::{ProtocolVersion, StateKeys};
 use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
 
 #[derive(FormSchema, Clone, Debug)]
 struct Name {
@@ -49,6 +51,36 @@ async fn pick_greeting(cx: Context) -> Resolution<Option<String>> {
     }
 }
 
+/// What each document says now (each test its own document): the summary's sampling request
+/// quotes it, so the question changes when the document does, between rounds of one call whose
+/// arguments stay the same.
+static DOCUMENTS: Mutex<BTreeMap<String, String>> = Mutex::new(BTreeMap::new());
+
+fn write_document(name: &str, text: &str) {
+    DOCUMENTS.lock().unwrap().insert(name.to_owned(), text.to_owned());
+}
+
+#[resolver(key = "summary")]
+async fn ask_summary(doc: String) -> Sample {
+    let text = DOCUMENTS.lock().unwrap().get(&doc).cloned().unwrap_or_default();
+    Sample::new(format!("Summarize: {text}")).max_tokens(100)
+}
+
+/// Asked once summarized: a second round, while the summary is kept.
+#[resolver(key = "headline")]
+async fn ask_headline(#[resolve(ask_summary)] summary: Sampled) -> Elicit<Name> {
+    Elicit::form(format!("A headline for \"{}\"?", summary.text().unwrap_or("")))
+}
+
+#[tool]
+async fn summarize(
+    doc: String,
+    #[resolve(ask_summary)] summary: Sampled,
+    #[resolve(ask_headline)] headline: Name,
+) -> String {
+    format!("{doc}: {} — {}", headline.name, summary.text().unwrap_or("?"))
+}
+
 #[tool]
 async fn capital_of(country: String, #[resolve(ask_capital)] reply: Sampled) -> String {
     format!("{country}: {} (by {})", reply.text().unwrap_or("?"), reply.model)
@@ -87,6 +119,7 @@ fn server() -> Server {
         .tool(count_roots)
         .tool(all_three)
         .tool(greet)
+        .tool(summarize)
 }
 
 fn text(frame: &Value) -> &str {
@@ -287,20 +320,56 @@ async fn a_malformed_sampling_answer_is_asked_again_and_a_wrong_shape_stops_the_
 
 #[tokio::test]
 async fn an_answer_is_pinned_to_its_question() {
-    // The state of a call about France does not answer a call about Spain: the arguments are
-    // bound, and the question (its messages) is pinned by digest.
+    // A sampling answer counts only for the very request it answers (the digest of its method
+    // and params): when the document changes between rounds, with the same arguments, the
+    // summary of the old text is discarded and the new text asked for, whether the answer came
+    // with this retry or was kept from an earlier round.
     let mut c = TestClient::stateless(server(), all_caps());
-    let r = c.call_tool("capital_of", json!({"country": "France"})).await;
-    let state = r["result"]["requestState"].clone();
-    let r = retry(
-        &mut c,
-        "capital_of",
-        json!({"country": "Spain"}),
-        json!({"capital": sampled("Paris")}),
-        &state,
-    )
-    .await;
+    let args = json!({"doc": "minutes"});
+    let asked = |r: &Value| {
+        let requests = r["result"]["inputRequests"]
+            .as_object()
+            .unwrap_or_else(|| panic!("nothing asked: {r}"));
+        let (key, request) = requests.iter().next().unwrap();
+        assert_eq!(requests.len(), 1, "{r}");
+        let text = match request["method"].as_str().unwrap() {
+            "sampling/createMessage" => &request["params"]["messages"][0]["content"]["text"],
+            _ => &request["params"]["message"],
+        };
+        (
+            format!("{key}: {}", text.as_str().unwrap()),
+            r["result"]["requestState"].clone(),
+        )
+    };
+    write_document("minutes", "we met");
+    let (q, state) = asked(&c.call_tool("summarize", args.clone()).await);
+    assert_eq!(q, "summary: Summarize: we met");
+    // Answered with the retry, after the document changed: discarded, the new text asked for.
+    write_document("minutes", "we met and agreed");
+    let summary = |text: &str| json!({"summary": sampled(text)});
+    let r = retry(&mut c, "summarize", args.clone(), summary("They met."), &state).await;
+    let (q, state) = asked(&r);
+    assert_eq!(q, "summary: Summarize: we met and agreed");
+    let r = retry(&mut c, "summarize", args.clone(), summary("They agreed."), &state).await;
+    let (q, state) = asked(&r);
+    assert_eq!(q, r#"headline: A headline for "They agreed."?"#);
+    // Kept from an earlier round, then the document changes: discarded too.
+    write_document("minutes", "we met, agreed, then disagreed");
+    let headline = json!({"headline": {"action": "accept", "content": {"name": "Deal"}}});
+    let r = retry(&mut c, "summarize", args.clone(), headline.clone(), &state).await;
+    let (q, state) = asked(&r);
+    assert_eq!(q, "summary: Summarize: we met, agreed, then disagreed");
+    let r = retry(&mut c, "summarize", args.clone(), summary("They fell out."), &state).await;
+    let (q, state) = asked(&r);
+    assert_eq!(q, r#"headline: A headline for "They fell out."?"#);
+    let no_deal = json!({"headline": {"action": "accept", "content": {"name": "No deal"}}});
+    let done = retry(&mut c, "summarize", args, no_deal, &state).await;
+    assert_eq!(text(&done), "minutes: No deal — They fell out.");
+
+    // And a state is bound to its arguments: the state of one document does not open for another.
+    let r = retry(&mut c, "summarize", json!({"doc": "other"}), headline, &state).await;
     assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert_eq!(r["error"]["data"]["reason"], "invalid_request_state", "{r}");
 }
 
 // ---------------------------------------------------------------- handshake era

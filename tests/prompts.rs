@@ -7,6 +7,8 @@ use mcp_resolve::{
     CacheScope, Content, Context, GetPromptResult, PromptMessage, ProtocolVersion, Server, prompt, tool,
 };
 use serde_json::{Value, json};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 /// A simple prompt.
 #[prompt]
@@ -80,11 +82,36 @@ async fn era(cx: Context) -> String {
     format!("{:?}", cx.era())
 }
 
+/// Set when `forever_prompt` starts, and when its future is dropped (only
+/// `a_prompt_can_be_cancelled_like_a_call` gets it).
+static FOREVER_STARTED: AtomicBool = AtomicBool::new(false);
+static FOREVER_DROPPED: AtomicBool = AtomicBool::new(false);
+
+struct DropFlag;
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        FOREVER_DROPPED.store(true, Ordering::SeqCst);
+    }
+}
+
 /// Waits forever (until cancelled).
 #[prompt]
 async fn forever_prompt() -> String {
+    let _flag = DropFlag;
+    FOREVER_STARTED.store(true, Ordering::SeqCst);
     std::future::pending::<()>().await;
     String::new()
+}
+
+/// Waits until `flag` is set; false if it is not within 5 s.
+async fn set_soon(flag: &AtomicBool) -> bool {
+    tokio::time::timeout(Duration::from_secs(5), async {
+        while !flag.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    })
+    .await
+    .is_ok()
 }
 
 /// A tool, so a server without prompts can be compared.
@@ -275,11 +302,20 @@ async fn scopes_are_checked_like_tools() {
 async fn a_prompt_can_be_cancelled_like_a_call() {
     let mut c = legacy().await;
     let id = c.start("prompts/get", json!({"name": "forever_prompt"})).await;
+    assert!(set_soon(&FOREVER_STARTED).await, "the prompt started");
+    assert!(!FOREVER_DROPPED.load(Ordering::SeqCst));
     c.notify("notifications/cancelled", json!({"requestId": id})).await;
-    // The cancelled request gets no response; the connection goes on.
-    assert!(c.try_recv(std::time::Duration::from_millis(100)).await.is_none());
+    // Cancelled: the prompt's future is dropped while the connection stays open.
+    assert!(set_soon(&FOREVER_DROPPED).await, "the cancelled prompt was not stopped");
+    // The connection goes on, and the cancelled request never gets a response.
     let r = c.request("prompts/get", json!({"name": "test_simple_prompt"})).await;
     assert!(r["result"]["messages"].is_array(), "{r}");
+    let (frames, result) = c.close().await;
+    assert!(result.is_ok());
+    assert!(
+        frames.iter().all(|f| f["id"] != id),
+        "no response to a cancelled request: {frames:?}"
+    );
 }
 
 #[tokio::test]

@@ -7,7 +7,8 @@ use mcp_resolve::prelude::*;
 use mcp_resolve::testing::TestClient;
 use mcp_resolve::{ProtocolVersion, StateKeys};
 use serde_json::{Value, json};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
@@ -93,6 +94,44 @@ async fn endless(#[resolve(ever_changing)] name: Name) -> String {
     name.name
 }
 
+/// How many files each folder holds now (each test its own folder): the confirmation quotes
+/// the number, so its question changes when the folder does, between rounds of one call whose
+/// arguments stay the same.
+static FILES: Mutex<BTreeMap<String, usize>> = Mutex::new(BTreeMap::new());
+
+fn files_in(dir: &str) -> usize {
+    FILES.lock().unwrap().get(dir).copied().unwrap_or(0)
+}
+
+fn put_files(dir: &str, n: usize) {
+    FILES.lock().unwrap().insert(dir.to_owned(), n);
+}
+
+#[derive(Clone, Debug, FormSchema)]
+struct Note {
+    note: String,
+}
+
+#[resolver]
+async fn confirm_purge(dir: String) -> Elicit<Confirm> {
+    Elicit::form(format!("Delete {} files in {dir}?", files_in(&dir)))
+}
+
+/// Asked once the purge is confirmed: a second round, while the confirmation is kept.
+#[resolver]
+async fn purge_note(#[resolve(confirm_purge)] _ok: Confirm) -> Elicit<Note> {
+    Elicit::form("What should the log say?")
+}
+
+#[tool]
+async fn purge(dir: String, #[resolve(confirm_purge)] ok: Confirm, #[resolve(purge_note)] note: Note) -> String {
+    if ok.ok {
+        format!("deleted {} files in {dir} ({})", files_in(&dir), note.note)
+    } else {
+        format!("kept {dir}")
+    }
+}
+
 /// The yes/no shorthand.
 #[tool]
 async fn wipe(path: String, #[confirm("Wipe {path}? {{really}}")] ok: bool) -> String {
@@ -111,6 +150,7 @@ fn server() -> Server {
         .tool(owner)
         .tool(endless)
         .tool(wipe)
+        .tool(purge)
 }
 
 fn keys() -> StateKeys {
@@ -424,6 +464,49 @@ async fn the_round_limit_stops_an_endless_call() {
     );
 }
 
+/// An answer counts only for the question it answered: when a resolver's question changes
+/// between rounds ("Delete 3 files?", then "Delete 300 files?") with the same arguments, the
+/// answer is discarded and the new question asked, whether the answer came with this retry or
+/// was kept from an earlier round.
+#[tokio::test]
+async fn an_answer_to_a_question_that_changed_is_discarded_and_the_new_question_asked() {
+    let mut c = form_client();
+    let (dir, args) = ("/srv/purge-form", json!({"dir": "/srv/purge-form"}));
+    let yes = json!({"confirm_purge": accept(json!({"ok": true}))});
+    let asked = |r: &Value| {
+        let (requests, state) = input_required(r);
+        let keys: Vec<&String> = requests.keys().collect();
+        let message = requests.values().next().unwrap()["params"]["message"].clone();
+        (format!("{keys:?} {message}"), state)
+    };
+
+    // Answered with the retry, to a question that changed since it was asked.
+    put_files(dir, 3);
+    let (q, state) = asked(&c.call_tool("purge", args.clone()).await);
+    assert_eq!(q, r#"["confirm_purge"] "Delete 3 files in /srv/purge-form?""#);
+    put_files(dir, 300);
+    let (q, state) = asked(&retry(&mut c, "purge", args.clone(), yes.clone(), &state).await);
+    assert_eq!(q, r#"["confirm_purge"] "Delete 300 files in /srv/purge-form?""#);
+
+    // Kept from an earlier round: the folder holds 30 files when the user confirms (the "yes"
+    // to 300 is discarded too), then the note is asked...
+    put_files(dir, 30);
+    let (q, state) = asked(&retry(&mut c, "purge", args.clone(), yes.clone(), &state).await);
+    assert_eq!(q, r#"["confirm_purge"] "Delete 30 files in /srv/purge-form?""#);
+    let (q, state) = asked(&retry(&mut c, "purge", args.clone(), yes.clone(), &state).await);
+    assert_eq!(q, r#"["purge_note"] "What should the log say?""#);
+    // ...the folder grows before the note is answered: the kept "yes" to 30 files does not
+    // delete 3000; the confirmation is asked again.
+    put_files(dir, 3000);
+    let note = json!({"purge_note": accept(json!({"note": "cleanup"}))});
+    let (q, state) = asked(&retry(&mut c, "purge", args.clone(), note.clone(), &state).await);
+    assert_eq!(q, r#"["confirm_purge"] "Delete 3000 files in /srv/purge-form?""#);
+    let (q, state) = asked(&retry(&mut c, "purge", args.clone(), yes, &state).await);
+    assert_eq!(q, r#"["purge_note"] "What should the log say?""#);
+    let done = retry(&mut c, "purge", args, note, &state).await;
+    assert_eq!(text(&done), "deleted 3000 files in /srv/purge-form (cleanup)");
+}
+
 // ---------------------------------------------------------------- sealed state
 
 fn invalid_state(r: &Value) {
@@ -593,6 +676,37 @@ async fn the_back_channel_handles_decline_cancel_and_dependencies() {
     let q = answer_next(&mut c, accept(json!({"pet": "Rex"}))).await;
     assert_eq!(q["params"]["message"], "Zed, what is your pet called?");
     assert_eq!(text(&c.response_to(&json!(id)).await), "Zed has Rex");
+}
+
+/// The handshake era asks on the back-channel, without rounds: a call may ask `max_rounds`
+/// questions there (the same bound), and one more stops it before that question is sent.
+#[tokio::test]
+async fn the_back_channel_asks_at_most_max_rounds_questions_per_call() {
+    let mut c = TestClient::handshake(
+        server().max_rounds(1),
+        ProtocolVersion::V2025_11_25,
+        json!({"elicitation": {}}),
+    )
+    .await;
+    let id = c
+        .start("tools/call", json!({"name": "unwrapped", "arguments": {}}))
+        .await;
+    answer_next(&mut c, accept(json!({"name": "Ada"}))).await;
+    assert_eq!(text(&c.response_to(&json!(id)).await), "hello Ada");
+    let id = c
+        .start("tools/call", json!({"name": "two_questions", "arguments": {}}))
+        .await;
+    answer_next(&mut c, accept(json!({"name": "Ada"}))).await;
+    let next = c.recv().await;
+    assert!(
+        next.get("method").is_none() && next["id"] == id,
+        "the second question is not asked, the call ends: {next}"
+    );
+    assert_eq!(next["result"]["isError"], true, "{next}");
+    assert_eq!(
+        text(&next),
+        "tool `two_questions` stopped: it needed more than 1 questions"
+    );
 }
 
 #[tokio::test]

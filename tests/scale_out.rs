@@ -214,6 +214,7 @@ async fn a_confirmation_replayed_through_the_other_replica_is_refused_when_they_
         let (status, _, refused) = call(port, "alice", id, answer.clone()).await;
         assert_eq!(status, 400, "replica on {port}: {refused}");
         assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        assert_eq!(refused["error"]["data"]["reason"], "invalid_request_state");
     }
     // A decline is not turned into an accept either: round 1 again, declined through one
     // replica, accepted through the other.
@@ -226,6 +227,7 @@ async fn a_confirmation_replayed_through_the_other_replica_is_refused_when_they_
     let accept = json!({"inputResponses": {"confirm_delete": {"action": "accept", "content": {"ok": true}}}, "requestState": state});
     let (status, _, refused) = call(b, "alice", 9, accept).await;
     assert_eq!(status, 400, "{refused}");
+    assert_eq!(refused["error"]["data"]["reason"], "invalid_request_state", "{refused}");
     eprintln!("single use across two replicas and Redis: {:.1?}", started.elapsed());
 }
 
@@ -244,6 +246,7 @@ async fn without_a_shared_store_the_other_replica_cannot_know() {
     );
     let (status, _, refused) = call(b, "alice", 3, answer.clone()).await;
     assert_eq!(status, 400, "the replica that consumed it refuses: {refused}");
+    assert_eq!(refused["error"]["data"]["reason"], "invalid_request_state", "{refused}");
     let (_, _, again) = call(a, "alice", 4, answer).await;
     assert_eq!(
         again["result"]["content"][0]["text"], "deleted /tmp/notes/drafts",

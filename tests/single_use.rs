@@ -4,15 +4,20 @@
 //! into an accept, a fork from an earlier round's state) gets the -32602 every refused state
 //! gets; replicas sharing a store refuse what another replica consumed; a store that fails
 //! refuses the call (-32603) before anything runs. Other calls' states stay replayable within
-//! their life, as before.
+//! their life, as before. Of many retries racing with one state on a multi-threaded runtime,
+//! exactly one runs; a used state is recorded for as long as any replica could take it, and no
+//! longer than `state_ttl` + 2 × `state_leeway`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use mcp_resolve::prelude::*;
-use mcp_resolve::testing::{FailingStore, TestClient};
-use mcp_resolve::{MemoryStore, ProtocolVersion, StateKeys};
+use mcp_resolve::testing::{FailingStore, RecordingStore, TestClient};
+use mcp_resolve::{MemoryStore, ProtocolVersion, StateKeys, Store, StoreError};
 use serde_json::{Value, json};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 #[derive(Clone, Debug, FormSchema)]
 struct Account {
@@ -24,10 +29,19 @@ struct Amount {
     amount: u32,
 }
 
-/// How many times each tool's body ran.
-static TRANSFERS: AtomicUsize = AtomicUsize::new(0);
-static PAYMENTS: AtomicUsize = AtomicUsize::new(0);
-static WIPES: AtomicUsize = AtomicUsize::new(0);
+/// How many times each tool's body ran, by the call: the tool and what names the call (its
+/// amount, path or account). The tests of this binary run at once on other threads, each with
+/// calls of its own, so each reads its own counts: never a delta of a count shared with others.
+static RAN: Mutex<BTreeMap<String, usize>> = Mutex::new(BTreeMap::new());
+
+fn count(call: String) {
+    *RAN.lock().unwrap().entry(call).or_default() += 1;
+}
+
+/// How many times the body of `call` (e.g. `"wipe /data"`) ran.
+fn ran(call: &str) -> usize {
+    RAN.lock().unwrap().get(call).copied().unwrap_or(0)
+}
 
 /// The approval of a transfer: its answer is single-use.
 #[resolver(once)]
@@ -38,7 +52,7 @@ async fn approve(amount: u32) -> Elicit<Confirm> {
 /// Not destructive, but its approval is `once`: single-use through the resolver.
 #[tool]
 async fn transfer(amount: u32, #[resolve(approve)] approval: ElicitationResult<Confirm>) -> String {
-    TRANSFERS.fetch_add(1, Ordering::SeqCst);
+    count(format!("transfer {amount}"));
     match approval {
         ElicitationResult::Accepted(Confirm { ok: true }) => format!("sent {amount}"),
         ElicitationResult::Accepted(_) => "not approved".into(),
@@ -61,14 +75,14 @@ async fn ask_amount(#[resolve(ask_account)] account: Account) -> Elicit<Amount> 
 /// Two rounds: the account, then the amount.
 #[tool]
 async fn pay(#[resolve(ask_amount)] amount: Amount, #[resolve(ask_account)] account: Account) -> String {
-    PAYMENTS.fetch_add(1, Ordering::SeqCst);
+    count(format!("pay {}", account.account));
     format!("paid {} from {}", amount.amount, account.account)
 }
 
 /// Destructive with a confirmation: single-use by default.
 #[tool(destructive = true)]
 async fn wipe(path: String, #[confirm("Wipe {path}?")] ok: bool) -> String {
-    WIPES.fetch_add(1, Ordering::SeqCst);
+    count(format!("wipe {path}"));
     if ok {
         format!("wiped {path}")
     } else {
@@ -184,31 +198,135 @@ async fn replaying_the_last_rounds_state_and_answer_is_refused() {
     let args = json!({"amount": 100});
     let state = state_asking(&call(&mut c, "transfer", args.clone()).await, "approve");
     let yes = json!({"approve": accept(json!({"ok": true}))});
-    let before = TRANSFERS.load(Ordering::SeqCst);
     assert_eq!(
         text(&retry(&mut c, "transfer", args.clone(), yes.clone(), &state).await),
         "sent 100"
     );
     invalid_state(&retry(&mut c, "transfer", args, yes, &state).await);
-    assert_eq!(TRANSFERS.load(Ordering::SeqCst) - before, 1, "the body ran once");
+    assert_eq!(ran("transfer 100"), 1, "the body ran once");
 }
 
 #[tokio::test]
-async fn one_server_refuses_a_replay_on_another_connection_and_only_one_of_two_racing_retries_runs() {
+async fn one_server_refuses_a_replay_on_another_connection() {
     let shared = Arc::new(server());
     let (mut a, mut b) = (client(shared.clone()), client(shared));
     let args = json!({"amount": 7});
     let state = state_asking(&call(&mut a, "transfer", args.clone()).await, "approve");
     let yes = json!({"approve": accept(json!({"ok": true}))});
-    let (ra, rb) = tokio::join!(
-        retry(&mut a, "transfer", args.clone(), yes.clone(), &state),
-        retry(&mut b, "transfer", args, yes, &state)
+    assert_eq!(
+        text(&retry(&mut a, "transfer", args.clone(), yes.clone(), &state).await),
+        "sent 7"
     );
-    let done: Vec<&Value> = [&ra, &rb].into_iter().filter(|r| r.get("result").is_some()).collect();
-    assert_eq!(done.len(), 1, "exactly one of two racing retries runs: {ra} {rb}");
-    assert_eq!(text(done[0]), "sent 7");
-    let refused = if ra.get("error").is_some() { &ra } else { &rb };
-    invalid_state(refused);
+    invalid_state(&retry(&mut b, "transfer", args, yes, &state).await);
+    assert_eq!(ran("transfer 7"), 1);
+}
+
+/// A store that answers after a millisecond, as one across a network does: a check of the used
+/// record and its write that were two steps, not one atomic `insert_new`, would let racers in
+/// between.
+struct Distant(MemoryStore);
+
+type Answer<'a, T> = Pin<Box<dyn Future<Output = Result<T, StoreError>> + Send + 'a>>;
+
+impl Distant {
+    async fn later<T>(answer: impl Future<Output = Result<T, StoreError>>) -> Result<T, StoreError> {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        answer.await
+    }
+}
+
+impl Store for Distant {
+    fn insert_new<'a>(&'a self, key: &'a str, value: &'a [u8], ttl: Duration) -> Answer<'a, bool> {
+        Box::pin(Self::later(self.0.insert_new(key, value, ttl)))
+    }
+    fn get<'a>(&'a self, key: &'a str) -> Answer<'a, Option<Vec<u8>>> {
+        Box::pin(Self::later(self.0.get(key)))
+    }
+    fn replace<'a>(&'a self, key: &'a str, expected: &'a [u8], value: &'a [u8], ttl: Duration) -> Answer<'a, bool> {
+        Box::pin(Self::later(self.0.replace(key, expected, value, ttl)))
+    }
+}
+
+/// A real race: 32 retries with one state, each on a connection of its own, released together
+/// by a barrier on a runtime of 8 worker threads, 8 times over, against the default memory store
+/// and against one that answers a millisecond later. Each time exactly one runs (its body once)
+/// and every other gets the refusal of a used state.
+#[tokio::test(flavor = "multi_thread", worker_threads = 8)]
+async fn of_many_retries_racing_with_one_state_exactly_one_runs() {
+    const RACERS: usize = 32;
+    let yes = json!({"approve": accept(json!({"ok": true}))});
+    let servers = [
+        ("memory", 7_000, Arc::new(server())),
+        (
+            "distant",
+            8_000,
+            Arc::new(server().store(Distant(MemoryStore::default()))),
+        ),
+    ];
+    for (store, amounts, shared) in servers {
+        for attempt in 0..8u32 {
+            let amount = amounts + attempt;
+            let args = json!({"amount": amount});
+            let mut first = client(shared.clone());
+            let state = state_asking(&call(&mut first, "transfer", args.clone()).await, "approve");
+            let barrier = Arc::new(tokio::sync::Barrier::new(RACERS));
+            let racers: Vec<_> = (0..RACERS)
+                .map(|_| {
+                    let mut c = client(shared.clone());
+                    let (barrier, args, yes, state) = (barrier.clone(), args.clone(), yes.clone(), state.clone());
+                    tokio::spawn(async move {
+                        barrier.wait().await;
+                        retry(&mut c, "transfer", args, yes, &state).await
+                    })
+                })
+                .collect();
+            let mut replies = Vec::with_capacity(RACERS);
+            for r in racers {
+                replies.push(r.await.unwrap());
+            }
+            let (done, refused): (Vec<&Value>, Vec<&Value>) = replies.iter().partition(|r| r.get("result").is_some());
+            let what = format!("{store} store, attempt {attempt}");
+            assert_eq!(done.len(), 1, "{what}: {} of {RACERS} retries ran", done.len());
+            assert_eq!(text(done[0]), format!("sent {amount}"));
+            refused.into_iter().for_each(invalid_state);
+            assert_eq!(ran(&format!("transfer {amount}")), 1, "{what}: the body ran once");
+        }
+    }
+}
+
+/// The used state is recorded for the time any replica could still take it: its remaining life
+/// plus the leeway, and the leeway once more for replicas whose clocks are behind; never longer
+/// than `state_ttl` + 2 × `state_leeway` (here 300 s + 2 × 30 s).
+#[tokio::test]
+async fn a_used_state_is_recorded_for_its_remaining_life_and_the_leeway_twice_at_most() {
+    let store = RecordingStore::default();
+    let server = server()
+        .store(store.clone())
+        .state_ttl(Duration::from_secs(300))
+        .state_leeway(Duration::from_secs(30));
+    let mut c = client(server);
+    let args = json!({"path": "/var/recorded"});
+    let before = Instant::now();
+    let state = state_asking(&call(&mut c, "wipe", args.clone()).await, "ok");
+    let yes = json!({"ok": accept(json!({"ok": true}))});
+    assert_eq!(
+        text(&retry(&mut c, "wipe", args, yes, &state).await),
+        "wiped /var/recorded"
+    );
+    let elapsed = before.elapsed();
+    let writes = store.writes();
+    assert_eq!(writes.len(), 1, "one used state: {writes:?}");
+    let (key, ttl) = &writes[0];
+    assert!(key.starts_with("mcp-resolve/used/"), "{key}");
+    let bound = Duration::from_secs(360);
+    assert!(*ttl <= bound, "{ttl:?} is past the bound {bound:?}");
+    // Its remaining life is the TTL less the time since it was sealed (at most `elapsed`); the
+    // margin of 1 s: the state's clock is the system clock, which may be stepped while
+    // `Instant` is not.
+    assert!(
+        *ttl + elapsed + Duration::from_secs(1) >= bound,
+        "{ttl:?}: forgotten while a replica whose clock is behind would still take it"
+    );
 }
 
 #[tokio::test]
@@ -240,12 +358,12 @@ async fn forking_from_an_earlier_rounds_state_is_refused_and_a_once_dependency_c
     let mallory = json!({"ask_account": accept(json!({"account": "mallory"}))});
     invalid_state(&retry(&mut c, "pay", json!({}), mallory, &first).await);
     // The legitimate chain goes on, once.
-    let before = PAYMENTS.load(Ordering::SeqCst);
     let amount = json!({"ask_amount": accept(json!({"amount": 30}))});
     let done = retry(&mut c, "pay", json!({}), amount.clone(), &second).await;
     assert_eq!(text(&done), "paid 30 from alice");
     invalid_state(&retry(&mut c, "pay", json!({}), amount, &second).await);
-    assert_eq!(PAYMENTS.load(Ordering::SeqCst) - before, 1);
+    assert_eq!(ran("pay alice"), 1);
+    assert_eq!(ran("pay mallory"), 0);
 }
 
 #[tokio::test]
@@ -267,13 +385,12 @@ async fn a_destructive_tool_with_a_confirmation_is_single_use_and_replayable_opt
     let args = json!({"path": "/data"});
     let yes = json!({"ok": accept(json!({"ok": true}))});
     let state = state_asking(&call(&mut c, "wipe", args.clone()).await, "ok");
-    let before = WIPES.load(Ordering::SeqCst);
     assert_eq!(
         text(&retry(&mut c, "wipe", args.clone(), yes.clone(), &state).await),
         "wiped /data"
     );
     invalid_state(&retry(&mut c, "wipe", args.clone(), yes.clone(), &state).await);
-    assert_eq!(WIPES.load(Ordering::SeqCst) - before, 1);
+    assert_eq!(ran("wipe /data"), 1);
 
     let state = state_asking(&call(&mut c, "rebuild", args.clone()).await, "ok");
     for _ in 0..2 {
@@ -358,7 +475,6 @@ async fn a_failing_store_fails_closed_and_only_single_use_calls_need_it() {
     let args = json!({"path": "/etc"});
     // The first round has no state to consume: it asks.
     let state = state_asking(&call(&mut c, "wipe", args.clone()).await, "ok");
-    let before = WIPES.load(Ordering::SeqCst);
     let r = retry(&mut c, "wipe", args, json!({"ok": accept(json!({"ok": true}))}), &state).await;
     assert_eq!(r["error"]["code"], -32603, "{r}");
     let message = r["error"]["message"].as_str().unwrap();
@@ -366,7 +482,7 @@ async fn a_failing_store_fails_closed_and_only_single_use_calls_need_it() {
         message.contains("single-use") && message.contains("nothing ran"),
         "{message}"
     );
-    assert_eq!(WIPES.load(Ordering::SeqCst), before, "nothing ran");
+    assert_eq!(ran("wipe /etc"), 0, "nothing ran");
     // A replayable call never asks the store.
     let state = state_asking(&call(&mut c, "greet", json!({})).await, "ask_name");
     let ada = json!({"ask_name": accept(json!({"account": "Ada"}))});
@@ -402,6 +518,7 @@ async fn a_full_memory_store_refuses_single_use_calls_and_nothing_else() {
             assert_eq!(r["error"]["code"], -32603, "{r}");
         }
     }
+    assert_eq!((ran("wipe /a"), ran("wipe /b")), (1, 0));
     let state = state_asking(&call(&mut c, "greet", json!({})).await, "ask_name");
     let ada = json!({"ask_name": accept(json!({"account": "Ada"}))});
     assert_eq!(text(&retry(&mut c, "greet", json!({}), ada, &state).await), "hello Ada");

@@ -10,7 +10,8 @@ use mcp_resolve::testing::TestClient;
 use mcp_resolve::{FlowError, ProtocolVersion, StateKeys, UrlFlows};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use std::sync::Arc;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// What the consent page records.
@@ -57,6 +58,54 @@ async fn connect_now(service: String, cx: Context) -> String {
     }
 }
 
+/// What each item costs now (each test its own item): the payment page's question quotes the
+/// price, so it changes when the price does, between rounds of one call whose arguments stay the
+/// same.
+static PRICES: Mutex<BTreeMap<String, u32>> = Mutex::new(BTreeMap::new());
+
+fn price(item: &str) -> u32 {
+    PRICES.lock().unwrap().get(item).copied().unwrap_or(0)
+}
+
+fn set_price(item: &str, euros: u32) {
+    PRICES.lock().unwrap().insert(item.to_owned(), euros);
+}
+
+/// What the payment page records.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Paid {
+    euros: u32,
+}
+
+#[derive(Clone, Debug, FormSchema)]
+struct Receipt {
+    to: String,
+}
+
+#[resolver(key = "checkout")]
+async fn pay_page(item: String) -> Elicit<Paid> {
+    Elicit::url(
+        format!("Pay {} EUR for {item} on the page", price(&item)),
+        format!("https://shop.example/pay?item={item}"),
+    )
+}
+
+/// Asked once paid: a second round, while the page's outcome is kept.
+#[resolver(key = "receipt")]
+async fn ask_receipt(#[resolve(pay_page)] _paid: Paid) -> Elicit<Receipt> {
+    Elicit::form("Where should the receipt go?")
+}
+
+#[tool]
+async fn buy(item: String, #[resolve(pay_page)] paid: Paid, #[resolve(ask_receipt)] receipt: Receipt) -> String {
+    format!(
+        "{item} at {} EUR, {} EUR paid, receipt to {}",
+        price(&item),
+        paid.euros,
+        receipt.to
+    )
+}
+
 fn server() -> Arc<Server> {
     Arc::new(
         Server::new("urls")
@@ -67,7 +116,8 @@ fn server() -> Arc<Server> {
             .elicitation_timeout(Duration::from_secs(5))
             .tool(connect_account)
             .tool(connect_now)
-            .tool(insecure),
+            .tool(insecure)
+            .tool(buy),
     )
 }
 
@@ -198,6 +248,56 @@ async fn a_page_that_completes_while_the_retry_waits_completes_it() {
         .await;
     page.await.unwrap().unwrap();
     assert_eq!(text(&done), "connected gitlab as tanuki");
+}
+
+/// A page's outcome counts only for the question that sent the user there: when the question
+/// changes between rounds ("Pay 3 EUR", then "Pay 300 EUR") with the same arguments, the outcome
+/// kept from an earlier round is discarded and the user sent to a new page for the new question.
+#[tokio::test]
+async fn a_kept_page_outcome_is_discarded_when_the_question_changes_and_a_new_page_asked() {
+    let server = server();
+    let flows = flows(&server);
+    let mut c = TestClient::stateless(server.clone(), url_caps());
+    let item = "lamp";
+    let again = |responses: Value, state: &Value| json!({"name": "buy", "arguments": {"item": item}, "inputResponses": responses, "requestState": state});
+    set_price(item, 3);
+    let r = c.call_tool("buy", json!({"item": item})).await;
+    let params = &r["result"]["inputRequests"]["checkout"]["params"];
+    assert_eq!(params["message"], "Pay 3 EUR for lamp on the page", "{r}");
+    let first = flow_of(params["url"].as_str().unwrap());
+    flows.complete(&first, None, &Paid { euros: 3 }).await.unwrap();
+    let r = c
+        .request(
+            "tools/call",
+            again(json!({"checkout": {"action": "accept"}}), &r["result"]["requestState"]),
+        )
+        .await;
+    // Paid: the outcome is kept, and the receipt asked.
+    let requests = r["result"]["inputRequests"].as_object().unwrap();
+    assert_eq!(requests.keys().collect::<Vec<_>>(), ["receipt"], "{r}");
+
+    // The price goes up before the receipt is answered: the 3 EUR paid do not buy it at 300.
+    set_price(item, 300);
+    let receipt = json!({"receipt": {"action": "accept", "content": {"to": "me"}}});
+    let r = c
+        .request("tools/call", again(receipt.clone(), &r["result"]["requestState"]))
+        .await;
+    assert_eq!(r["result"]["resultType"], "input_required", "{r}");
+    let params = &r["result"]["inputRequests"]["checkout"]["params"];
+    assert_eq!(params["message"], "Pay 300 EUR for lamp on the page", "{r}");
+    let second = flow_of(params["url"].as_str().unwrap());
+    assert_ne!(second, first, "a new page, for the new question");
+    flows.complete(&second, None, &Paid { euros: 300 }).await.unwrap();
+    let r = c
+        .request(
+            "tools/call",
+            again(json!({"checkout": {"action": "accept"}}), &r["result"]["requestState"]),
+        )
+        .await;
+    let r = c
+        .request("tools/call", again(receipt, &r["result"]["requestState"]))
+        .await;
+    assert_eq!(text(&r), "lamp at 300 EUR, 300 EUR paid, receipt to me", "{r}");
 }
 
 #[tokio::test]

@@ -300,3 +300,71 @@ impl crate::Store for FailingStore {
         Self::fail()
     }
 }
+
+/// A [`MemoryStore`](crate::MemoryStore) that records the key and time to live of every write
+/// (`insert_new` and `replace`, taken or not): for testing how long the server keeps what it
+/// keeps, such as a used single-use answer (`mcp-resolve/used/…`, held until no replica would
+/// take its state: `state_ttl` + 2 × `state_leeway` at most). Clones share the entries and the
+/// record, so a test keeps one and gives the server another.
+///
+/// ```
+/// use mcp_resolve_runtime::{Server, Store, testing::RecordingStore};
+/// use std::time::Duration;
+/// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
+/// let store = RecordingStore::default();
+/// let server = Server::new("t").store(store.clone());
+/// assert!(store.insert_new("k", b"", Duration::from_secs(5)).await.unwrap());
+/// assert!(!store.insert_new("k", b"", Duration::from_secs(9)).await.unwrap());
+/// assert_eq!(
+///     store.writes(),
+///     [("k".to_string(), Duration::from_secs(5)), ("k".to_string(), Duration::from_secs(9))]
+/// );
+/// # let _ = server;
+/// # });
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct RecordingStore {
+    entries: Arc<crate::MemoryStore>,
+    writes: Arc<std::sync::Mutex<Vec<(String, Duration)>>>,
+}
+
+impl RecordingStore {
+    /// Every write so far, in order: its key and the time to live it was given.
+    pub fn writes(&self) -> Vec<(String, Duration)> {
+        self.writes.lock().map(|w| w.clone()).unwrap_or_default()
+    }
+
+    fn record(&self, key: &str, ttl: Duration) {
+        if let Ok(mut w) = self.writes.lock() {
+            w.push((key.to_owned(), ttl));
+        }
+    }
+}
+
+impl crate::Store for RecordingStore {
+    fn insert_new<'a>(
+        &'a self,
+        key: &'a str,
+        value: &'a [u8],
+        ttl: Duration,
+    ) -> futures_util::future::BoxFuture<'a, Result<bool, crate::StoreError>> {
+        self.record(key, ttl);
+        crate::Store::insert_new(self.entries.as_ref(), key, value, ttl)
+    }
+    fn get<'a>(
+        &'a self,
+        key: &'a str,
+    ) -> futures_util::future::BoxFuture<'a, Result<Option<Vec<u8>>, crate::StoreError>> {
+        crate::Store::get(self.entries.as_ref(), key)
+    }
+    fn replace<'a>(
+        &'a self,
+        key: &'a str,
+        expected: &'a [u8],
+        value: &'a [u8],
+        ttl: Duration,
+    ) -> futures_util::future::BoxFuture<'a, Result<bool, crate::StoreError>> {
+        self.record(key, ttl);
+        crate::Store::replace(self.entries.as_ref(), key, expected, value, ttl)
+    }
+}

@@ -601,6 +601,51 @@ mod tests {
         );
     }
 
+    /// A call polls its flow with its caller: another caller's call (another principal, or an
+    /// unauthenticated one) sees nothing of it, pending, declined or done, takes nothing, and the
+    /// owner still gets the outcome afterwards.
+    #[tokio::test]
+    async fn another_callers_poll_of_a_flow_sees_nothing_and_the_owner_still_gets_the_outcome() {
+        let flows = flows();
+        let alice = Principal::new("alice");
+        let mallory = Principal::new("mallory");
+        let others = [Some(&mallory), None];
+        let gone = |p: Progress| matches!(p, Progress::Gone);
+
+        let id = flows.start(Some(&alice), "Connect GitHub").await.unwrap();
+        for other in others {
+            assert!(gone(flows.progress(&id, other).await.unwrap()), "pending, to {other:?}");
+        }
+        assert!(matches!(
+            flows.progress(&id, Some(&alice)).await.unwrap(),
+            Progress::Pending
+        ));
+        flows
+            .complete(&id, Some(&alice), &serde_json::json!({"account": "a1"}))
+            .await
+            .unwrap();
+        for other in others {
+            assert!(gone(flows.progress(&id, other).await.unwrap()), "done, to {other:?}");
+        }
+        match flows.progress(&id, Some(&alice)).await.unwrap() {
+            Progress::Done(v) => assert_eq!(v.get(), r#"{"account":"a1"}"#),
+            other => panic!("the owner lost its outcome: {other:?}"),
+        }
+
+        let declined = flows.start(Some(&alice), "Pay").await.unwrap();
+        flows.decline(&declined, Some(&alice)).await.unwrap();
+        for other in others {
+            assert!(
+                gone(flows.progress(&declined, other).await.unwrap()),
+                "declined, to {other:?}"
+            );
+        }
+        assert!(matches!(
+            flows.progress(&declined, Some(&alice)).await.unwrap(),
+            Progress::Declined
+        ));
+    }
+
     #[tokio::test]
     async fn a_declined_flow_and_made_up_ids() {
         let flows = flows();

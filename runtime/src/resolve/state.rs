@@ -189,22 +189,44 @@ mod tests {
         assert_eq!(other.open::<RoundState>(&sealer, &token).unwrap_err(), invalid_state());
     }
 
+    /// The time to live `open_once` gave the store for `token`'s used record (its first write).
+    fn recorded_ttl(store: &crate::testing::RecordingStore, token: &str) -> std::time::Duration {
+        let key = format!("{USED_PREFIX}{}", crate::seal::token_digest(token));
+        let writes = store.writes();
+        assert!(!writes.is_empty(), "nothing recorded");
+        assert_eq!(writes[0].0, key, "recorded under the token's digest");
+        writes[0].1
+    }
+
     #[tokio::test]
     async fn a_single_use_state_opens_once_and_a_failing_store_refuses_it() {
-        let sealer = Sealer::new(None, std::time::Duration::from_secs(60));
+        use std::time::{Duration, Instant};
+        let sealer = Sealer::new(None, Duration::from_secs(60));
         let args = Map::new();
         let call = binding(&args);
+        let before = Instant::now();
         let token = call.seal(&sealer, &RoundState::default()).unwrap();
-        let store = crate::MemoryStore::default();
+        let store = crate::testing::RecordingStore::default();
         assert!(call.open_once::<RoundState>(&sealer, &store, &token).await.is_ok());
+        let elapsed = before.elapsed();
         assert_eq!(
             call.open_once::<RoundState>(&sealer, &store, &token).await.unwrap_err(),
             invalid_state(),
             "replayed"
         );
-        // Recorded under the token's digest, for the token's life and the leeway twice at most.
+        // Recorded under the token's digest, for the token's life and the leeway twice at most:
+        // 60 s + 2 × 60 s, less the time since it was sealed. (The margin of 1 s: the token's
+        // clock is the system clock, which may be stepped while `Instant` is not.)
         let key = format!("{USED_PREFIX}{}", crate::seal::token_digest(&token));
         assert_eq!(store.get(&key).await.unwrap().as_deref(), Some(&b""[..]));
+        let ttl = recorded_ttl(&store, &token);
+        let bound = sealer.ttl + 2 * sealer.leeway;
+        assert_eq!(bound, Duration::from_secs(180));
+        assert!(ttl <= bound, "{ttl:?} is past the bound {bound:?}");
+        assert!(
+            ttl + elapsed + Duration::from_secs(1) >= bound,
+            "{ttl:?}: forgotten while a replica whose clock is behind could take the token"
+        );
         // A state that does not open never reaches the store.
         let other = CallBinding { tool: "u", ..call };
         assert_eq!(
@@ -221,5 +243,29 @@ mod tests {
             .unwrap_err();
         assert_eq!(e.code, -32603);
         assert!(e.message.contains("single-use"), "{}", e.message);
+    }
+
+    /// A token sealed under a longer TTL than the one configured now expires by the TTL of now,
+    /// and is recorded for that long: the bound is `state_ttl` + 2 × `state_leeway` as configured.
+    #[tokio::test]
+    async fn a_used_state_is_recorded_no_longer_than_the_ttl_configured_now_and_the_leeway_twice() {
+        use crate::StateKeys;
+        use std::time::Duration;
+        let keys = || Some(StateKeys::new(&[3u8; 32]).unwrap());
+        let long = Sealer::new(keys(), Duration::from_secs(600));
+        let mut short = Sealer::new(keys(), Duration::from_secs(30));
+        short.leeway = Duration::from_secs(5);
+        let args = Map::new();
+        let call = binding(&args);
+        let token = call.seal(&long, &RoundState::default()).unwrap();
+        let store = crate::testing::RecordingStore::default();
+        assert!(call.open_once::<RoundState>(&short, &store, &token).await.is_ok());
+        let ttl = recorded_ttl(&store, &token);
+        assert!(ttl <= Duration::from_secs(40), "{ttl:?}");
+        // Less the time since it was sealed, with a margin of 1 s (as above).
+        assert!(
+            ttl >= Duration::from_secs(39),
+            "{ttl:?}: forgotten while a replica whose clock is behind could take the token"
+        );
     }
 }
