@@ -397,11 +397,17 @@ async fn resolved_parameters_are_not_arguments() {
     );
     let wipe_def = tools.iter().find(|t| t["name"] == "wipe").unwrap();
     assert_eq!(wipe_def["inputSchema"]["required"], json!(["path"]));
-    // A value the model puts in `arguments` for a resolved parameter is ignored.
+    // A value the model puts in `arguments` for a resolved parameter is no argument: refused
+    // before anything is asked, so it can never stand in for the user's answer.
     let r = c
         .call_tool("owner", json!({"path": "x", "name": {"name": "Mallory"}}))
         .await;
-    input_required(&r);
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert_eq!(
+        text(&r),
+        "argument `name`: tool `owner` has no such argument; it takes `path`"
+    );
+    input_required(&c.call_tool("owner", json!({"path": "x"})).await);
 }
 
 #[tokio::test]
