@@ -88,6 +88,9 @@ async fn serve(args: Vec<String>) -> std::io::Result<()> {
         .init();
     let mut server = Server::new("bench")
         .version(env!("CARGO_PKG_VERSION"))
+        // The load driver is one caller calling as fast as it can: a benchmark measures the
+        // server, not the per-caller rate limit (100 calls a second by default).
+        .unlimited_call_rate()
         .tool(echo)
         .tool(add)
         .tool(ask_name);

@@ -2551,3 +2551,26 @@ async fn declared_scope_hierarchies_are_honoured_and_prefixes_imply_nothing() {
     let r = send(addr, "POST", &h, &body).await;
     assert!(r.body.contains(r#""name":"purge""#), "listed for dave: {}", r.body);
 }
+
+/// Rate limits over HTTP: a caller over its rate gets 429 with `Retry-After` and the JSON-RPC
+/// error; the rate is counted per principal, so another caller (and an unauthenticated client,
+/// counted by its address) is served.
+#[tokio::test]
+async fn a_caller_over_its_rate_gets_429_and_others_are_served() {
+    let addr = start_with(HttpOptions::default().bearer(Tokens), |s| s.call_rate_limit(1, 2)).await;
+    let call = json!({"name": "nap", "arguments": {"ms": 1}});
+    for _ in 0..2 {
+        assert_eq!(as_user(addr, "alice", 1, call.clone()).await.status, 200);
+    }
+    let r = as_user(addr, "alice", 2, call.clone()).await;
+    assert_eq!(r.status, 429, "{}", r.body);
+    assert_eq!(r.headers["retry-after"], "1");
+    assert_eq!(r.json()["error"]["code"], -32603);
+    assert_eq!(r.json()["id"], 2);
+    assert!(
+        r.json()["error"]["data"]["retryAfterMs"].as_u64().is_some(),
+        "{}",
+        r.body
+    );
+    assert_eq!(as_user(addr, "bob", 3, call).await.status, 200, "bob is not slowed");
+}

@@ -935,3 +935,40 @@ async fn an_argument_the_schema_does_not_allow_is_refused_before_the_tool_runs()
     }
     assert_eq!(NOTED.load(Ordering::SeqCst), 2, "only the well-formed calls ran");
 }
+
+/// Tools: "Rate limit tool invocations"; completion: "Implement appropriate rate limiting". One
+/// caller (here a stdio connection) over its rate is refused before the call runs, saying when to
+/// retry; another connection is not slowed.
+#[tokio::test]
+async fn a_caller_over_its_call_rate_is_refused_and_others_are_not_slowed() {
+    let server = std::sync::Arc::new(Server::new("t").tool(note_rate).call_rate_limit(1, 3));
+    let mut flood = TestClient::stateless(server.clone(), json!({}));
+    let mut other = TestClient::stateless(server, json!({}));
+    for i in 0..3 {
+        let r = flood.call_tool("note_rate", json!({})).await;
+        assert_eq!(r["result"]["content"][0]["text"], "ran", "{i}: {r}");
+    }
+    let r = flood.call_tool("note_rate", json!({})).await;
+    assert_eq!(error_code(&r), -32603, "{r}");
+    let message = r["error"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("Too many requests: this caller may make 1 calls a second (3 at once)"),
+        "{message}"
+    );
+    let retry = r["error"]["data"]["retryAfterMs"].as_u64().unwrap();
+    assert!(retry > 0 && retry <= 1000, "{r}");
+    assert_eq!(RATED.load(Ordering::SeqCst), 3, "the refused call never ran");
+    let r = other.call_tool("note_rate", json!({})).await;
+    assert_eq!(r["result"]["content"][0]["text"], "ran", "another caller: {r}");
+    // Lists and discovery are not calls: never refused.
+    assert!(flood.request("tools/list", json!({})).await["result"]["tools"].is_array());
+}
+
+static RATED: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts its runs (only the rate test calls it).
+#[tool]
+async fn note_rate() -> String {
+    RATED.fetch_add(1, Ordering::SeqCst);
+    "ran".into()
+}

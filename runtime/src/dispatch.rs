@@ -199,6 +199,19 @@ impl Admitted {
         self.call.wants_stream()
     }
 
+    /// Takes the call from `caller`'s rate ([`Server::call_rate_limit`]); `Err` with the error
+    /// it is refused with and how long until the caller may retry. Listen streams are bounded
+    /// apart and not counted.
+    pub(crate) fn over_rate(
+        &self,
+        caller: &crate::server::rate::CallerKey,
+    ) -> Result<(), (ErrorObject, std::time::Duration)> {
+        match &self.server.config.call_rate {
+            Some(rate) if !self.call.is_listen() => rate.take(caller),
+            _ => Ok(()),
+        }
+    }
+
     /// Whether the call is a `subscriptions/listen` stream, open for long.
     pub(crate) fn is_listen(&self) -> bool {
         self.call.is_listen()

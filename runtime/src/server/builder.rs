@@ -82,6 +82,8 @@ pub(crate) struct Config {
     pub(crate) scope_implications: HashMap<String, Vec<String>>,
     /// URL-mode questions may be asked of unauthenticated callers ([`Server::anonymous_url_flows`]).
     pub(crate) anonymous_url_flows: bool,
+    /// Calls per caller ([`Server::call_rate_limit`]); `None`: unlimited.
+    pub(crate) call_rate: Option<Arc<super::rate::CallRate>>,
 }
 
 impl Default for Config {
@@ -109,9 +111,18 @@ impl Default for Config {
             )),
             scope_implications: HashMap::new(),
             anonymous_url_flows: false,
+            call_rate: Some(Arc::new(super::rate::CallRate::new(
+                std::num::NonZeroU32::MIN.saturating_add(DEFAULT_CALLS_PER_SECOND - 1),
+                std::num::NonZeroU32::MIN.saturating_add(DEFAULT_CALL_BURST - 1),
+            ))),
         }
     }
 }
+
+/// Calls per second one caller may make by default ([`Server::call_rate_limit`]).
+const DEFAULT_CALLS_PER_SECOND: u32 = 100;
+/// Calls one caller may make at once by default.
+const DEFAULT_CALL_BURST: u32 = 200;
 
 /// A registered tool and the keys of its questions.
 pub(crate) struct Entry {
@@ -526,6 +537,36 @@ impl Server {
     /// ```
     pub fn url_wait(mut self, wait: Duration) -> Self {
         self.config.url_wait = wait;
+        self
+    }
+    /// How many calls (`tools/call`, `prompts/get`, `resources/read`, `completion/complete`) one
+    /// caller may make: `per_second` sustained, `burst` at once (defaults 100 and 200: far more
+    /// than a model calls, so only a runaway client meets them). A caller is an authenticated
+    /// principal, else an unauthenticated HTTP client's address, else a stdio connection. Past
+    /// it the call is refused before it runs: -32603 "Too many requests … retry in N ms" with
+    /// `data.retryAfterMs`, and over HTTP status 429 with `Retry-After`; other callers are not
+    /// slowed. `subscriptions/listen` is bounded apart ([`Server::max_listens`]).
+    ///
+    /// ```
+    /// let server = mcp_resolve_runtime::Server::new("notes").call_rate_limit(20, 40);
+    /// # let _ = server;
+    /// ```
+    pub fn call_rate_limit(mut self, per_second: u32, burst: u32) -> Self {
+        let one = std::num::NonZeroU32::MIN;
+        let per_second = std::num::NonZeroU32::new(per_second).unwrap_or(one);
+        let burst = std::num::NonZeroU32::new(burst).unwrap_or(one);
+        self.config.call_rate = Some(Arc::new(super::rate::CallRate::new(per_second, burst)));
+        self
+    }
+    /// Takes calls at any rate (no [`Server::call_rate_limit`]): for a server behind a gateway
+    /// that limits callers itself, or a benchmark.
+    ///
+    /// ```
+    /// let server = mcp_resolve_runtime::Server::new("bench").unlimited_call_rate();
+    /// # let _ = server;
+    /// ```
+    pub fn unlimited_call_rate(mut self) -> Self {
+        self.config.call_rate = None;
         self
     }
     /// Lets URL-mode questions be asked of callers that are not authenticated. By default they

@@ -6,6 +6,7 @@
 pub(crate) mod builder;
 pub(crate) mod call;
 pub(crate) mod listen;
+pub(crate) mod rate;
 pub(crate) mod session;
 pub(crate) mod updates;
 

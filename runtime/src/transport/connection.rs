@@ -11,6 +11,7 @@ use crate::peer::{Mailbox, Outbound, Peer, Slot};
 use crate::protocol::ErrorObject;
 use crate::protocol::inbound::classify;
 use crate::protocol::jsonrpc::Outgoing;
+use crate::server::rate::CallerKey;
 use crate::server::{Server, Session};
 use crate::throttle::Throttle;
 use futures_util::FutureExt;
@@ -47,6 +48,9 @@ async fn read_messages<R: AsyncRead + Unpin>(
 ) -> std::io::Result<()> {
     let peer = Peer::new(outbound.clone(), server.config.max_waiting);
     let dispatcher = Dispatcher::connection(server.clone());
+    // Its calls' rate is counted for the connection: stdio carries no token.
+    static CONNECTIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let caller = CallerKey::Connection(CONNECTIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed));
     let mut frames = FrameReader::new(reader, server.config.max_frame_bytes);
     // Notifications for its subscriptions go on the connection too, never waiting for room.
     let mut session = Session::with_mailbox(Mailbox::attached(&outbound));
@@ -129,7 +133,15 @@ async fn read_messages<R: AsyncRead + Unpin>(
             Ok(Frame::Line(bytes)) => bytes,
         };
         // No principal: stdio carries no token.
-        match dispatcher.dispatch(&mut session, Some(&peer), None, classify(&bytes)) {
+        let dispatched = match dispatcher.dispatch(&mut session, Some(&peer), None, classify(&bytes)) {
+            // A caller over its rate: refused before anything runs.
+            Dispatch::Call(call) => match call.over_rate(&caller) {
+                Ok(()) => Dispatch::Call(call),
+                Err((e, _)) => Dispatch::Reply(Outgoing::error(Some(call.id().clone()), e)),
+            },
+            other => other,
+        };
+        match dispatched {
             Dispatch::Done => {}
             Dispatch::Reply(message) => {
                 outbound.send(message).await;

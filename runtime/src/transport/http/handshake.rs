@@ -15,6 +15,7 @@ use crate::protocol::inbound::Inbound;
 use crate::protocol::jsonrpc::Outgoing;
 use crate::protocol::{Era, ErrorObject, ProtocolVersion};
 use crate::server::Session;
+use crate::server::rate::CallerKey;
 use crate::server::updates::MAX_QUEUED;
 use http::{HeaderValue, StatusCode};
 use std::sync::{Arc, Weak};
@@ -63,6 +64,7 @@ impl State {
         session_id: &str,
         inbound: Inbound<'_>,
         principal: Option<Principal>,
+        caller: &CallerKey,
     ) -> http::Response<Body> {
         let legacy = match self.session(headers, session_id, principal.as_ref()) {
             Ok(legacy) => legacy,
@@ -81,6 +83,11 @@ impl State {
             && let Err(forbidden) = call.allowed(principal.as_ref())
         {
             return self.insufficient_scope(headers, call.id().clone(), &forbidden);
+        }
+        if let Dispatch::Call(call) = &dispatched
+            && let Err((e, wait)) = call.over_rate(caller)
+        {
+            return super::too_many(call.id().clone(), e, wait);
         }
         match dispatched {
             Dispatch::Done => empty(StatusCode::ACCEPTED),

@@ -25,6 +25,7 @@ use crate::protocol::inbound::{Inbound, classify};
 use crate::protocol::jsonrpc::Outgoing;
 use crate::protocol::{ErrorObject, RequestId, codes};
 use crate::server::Server;
+use crate::server::rate::CallerKey;
 use crate::throttle::Throttle;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
@@ -107,6 +108,17 @@ fn message_response(message: Outgoing, error_status: bool) -> Response<Body> {
 
 fn error_response(id: Option<RequestId>, e: ErrorObject) -> Response<Body> {
     message_response(Outgoing::error(id, e), true)
+}
+
+/// 429 with `Retry-After` (whole seconds, rounded up): a caller over its rate
+/// ([`Server::call_rate_limit`]); nothing of the call ran.
+fn too_many(id: RequestId, e: ErrorObject, wait: Duration) -> Response<Body> {
+    let mut r = error_response(Some(id), e).with_status(StatusCode::TOO_MANY_REQUESTS);
+    let secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+    if let Ok(v) = HeaderValue::from_str(&secs.max(1).to_string()) {
+        r.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    r
 }
 
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -276,7 +288,7 @@ impl State {
         r
     }
 
-    async fn handle(self: Arc<Self>, req: Request<Incoming>) -> Response<Body> {
+    async fn handle(self: Arc<Self>, req: Request<Incoming>, peer: Option<SocketAddr>) -> Response<Body> {
         let document = metadata::is_document_path(&self.options, req.uri().path());
         let page = self
             .options
@@ -354,13 +366,16 @@ impl State {
         if let Inbound::Invalid { id, error } = inbound {
             return error_response(id, error).with_status(StatusCode::BAD_REQUEST);
         }
+        // Whose rate a call counts against: the principal, else the client's address.
+        let unauthenticated = peer.map_or(CallerKey::Connection(0), |p| CallerKey::Address(p.ip()));
+        let caller = CallerKey::of(principal.as_ref(), unauthenticated);
         if let Some(id) = session_id {
-            return self.in_session(&parts.headers, &id, inbound, principal);
+            return self.in_session(&parts.headers, &id, inbound, principal, &caller);
         }
         if opens_session(&parts.headers, &inbound) {
             return self.initialize(inbound, principal);
         }
-        self.stateless(&parts.headers, inbound, principal).await
+        self.stateless(&parts.headers, inbound, principal, &caller).await
     }
 }
 
@@ -515,7 +530,7 @@ impl State {
         let header_timeout = self.options.header_timeout;
         let service = hyper::service::service_fn(move |req| {
             let state = self.clone();
-            async move { Ok::<_, Infallible>(state.handle(req).await) }
+            async move { Ok::<_, Infallible>(state.handle(req, peer).await) }
         });
         let served = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())

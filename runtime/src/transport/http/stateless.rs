@@ -10,6 +10,7 @@ use crate::protocol::inbound::Inbound;
 use crate::protocol::jsonrpc::raw_str;
 use crate::protocol::messages::ParamsHead;
 use crate::protocol::{Era, ErrorObject, ProtocolVersion, RequestId, codes};
+use crate::server::rate::CallerKey;
 use crate::server::{Server, Session};
 use http::{HeaderMap, StatusCode};
 
@@ -88,6 +89,7 @@ impl State {
         headers: &HeaderMap,
         inbound: Inbound<'_>,
         principal: Option<Principal>,
+        caller: &CallerKey,
     ) -> http::Response<Body> {
         match &inbound {
             Inbound::Request { id, method, params } => {
@@ -115,6 +117,11 @@ impl State {
             && let Err(forbidden) = call.allowed(principal.as_ref())
         {
             return self.insufficient_scope(headers, call.id().clone(), &forbidden);
+        }
+        if let Dispatch::Call(call) = &dispatched
+            && let Err((e, wait)) = call.over_rate(caller)
+        {
+            return super::too_many(call.id().clone(), e, wait);
         }
         match dispatched {
             Dispatch::Done => empty(StatusCode::ACCEPTED),
