@@ -1,5 +1,6 @@
 //! Every question and answer is a `tracing` event with the tool, the resolver's key, the mode, the
-//! action and the round. (Its own test binary: the subscriber is process-wide.)
+//! action and the round; a client's cancellation is logged with its reason. (Its own test binary:
+//! the subscriber is process-wide.)
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use mcp_resolve::prelude::*;
@@ -33,7 +34,7 @@ async fn every_question_and_answer_is_logged() {
     tracing_subscriber::fmt()
         .with_writer(move || writer.clone())
         .with_ansi(false)
-        .with_max_level(tracing::Level::INFO)
+        .with_max_level(tracing::Level::DEBUG)
         .init();
     let mut c = TestClient::stateless(Server::new("logs").tool(ship), json!({"elicitation": {}}));
     let r = c.call_tool("ship", json!({"service": "api"})).await;
@@ -73,4 +74,32 @@ async fn every_question_and_answer_is_logged() {
     ] {
         assert!(answered.contains(field), "{field} in {answered}");
     }
+    // Cancellation: the reason "can be logged" — it is, with the request's id.
+    let mut c = TestClient::handshake(
+        Server::new("logs").tool(ship),
+        mcp_resolve::ProtocolVersion::V2025_11_25,
+        json!({"elicitation": {}}),
+    )
+    .await;
+    let id = c
+        .start("tools/call", json!({"name": "ship", "arguments": {"service": "api"}}))
+        .await;
+    assert_eq!(c.recv().await["method"], "elicitation/create");
+    c.notify(
+        "notifications/cancelled",
+        json!({"requestId": id, "reason": "user pressed stop"}),
+    )
+    .await;
+    assert_eq!(
+        c.recv().await["method"],
+        "notifications/cancelled",
+        "the server's own question too"
+    );
+    let text = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
+    let cancelled = text
+        .lines()
+        .find(|l| l.contains("request cancelled by the client"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(cancelled.contains("reason=\"user pressed stop\""), "{cancelled}");
+    assert!(cancelled.contains(&format!("id={id}")), "{cancelled}");
 }

@@ -924,3 +924,87 @@ async fn a_tool_may_ask_a_caller_only_so_often() {
     let r = c.call_tool("unwrapped", json!({})).await;
     assert_eq!(r["result"]["isError"], true, "asked nothing: {r}");
 }
+
+/// The next frame, which must be a notification or a request, within 5 s.
+async fn next_notification(c: &mut TestClient) -> Value {
+    let frame = c.try_recv(Duration::from_secs(5)).await.expect("a frame within 5 s");
+    assert!(frame.get("method").is_some(), "a notification or request: {frame}");
+    frame
+}
+
+/// Cancellation (both pages): a party that stops waiting for its own request SHOULD tell the
+/// other with `notifications/cancelled`. When a question times out, or the call that asked is
+/// cancelled, the server cancels its `elicitation/create`, saying why.
+#[tokio::test]
+async fn a_question_the_server_stops_waiting_for_is_cancelled_with_the_client() {
+    let mut c = TestClient::handshake(
+        server().elicitation_timeout(Duration::from_millis(100)),
+        ProtocolVersion::V2025_11_25,
+        json!({"elicitation": {}}),
+    )
+    .await;
+    let id = c
+        .start("tools/call", json!({"name": "unwrapped", "arguments": {}}))
+        .await;
+    let asked = c.recv().await;
+    assert_eq!(asked["method"], "elicitation/create");
+    let cancelled = next_notification(&mut c).await;
+    assert_eq!(cancelled["method"], "notifications/cancelled", "{cancelled}");
+    assert_eq!(cancelled["params"]["requestId"], asked["id"]);
+    assert_eq!(
+        cancelled["params"]["reason"],
+        "the server stopped waiting: no answer in time"
+    );
+    assert_eq!(c.response_to(&json!(id)).await["result"]["isError"], true);
+
+    // The client cancels the call while its question waits: the question is cancelled too.
+    let mut c = legacy(json!({"elicitation": {}})).await;
+    let id = c
+        .start("tools/call", json!({"name": "unwrapped", "arguments": {}}))
+        .await;
+    let asked = c.recv().await;
+    c.notify(
+        "notifications/cancelled",
+        json!({"requestId": id, "reason": "user pressed stop"}),
+    )
+    .await;
+    let cancelled = next_notification(&mut c).await;
+    assert_eq!(cancelled["method"], "notifications/cancelled", "{cancelled}");
+    assert_eq!(cancelled["params"]["requestId"], asked["id"]);
+    assert_eq!(
+        cancelled["params"]["reason"],
+        "the server stopped waiting: the call it asked for was cancelled"
+    );
+    // An answered question is never cancelled.
+    let mut c = legacy(json!({"elicitation": {}})).await;
+    let id = c
+        .start("tools/call", json!({"name": "unwrapped", "arguments": {}}))
+        .await;
+    answer_next(&mut c, json!({"action": "decline"})).await;
+    c.response_to(&json!(id)).await;
+    assert!(c.try_recv(Duration::from_millis(100)).await.is_none(), "nothing more");
+}
+
+/// Lifecycle: "The server SHOULD NOT send requests other than pings and logging before receiving
+/// the initialized notification". A call that asks before it comes waits; the question goes out
+/// once the client sends `notifications/initialized`.
+#[tokio::test]
+async fn no_question_goes_out_before_the_client_is_initialized() {
+    let mut c = TestClient::raw(server());
+    let init = c
+        .start(
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "0"}}),
+        )
+        .await;
+    c.response_to(&json!(init)).await;
+    c.start("tools/call", json!({"name": "unwrapped", "arguments": {}}))
+        .await;
+    assert!(
+        c.try_recv(Duration::from_millis(200)).await.is_none(),
+        "nothing asked before notifications/initialized"
+    );
+    c.notify("notifications/initialized", json!({})).await;
+    let asked = c.recv().await;
+    assert_eq!(asked["method"], "elicitation/create", "{asked}");
+}

@@ -76,6 +76,11 @@ impl Dispatcher {
             Inbound::Notification { method, params } => {
                 if method == CANCELLED {
                     self.cancel(&params);
+                } else if method == "notifications/initialized" {
+                    // Requests to the client may go out now.
+                    if let Some(peer) = peer {
+                        peer.initialized();
+                    }
                 } else {
                     tracing::trace!(method = %method, "notification ignored");
                 }
@@ -139,7 +144,11 @@ impl Dispatcher {
         let Some(id) = id else { return };
         let token = registry.lock().ok().and_then(|m| m.get(&id).cloned());
         if let Some(token) = token {
-            tracing::debug!(%id, "request cancelled by the client");
+            // Cancellation: the reason "can be logged"; a client's text, so shortened.
+            let reason = params.reason.and_then(crate::protocol::jsonrpc::raw_str);
+            let reason: Option<String> = reason.map(|r| r.chars().take(200).collect());
+            let reason = reason.as_deref().unwrap_or("none given");
+            tracing::debug!(%id, reason, "request cancelled by the client");
             token.cancel();
         }
     }

@@ -128,6 +128,10 @@ pub(crate) struct Peer {
     max_waiting: usize,
     /// The running slot of the one call this handle belongs to, left while it waits (stdio).
     slot: Option<Arc<Slot>>,
+    /// The client sent `notifications/initialized`: requests may go out (lifecycle: "The server
+    /// SHOULD NOT send requests other than pings and logging before receiving the initialized
+    /// notification").
+    initialized: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
 /// A call's running slot (and its place in the admission queue), given up while the call waits
@@ -205,22 +209,49 @@ pub(crate) enum PeerError {
     Closed,
     /// As many questions as may wait at once are waiting already; this one was not sent.
     Busy(usize),
+    /// The client did not send `notifications/initialized` in time: nothing was sent.
+    NotInitialized,
 }
 
-/// Removes a waiter when the request is abandoned (timeout, cancellation of the call).
+/// Removes a waiter when the request is abandoned (timeout, cancellation of the call), and then
+/// tells the client it need not answer (cancellation: a party that stops waiting "SHOULD" send
+/// `notifications/cancelled`), with `reason`. A request answered, or a connection closed, sends
+/// nothing.
 struct WaiterGuard<'a> {
     waiters: &'a Waiters,
     id: RequestId,
+    outbound: &'a Outbound,
+    reason: &'static str,
 }
 
 impl Drop for WaiterGuard<'_> {
     fn drop(&mut self) {
-        if let Ok(mut w) = self.waiters.lock()
-            && let Some(map) = w.as_mut()
-        {
-            map.remove(&self.id);
+        let abandoned = match self.waiters.lock() {
+            Ok(mut w) => w.as_mut().is_some_and(|map| map.remove(&self.id).is_some()),
+            Err(_) => false,
+        };
+        if abandoned {
+            let params = CancelledParams {
+                request_id: &self.id,
+                reason: self.reason,
+            };
+            if let Ok(params) = to_raw(&params) {
+                // Never waits: a full or closed queue loses it, as the request is over anyway.
+                let _ = self.outbound.tx.try_send(Outgoing::Notification {
+                    method: crate::protocol::messages::CANCELLED,
+                    params,
+                });
+            }
         }
     }
+}
+
+/// The params of the `notifications/cancelled` the server sends for its own request.
+#[derive(Serialize)]
+struct CancelledParams<'a> {
+    #[serde(rename = "requestId")]
+    request_id: &'a RequestId,
+    reason: &'static str,
 }
 
 impl Peer {
@@ -234,7 +265,13 @@ impl Peer {
             waiting: Arc::new(Semaphore::new(max_waiting.max(1))),
             max_waiting: max_waiting.max(1),
             slot: None,
+            initialized: Arc::new(tokio::sync::watch::Sender::new(false)),
         }
+    }
+
+    /// The client sent `notifications/initialized`: requests waiting for it go out.
+    pub(crate) fn initialized(&self) {
+        self.initialized.send_replace(true);
     }
 
     /// The handle of one call, which leaves `slot` while its questions wait.
@@ -257,6 +294,7 @@ impl Peer {
             waiting: other.waiting.clone(),
             max_waiting: other.max_waiting,
             slot: None,
+            initialized: other.initialized.clone(),
         }
     }
 
@@ -268,6 +306,15 @@ impl Peer {
         timeout: Duration,
     ) -> Result<Value, PeerError> {
         let params = to_raw(params).map_err(PeerError::Client)?;
+        // Nothing goes out before the client said it is initialized (it may still be setting
+        // up); it has the same time to say so as to answer.
+        let mut ready = self.initialized.subscribe();
+        if tokio::time::timeout(timeout, ready.wait_for(|done| *done))
+            .await
+            .is_err()
+        {
+            return Err(PeerError::NotInitialized);
+        }
         let Ok(_waiting) = self.waiting.clone().try_acquire_owned() else {
             return Err(PeerError::Busy(self.max_waiting));
         };
@@ -283,9 +330,11 @@ impl Peer {
             },
             Err(_) => return Err(PeerError::Closed),
         }
-        let _guard = WaiterGuard {
+        let mut guard = WaiterGuard {
             waiters: &self.waiters,
             id: id.clone(),
+            outbound: &self.outbound,
+            reason: "the server stopped waiting: the call it asked for was cancelled",
         };
         self.asked.notify_one();
         let message = Outgoing::Request {
@@ -297,6 +346,10 @@ impl Peer {
             return Err(PeerError::Closed);
         }
         let answer = tokio::time::timeout(timeout, rx).await;
+        if answer.is_err() {
+            guard.reason = "the server stopped waiting: no answer in time";
+        }
+        drop(guard);
         drop(_waiting);
         if let Some(away) = away {
             away.back().await;

@@ -60,6 +60,9 @@ pub(crate) struct ParamsHead<'a> {
     /// The lists: where the page starts.
     #[serde(default, borrow)]
     pub(crate) cursor: Option<&'a RawValue>,
+    /// `notifications/cancelled`: why.
+    #[serde(default, borrow)]
+    pub(crate) reason: Option<&'a RawValue>,
 }
 
 /// The answer to `elicitation/create`, from the client: `accept` (with content), `decline` or

@@ -631,6 +631,10 @@ impl BackChannel {
                 )))
             }
             Err(PeerError::Closed) => Asked::Done(Err(format!("{who}: the client went away before answering"))),
+            Err(PeerError::NotInitialized) => Asked::Done(Err(format!(
+                "{who}: not asked: the client did not send notifications/initialized within {:?}",
+                self.timeout
+            ))),
         }
     }
 
