@@ -972,3 +972,50 @@ async fn note_rate() -> String {
     RATED.fetch_add(1, Ordering::SeqCst);
     "ran".into()
 }
+
+/// Ping: "Implementations SHOULD periodically issue pings to detect connection health", the
+/// frequency configurable. A handshake-era stdio client is pinged every `ping_interval` once
+/// initialized; one that answers keeps its connection, one that leaves a ping unanswered for as
+/// long is taken to be gone and its connection ends.
+#[tokio::test(start_paused = true)]
+async fn an_idle_client_is_pinged_and_one_that_never_answers_is_let_go() {
+    let every = Duration::from_secs(60);
+    let mut c = TestClient::handshake(
+        server().ping_interval(Some(every)),
+        ProtocolVersion::V2025_11_25,
+        json!({}),
+    )
+    .await;
+    let started = tokio::time::Instant::now();
+    let ping = c.try_recv(Duration::from_secs(600)).await.expect("a ping");
+    assert_eq!(ping["method"], "ping", "{ping}");
+    assert_eq!(started.elapsed(), every);
+    c.send(&json!({"jsonrpc": "2.0", "id": ping["id"], "result": {}})).await;
+    let r = c.call_tool("add", json!({"a": 1, "b": 2})).await;
+    assert_eq!(r["result"]["structuredContent"]["result"], 3, "still served: {r}");
+    // The next ping goes unanswered: a whole interval later the connection ends.
+    let ping = c.try_recv(Duration::from_secs(600)).await.expect("a second ping");
+    assert_eq!(ping["method"], "ping");
+    let unanswered = tokio::time::Instant::now();
+    let given_up = c.try_recv(Duration::from_secs(600)).await.expect("the ping cancelled");
+    assert_eq!(given_up["method"], "notifications/cancelled", "{given_up}");
+    assert_eq!(given_up["params"]["requestId"], ping["id"]);
+    assert_eq!(unanswered.elapsed(), every, "exactly one interval");
+    // The server closed its side: end of input at once, not a wait of 600 s.
+    let closed = tokio::time::Instant::now();
+    assert!(
+        c.try_recv(Duration::from_secs(600)).await.is_none(),
+        "nothing more: the server let go"
+    );
+    assert!(
+        closed.elapsed() < Duration::from_secs(1),
+        "the pipe is closed, not quiet"
+    );
+    let (_, ended) = c.close().await;
+    assert!(ended.is_ok(), "{ended:?}");
+
+    // A 2026-07-28 connection has no ping.
+    let mut c = TestClient::stateless(server().ping_interval(Some(every)), json!({}));
+    assert!(c.request("tools/list", json!({})).await["result"].is_object());
+    assert!(c.try_recv(Duration::from_secs(600)).await.is_none(), "never pinged");
+}

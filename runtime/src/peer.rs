@@ -274,6 +274,12 @@ impl Peer {
         self.initialized.send_replace(true);
     }
 
+    /// Resolves once the client sent `notifications/initialized`.
+    pub(crate) async fn wait_initialized(&self) {
+        let mut ready = self.initialized.subscribe();
+        let _ = ready.wait_for(|done| *done).await;
+    }
+
     /// The handle of one call, which leaves `slot` while its questions wait.
     pub(crate) fn for_call(&self, slot: Arc<Slot>) -> Self {
         Self {

@@ -82,6 +82,8 @@ pub(crate) struct Config {
     pub(crate) scope_implications: HashMap<String, Vec<String>>,
     /// URL-mode questions may be asked of unauthenticated callers ([`Server::anonymous_url_flows`]).
     pub(crate) anonymous_url_flows: bool,
+    /// How often a handshake-era stdio client is pinged ([`Server::ping_interval`]).
+    pub(crate) ping_interval: Option<Duration>,
     /// Calls per caller ([`Server::call_rate_limit`]); `None`: unlimited.
     pub(crate) call_rate: Option<Arc<super::rate::CallRate>>,
 }
@@ -111,6 +113,7 @@ impl Default for Config {
             )),
             scope_implications: HashMap::new(),
             anonymous_url_flows: false,
+            ping_interval: Some(Duration::from_secs(60)),
             call_rate: Some(Arc::new(super::rate::CallRate::new(
                 std::num::NonZeroU32::MIN.saturating_add(DEFAULT_CALLS_PER_SECOND - 1),
                 std::num::NonZeroU32::MIN.saturating_add(DEFAULT_CALL_BURST - 1),
@@ -556,6 +559,20 @@ impl Server {
         let per_second = std::num::NonZeroU32::new(per_second).unwrap_or(one);
         let burst = std::num::NonZeroU32::new(burst).unwrap_or(one);
         self.config.call_rate = Some(Arc::new(super::rate::CallRate::new(per_second, burst)));
+        self
+    }
+    /// How often a handshake-era client on stdio is pinged once initialized (default 60 s;
+    /// `None`: never). A client that leaves a ping unanswered for as long is taken to be gone:
+    /// its connection ends, its questions fail and its calls are cancelled, instead of waiting for
+    /// a write to fail. (2026-07-28 has no `ping`; an HTTP session's stream carries keep-alive
+    /// comments and ends after `session_idle`.)
+    ///
+    /// ```
+    /// let server = mcp_resolve_runtime::Server::new("notes").ping_interval(Some(std::time::Duration::from_secs(30)));
+    /// # let _ = server;
+    /// ```
+    pub fn ping_interval(mut self, every: Option<Duration>) -> Self {
+        self.config.ping_interval = every.map(|e| e.max(Duration::from_millis(10)));
         self
     }
     /// Takes calls at any rate (no [`Server::call_rate_limit`]): for a server behind a gateway

@@ -68,6 +68,16 @@ async fn read_messages<R: AsyncRead + Unpin>(
         permits: Arc::new(Semaphore::new(server.config.max_in_flight)),
         peer: peer.clone(),
     };
+    // A handshake-era client is pinged while it is connected; one that stops answering is gone,
+    // and the connection ends (`Server::ping_interval`).
+    let dead = tokio_util::sync::CancellationToken::new();
+    let _pinger = server.config.ping_interval.map(|every| {
+        let (peer, dead) = (peer.clone(), dead.clone());
+        AbortOnDrop(tokio::spawn(async move {
+            pings(peer, every).await;
+            dead.cancel();
+        }))
+    });
 
     let result = loop {
         // Reap finished calls so the set does not grow with the connection's lifetime.
@@ -84,12 +94,16 @@ async fn read_messages<R: AsyncRead + Unpin>(
             }
         }
         let event = if queue.is_empty() {
-            Event::Frame(frames.next().await)
+            tokio::select! {
+                frame = frames.next() => Event::Frame(frame),
+                () = dead.cancelled() => Event::Dead,
+            }
         } else if !peer.awaiting_client() {
             // Backpressure: read nothing until a slot frees, unless a question goes out.
             tokio::select! {
                 slot = admission.clone().acquire_owned() => Event::Slot(slot),
                 () = peer.asked() => Event::Asked,
+                () = dead.cancelled() => Event::Dead,
             }
         } else {
             // The client owes an answer: keep reading (`next` is cancel-safe) and start queued
@@ -97,11 +111,19 @@ async fn read_messages<R: AsyncRead + Unpin>(
             tokio::select! {
                 slot = admission.clone().acquire_owned() => Event::Slot(slot),
                 frame = frames.next() => Event::Frame(frame),
+                () = dead.cancelled() => Event::Dead,
             }
         };
         let frame = match event {
             Event::Frame(frame) => frame,
             Event::Asked => continue,
+            Event::Dead => {
+                tracing::warn!("the client answered no ping in time; ending the connection");
+                // Questions waiting for it fail now; the calls in flight end.
+                peer.close();
+                dispatcher.cancel_all();
+                break Ok(());
+            }
             Event::Slot(slot) => {
                 match (slot, queue.pop()) {
                     (Ok(slot), Some(q)) => {
@@ -201,6 +223,34 @@ enum Event {
     Slot(Result<OwnedSemaphorePermit, tokio::sync::AcquireError>),
     /// A question went out: reading may have to resume.
     Asked,
+    /// The client answered no ping in time.
+    Dead,
+}
+
+/// Aborts a task when dropped (the pinger, when the connection ends).
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Pings the client every `every` once it is initialized (lifecycle: "Implementations SHOULD
+/// periodically issue pings to detect connection health"); returns when one goes unanswered for
+/// `every`, or the connection closed. An error answer is an answer: the client is there.
+async fn pings(peer: Peer, every: std::time::Duration) {
+    peer.wait_initialized().await;
+    loop {
+        tokio::time::sleep(every).await;
+        match peer
+            .request("ping", &crate::protocol::messages::EmptyResult {}, every)
+            .await
+        {
+            Err(crate::peer::PeerError::Timeout | crate::peer::PeerError::Closed) => return,
+            Ok(_) | Err(_) => {}
+        }
+    }
 }
 
 /// A tool call admitted but not started yet.
