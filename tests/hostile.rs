@@ -129,14 +129,19 @@ fn open_session(port: u16) -> String {
         "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
         "clientInfo": {"name": "hostile", "version": "0"}}});
     let reply = read_all(post(port, &[], body.to_string().as_bytes()).unwrap());
-    reply
+    let session = reply
         .lines()
         .find_map(|l| {
             l.to_ascii_lowercase()
                 .strip_prefix("mcp-session-id: ")
                 .map(|v| v.trim().to_string())
         })
-        .unwrap_or_else(|| panic!("no session: {reply}"))
+        .unwrap_or_else(|| panic!("no session: {reply}"));
+    // Questions go out once the client says it is initialized.
+    let initialized = br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let reply = read_all(post(port, &[("mcp-session-id", &session)], initialized).unwrap());
+    assert!(reply.starts_with("HTTP/1.1 202"), "{reply}");
+    session
 }
 
 fn vm_hwm_kib(pid: u32) -> u64 {

@@ -978,6 +978,9 @@ async fn a_session_caps_its_calls_waiting_for_answers() {
     let addr = start_with(HttpOptions::default(), |s| s.max_waiting(2)).await;
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "0"}}});
     let sid = session_id(&send(addr, "POST", &[JSON], &init.to_string()).await);
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    let h = [JSON, ("mcp-session-id", sid.as_str())];
+    assert_eq!(send(addr, "POST", &h, initialized).await.status, 202);
     let mut waiting = Vec::new();
     for id in 2..4 {
         let sid = sid.clone();
@@ -2573,4 +2576,52 @@ async fn a_caller_over_its_rate_gets_429_and_others_are_served() {
         r.body
     );
     assert_eq!(as_user(addr, "bob", 3, call).await.status, 200, "bob is not slowed");
+}
+
+/// Decided deviations of issue 33 (docs/SPEC.md, L1, L2, L5): a refusal in a session echoes the
+/// request's id (base protocol: "Error responses MUST include the same ID"); an `initialize`
+/// naming an unknown `MCP-Protocol-Version` is 400 (transports: "invalid or unsupported … MUST
+/// respond with 400"); a 2026-07-28 request ignores an `Mcp-Session-Id` it still carries.
+#[tokio::test]
+async fn session_refusals_echo_the_id_bad_versions_stop_initialize_and_2026_ignores_sessions() {
+    let addr = start(HttpOptions::default()).await;
+    let list = json!({"jsonrpc": "2.0", "id": 41, "method": "tools/list"}).to_string();
+    let unknown = [JSON, ("mcp-session-id", "0123456789abcdef0123456789abcdef")];
+    let r = send(addr, "POST", &unknown, &list).await;
+    assert_eq!((r.status, r.json()["id"].clone()), (404, json!(41)), "{}", r.body);
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}).to_string();
+    let sid = session_id(&send(addr, "POST", &[JSON], &init).await);
+    let bad = [
+        JSON,
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2099-99-99"),
+    ];
+    let r = send(addr, "POST", &bad, &list).await;
+    assert_eq!((r.status, r.json()["id"].clone()), (400, json!(41)), "{}", r.body);
+    for garbage in ["garbage", "2099-99-99"] {
+        let r = send(addr, "POST", &[JSON, ("mcp-protocol-version", garbage)], &init).await;
+        assert_eq!(r.status, 400, "{garbage}: {}", r.body);
+        assert_eq!(r.json()["id"], 1);
+        assert!(r.headers.get("mcp-session-id").is_none(), "no session opened");
+    }
+    assert_eq!(
+        send(addr, "POST", &[JSON, ("mcp-protocol-version", "2025-11-25")], &init)
+            .await
+            .status,
+        200
+    );
+    // 2026-07-28 traffic naming a live session: the header is ignored, the request served.
+    let mut params = json!({});
+    params["_meta"] = envelope(json!({}));
+    let discover = json!({"jsonrpc": "2.0", "id": 7, "method": "server/discover", "params": params}).to_string();
+    let h = [
+        JSON,
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "server/discover"),
+    ];
+    let r = send(addr, "POST", &h, &discover).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.json()["result"]["resultType"], "complete");
+    assert!(r.headers.get("mcp-session-id").is_none(), "no session echoed");
 }

@@ -1019,3 +1019,46 @@ async fn an_idle_client_is_pinged_and_one_that_never_answers_is_let_go() {
     assert!(c.request("tools/list", json!({})).await["result"].is_object());
     assert!(c.try_recv(Duration::from_secs(600)).await.is_none(), "never pinged");
 }
+
+/// Decided deviation L3 (docs/SPEC.md): both parties "MUST respect the negotiated protocol
+/// version", and 2024-11-05 has no `elicitation/create`: a question on such a session is the
+/// missing-capability error, whatever the client declared, and nothing is sent.
+#[tokio::test]
+async fn a_2024_11_05_session_is_never_sent_elicitation() {
+    let mut c = TestClient::handshake(
+        Server::new("t").tool(ask_twice),
+        ProtocolVersion::V2024_11_05,
+        json!({"elicitation": {}}),
+    )
+    .await;
+    let r = c.call_tool("ask_twice", json!({})).await;
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    assert!(c.try_recv(Duration::from_millis(50)).await.is_none(), "nothing sent");
+    let mut c = TestClient::handshake(
+        Server::new("t").tool(ask_twice),
+        ProtocolVersion::V2025_06_18,
+        json!({"elicitation": {}}),
+    )
+    .await;
+    c.start("tools/call", json!({"name": "ask_twice", "arguments": {}}))
+        .await;
+    assert_eq!(c.recv().await["method"], "elicitation/create", "2025-06-18 has it");
+}
+
+/// A yes/no question.
+#[derive(Clone, Debug, mcp_resolve::FormSchema)]
+struct YesNo {
+    ok: bool,
+}
+
+/// Asks once.
+#[mcp_resolve::resolver]
+async fn ask_ok() -> mcp_resolve::Elicit<YesNo> {
+    mcp_resolve::Elicit::form("OK?")
+}
+
+/// Asks a yes/no question.
+#[tool]
+async fn ask_twice(#[resolve(ask_ok)] ok: YesNo) -> String {
+    ok.ok.to_string()
+}

@@ -287,6 +287,19 @@ impl ArgsSchema {
     pub fn header(&mut self, name: &str, header: &str) {
         if let Some(Value::Object(property)) = self.properties.get_mut(name) {
             property.insert(MIRROR_KEY.into(), Value::String(header.into()));
+            // x-mcp-header: "Integer values MUST be within the safe range for JavaScript"; the
+            // schema says so (a narrower bound of the type's own is kept), and the server
+            // checks it ([`MAX_MIRRORED_INTEGER`]).
+            if property.get("type").and_then(Value::as_str) == Some("integer") {
+                let max = MAX_MIRRORED_INTEGER;
+                let narrower = |key: &str, keep: fn(i64, i64) -> bool, bound: i64| {
+                    property.get(key).and_then(Value::as_i64).filter(|v| keep(*v, bound))
+                };
+                let minimum = narrower("minimum", |v, b| v >= b, -max).unwrap_or(-max);
+                let maximum = narrower("maximum", |v, b| v <= b, max).unwrap_or(max);
+                property.insert("minimum".into(), minimum.into());
+                property.insert("maximum".into(), maximum.into());
+            }
         }
     }
     /// The finished `inputSchema`: its arguments and no others (`additionalProperties: false`),
@@ -383,6 +396,10 @@ pub trait Tool: Send + Sync + 'static {
     /// Runs one call.
     fn call(&self, call: ToolCall) -> BoxFuture<'static, CallToolResult>;
 }
+
+/// The largest integer a mirrored header may carry, either sign: 2^53 − 1, what JavaScript
+/// holds exactly.
+pub(crate) const MAX_MIRRORED_INTEGER: i64 = (1 << 53) - 1;
 
 /// The argument names an `inputSchema` allows when it says `additionalProperties: false`: its
 /// `properties`' names; `None` when other names are allowed.

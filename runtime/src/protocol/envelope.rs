@@ -142,6 +142,23 @@ impl ClientCapabilities {
                 .get_or_init(|| serde_json::from_str(c.raw.get()).unwrap_or_default()),
         }
     }
+    /// The same capabilities without elicitation: what a version that has no elicitation
+    /// (2024-11-05) leaves of them, whatever the client declared.
+    pub(crate) fn without_elicitation(self) -> Self {
+        match self.inner {
+            Some(c) => Self {
+                inner: Some(Arc::new(Capabilities {
+                    raw: c.raw.clone(),
+                    map: OnceLock::new(),
+                    form: false,
+                    url: false,
+                    sampling: c.sampling,
+                    roots: c.roots,
+                })),
+            },
+            None => Self { inner: None },
+        }
+    }
     /// Whether the client can answer form-mode elicitation (`elicitation: {}` counts as form).
     pub fn elicitation_form(&self) -> bool {
         self.inner.as_ref().is_some_and(|c| c.form)

@@ -229,9 +229,16 @@ fn handshake(
                 .version
                 .filter(|v| v.agreeable())
                 .unwrap_or(ProtocolVersion::LATEST_HANDSHAKE);
+            // Both parties "MUST respect the negotiated protocol version": 2024-11-05 has no
+            // `elicitation/create`, whatever the client declares.
+            let capabilities = if version < ProtocolVersion::V2025_06_18 {
+                p.capabilities.without_elicitation()
+            } else {
+                p.capabilities
+            };
             *hs = Some(Handshake {
                 version,
-                capabilities: p.capabilities,
+                capabilities,
                 client_info: p.client_info,
                 log_level: LogLevel::Info,
                 subscriptions: server.updates.session(mailbox.clone()),

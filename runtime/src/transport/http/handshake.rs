@@ -68,7 +68,7 @@ impl State {
     ) -> http::Response<Body> {
         let legacy = match self.session(headers, session_id, principal.as_ref()) {
             Ok(legacy) => legacy,
-            Err(refused) => return refused.response(),
+            Err(refused) => return refused.response(request_id(&inbound)),
         };
         let dispatched = match legacy.session.lock() {
             Ok(mut s) => legacy
@@ -144,12 +144,12 @@ impl State {
         }
         let legacy = match self.session(headers, session_id, principal.as_ref()) {
             Ok(legacy) => legacy,
-            Err(refused) => return refused.response(),
+            Err(refused) => return refused.response(None),
         };
         let (tx, rx) = mpsc::channel(MAX_QUEUED);
         // `None`: the session ended since it was looked up.
         let Some(attachment) = legacy.mailbox.attach(tx) else {
-            return Refused::NoSession.response();
+            return Refused::NoSession.response(None);
         };
         let on_close = Detach {
             session: Arc::downgrade(&legacy),
@@ -168,12 +168,13 @@ enum Refused {
 }
 
 impl Refused {
-    fn response(self) -> http::Response<Body> {
+    /// The refusal, echoing the request's id when the body was read (a GET has none).
+    fn response(self, id: Option<crate::protocol::RequestId>) -> http::Response<Body> {
         match self {
-            Self::NoSession => error_response(None, ErrorObject::invalid_request("Not Found: no such session"))
+            Self::NoSession => error_response(id, ErrorObject::invalid_request("Not Found: no such session"))
                 .with_status(StatusCode::NOT_FOUND),
             Self::Unsupported(sent) => error_response(
-                None,
+                id,
                 ErrorObject::invalid_request(format!(
                     "Bad Request: MCP-Protocol-Version {sent:?} is not a version this session can be served with \
                      (supported: {})",
@@ -182,6 +183,15 @@ impl Refused {
             )
             .with_status(StatusCode::BAD_REQUEST),
         }
+    }
+}
+
+/// The id of a request, to echo in its refusal (base protocol: error responses "MUST include the
+/// same ID as the request they correspond to").
+fn request_id(inbound: &Inbound<'_>) -> Option<crate::protocol::RequestId> {
+    match inbound {
+        Inbound::Request { id, .. } => Some(id.clone()),
+        _ => None,
     }
 }
 

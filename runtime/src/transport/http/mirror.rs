@@ -39,6 +39,15 @@ fn as_header_text(value: &RawValue) -> Result<Option<Cow<'_, str>>, ()> {
     }
 }
 
+/// Whether a mirrored value is not an integer beyond ±(2^53 − 1) (strings and booleans are).
+fn within_safe_range(text: &str) -> bool {
+    let numeric = text.starts_with(['-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+    !numeric
+        || text
+            .parse::<i128>()
+            .is_ok_and(|v| v.unsigned_abs() <= crate::tool::MAX_MIRRORED_INTEGER as u128)
+}
+
 /// The value at `path` in the `arguments` object, if there is one.
 fn at_path<'a>(arguments: &'a RawValue, path: &[String]) -> Option<&'a RawValue> {
     let mut here = arguments;
@@ -62,6 +71,11 @@ pub(super) fn check_params(
         let value = arguments.and_then(|a| at_path(a, path));
         let expected = match value.map(as_header_text) {
             None | Some(Ok(None)) => None,
+            Some(Ok(Some(text))) if !within_safe_range(&text) => {
+                return Err(format!(
+                    "Mcp-Param-{name}: the integer is outside ±(2^53 − 1), the range a header can carry exactly"
+                ));
+            }
             Some(Ok(Some(text))) => Some(text),
             Some(Err(())) => {
                 return Err(format!(
@@ -94,6 +108,34 @@ mod tests {
         assert_eq!(decoded("=?base64?w6l0w6k=?=").as_deref(), Some("été"));
         assert_eq!(decoded("=?base64?not base64?="), None);
         assert_eq!(decoded("=?base64?/w==?="), None, "not UTF-8");
+    }
+
+    /// x-mcp-header: "Integer values MUST be within the safe range for JavaScript".
+    #[test]
+    fn mirrored_integers_stay_within_the_javascript_safe_range() {
+        let mirrored = vec![("Id".to_string(), vec!["id".to_string()])];
+        let mut headers = HeaderMap::new();
+        for (ok, value) in [
+            (true, "9007199254740991"),
+            (true, "-9007199254740991"),
+            (false, "9007199254740992"),
+            (false, "-18446744073709551615"),
+        ] {
+            let args = RawValue::from_string(format!(r#"{{"id":{value}}}"#)).unwrap();
+            headers.insert("mcp-param-id", HeaderValue::from_str(value).unwrap());
+            let checked = check_params(&headers, Some(&args), &mirrored);
+            assert_eq!(checked.is_ok(), ok, "{value}: {checked:?}");
+        }
+        let mut s = crate::ArgsSchema::new();
+        s.argument::<i64>("id", None);
+        s.argument::<u8>("small", None);
+        s.header("id", "Id");
+        s.header("small", "Small");
+        let s = s.finish();
+        assert_eq!(s["properties"]["id"]["maximum"], 9_007_199_254_740_991_i64);
+        assert_eq!(s["properties"]["id"]["minimum"], -9_007_199_254_740_991_i64);
+        assert_eq!(s["properties"]["small"]["maximum"], 255, "a narrower bound is kept");
+        assert_eq!(s["properties"]["small"]["minimum"], 0);
     }
 
     #[test]

@@ -329,7 +329,7 @@ impl State {
         match (req.method(), &session_id) {
             (&Method::POST, _) => {}
             (&Method::GET, Some(id)) if !stateless => return self.listen(req.headers(), id, principal),
-            (&Method::DELETE, Some(id)) => {
+            (&Method::DELETE, Some(id)) if !stateless => {
                 return empty(if self.sessions.close(id, principal.as_ref()) {
                     StatusCode::OK
                 } else {
@@ -369,10 +369,29 @@ impl State {
         // Whose rate a call counts against: the principal, else the client's address.
         let unauthenticated = peer.map_or(CallerKey::Connection(0), |p| CallerKey::Address(p.ip()));
         let caller = CallerKey::of(principal.as_ref(), unauthenticated);
-        if let Some(id) = session_id {
+        // A 2026-07-28 request ignores an `Mcp-Session-Id` it still carries (that era has no
+        // sessions: "ignore it").
+        if let Some(id) = session_id.filter(|_| !stateless) {
             return self.in_session(&parts.headers, &id, inbound, principal, &caller);
         }
         if opens_session(&parts.headers, &inbound) {
+            // A version header `initialize` carries must name a version this server knows
+            // ("invalid or unsupported … MUST respond with 400"); none is fine.
+            if let Some(sent) = header_str(&parts.headers, VERSION_HEADER)
+                && crate::ProtocolVersion::parse(sent).is_none()
+            {
+                let id = match &inbound {
+                    Inbound::Request { id, .. } => Some(id.clone()),
+                    _ => None,
+                };
+                return error_response(
+                    id,
+                    ErrorObject::invalid_request(format!(
+                        "Bad Request: MCP-Protocol-Version {sent:?} is not a version this server supports"
+                    )),
+                )
+                .with_status(StatusCode::BAD_REQUEST);
+            }
             return self.initialize(inbound, principal);
         }
         self.stateless(&parts.headers, inbound, principal, &caller).await
