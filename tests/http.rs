@@ -2625,3 +2625,29 @@ async fn session_refusals_echo_the_id_bad_versions_stop_initialize_and_2026_igno
     assert_eq!(r.json()["result"]["resultType"], "complete");
     assert!(r.headers.get("mcp-session-id").is_none(), "no session echoed");
 }
+
+/// Transports (2025-11-25, GET stream): "The server MUST NOT send a JSON-RPC response on the
+/// stream unless resuming a stream associated with a previous client request": a call in the
+/// session is answered on its own POST, never on the session's GET stream.
+#[tokio::test]
+async fn the_get_stream_never_carries_a_response() {
+    let (addr, updates) = start_watched(HttpOptions::default()).await;
+    let sid = session_as(addr, None).await;
+    let mut stream = open(addr, "GET", &[SSE, ("mcp-session-id", sid.as_str())]).await;
+    assert_eq!(stream.status, 200);
+    let r = in_session(
+        addr,
+        &sid,
+        5,
+        "tools/call",
+        json!({"name": "nap", "arguments": {"ms": 1}}),
+    )
+    .await;
+    let answer = r.events().pop().unwrap_or_else(|| r.json());
+    assert_eq!(answer["id"], 5, "answered on its POST: {}", r.body);
+    stream.quiet().await;
+    // What the stream is for still comes.
+    in_session(addr, &sid, 6, "resources/subscribe", json!({"uri": WATCHED})).await;
+    assert_eq!(updates.updated(WATCHED), 1);
+    assert!(is_update(&stream.event().await, WATCHED));
+}

@@ -1062,3 +1062,73 @@ async fn ask_ok() -> mcp_resolve::Elicit<YesNo> {
 async fn ask_twice(#[resolve(ask_ok)] ok: YesNo) -> String {
     ok.ok.to_string()
 }
+
+/// Reports progress that does not always increase.
+#[tool]
+async fn wobbly(cx: Context) -> String {
+    for value in [1.0, 1.0, 0.5, 2.0, f64::NAN, 3.0] {
+        cx.progress(value, None, None).await;
+    }
+    "done".into()
+}
+
+/// Keeps a copy of its context in a task that reports progress once told to, after the answer.
+#[tool]
+async fn lingering(cx: Context) -> String {
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    LINGER.lock().unwrap().replace(tx);
+    tokio::spawn(async move {
+        let _ = rx.await;
+        cx.progress(5.0, None, Some("too late")).await;
+        LINGERED.store(true, Ordering::SeqCst);
+    });
+    "answered".into()
+}
+
+static LINGER: std::sync::Mutex<Option<tokio::sync::oneshot::Sender<()>>> = std::sync::Mutex::new(None);
+static LINGERED: AtomicBool = AtomicBool::new(false);
+
+/// Progress (both eras): "The `progress` value MUST increase with each notification" — a value
+/// not above the last one sent is not sent — and "Progress notifications MUST stop after
+/// completion", even from a clone of the context a tool's task kept.
+#[tokio::test]
+async fn progress_only_increases_and_stops_after_the_answer() {
+    let server_side = Server::new("t").tool(wobbly).tool(lingering);
+    let mut c2 = TestClient::handshake(server_side, ProtocolVersion::V2025_11_25, json!({})).await;
+    let id = c2
+        .start(
+            "tools/call",
+            json!({"name": "wobbly", "arguments": {}, "_meta": {"progressToken": "w"}}),
+        )
+        .await;
+    let mut values = Vec::new();
+    loop {
+        let frame = c2.recv().await;
+        if frame["id"] == json!(id) {
+            break;
+        }
+        assert_eq!(frame["method"], "notifications/progress", "{frame}");
+        values.push(frame["params"]["progress"].as_f64().unwrap());
+    }
+    assert_eq!(values, [1.0, 2.0, 3.0]);
+    let r = c2
+        .request(
+            "tools/call",
+            json!({"name": "lingering", "arguments": {}, "_meta": {"progressToken": "l"}}),
+        )
+        .await;
+    assert_eq!(r["result"]["content"][0]["text"], "answered", "{r}");
+    let told = LINGER.lock().unwrap().take().expect("the task is waiting");
+    told.send(()).unwrap();
+    for _ in 0..100 {
+        if LINGERED.load(Ordering::SeqCst) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    assert!(LINGERED.load(Ordering::SeqCst), "the task tried");
+    assert!(
+        c2.try_recv(Duration::from_millis(100)).await.is_none(),
+        "no progress after the answer"
+    );
+}

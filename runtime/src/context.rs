@@ -103,6 +103,17 @@ struct ContextInner {
     flows: Option<crate::UrlFlows>,
     /// The back-channel a tool body may ask on (handshake era only).
     imperative: Option<crate::resolve::ask::Imperative>,
+    /// The last progress value sent (progress: "The `progress` value MUST increase with each
+    /// notification"), and whether the call answered already (progress notifications "MUST stop
+    /// after completion"), shared by every clone.
+    progress: std::sync::Mutex<ProgressState>,
+}
+
+/// What [`Context::progress`] may still send.
+#[derive(Debug, Default)]
+struct ProgressState {
+    last: Option<f64>,
+    finished: bool,
 }
 
 pub(crate) struct ContextParts {
@@ -136,6 +147,7 @@ impl Context {
                 updates: Some(p.updates),
                 flows: Some(p.flows),
                 imperative: p.imperative,
+                progress: std::sync::Mutex::default(),
             }),
         }
     }
@@ -157,6 +169,7 @@ impl Context {
                 updates: None,
                 flows: None,
                 imperative: None,
+                progress: std::sync::Mutex::default(),
             }),
         }
     }
@@ -191,11 +204,17 @@ impl Context {
         self.inner.progress_token.is_some()
     }
     /// Sends `notifications/progress` when the client supplied a `progressToken`; does nothing
-    /// otherwise. `progress` should increase with every call.
+    /// otherwise. The value must increase with every notification, as the specification
+    /// requires: one that is not above the last one sent (or not a finite number) is not sent.
+    /// Nothing is sent once the call has answered, even from a clone of the context kept by a
+    /// task of the tool's.
     pub async fn progress(&self, progress: f64, total: Option<f64>, message: Option<&str>) {
         let (Some(token), Some(out)) = (&self.inner.progress_token, &self.inner.outbound) else {
             return;
         };
+        if !self.take_progress(progress) {
+            return;
+        }
         let params = ProgressParams {
             progress_token: token,
             progress,
@@ -208,6 +227,30 @@ impl Context {
                 params,
             })
             .await;
+        }
+    }
+    /// Whether `progress` may be sent now (it increases, and the call has not answered), taking
+    /// it as the last value sent.
+    fn take_progress(&self, progress: f64) -> bool {
+        let Ok(mut state) = self.inner.progress.lock() else {
+            return false;
+        };
+        let increases = progress.is_finite() && state.last.is_none_or(|last| progress > last);
+        if state.finished || !increases {
+            tracing::debug!(
+                progress,
+                finished = state.finished,
+                "progress not sent: it must increase, and stop once the call answered"
+            );
+            return false;
+        }
+        state.last = Some(progress);
+        true
+    }
+    /// The call answered: no progress is sent after this.
+    pub(crate) fn finish(&self) {
+        if let Ok(mut state) = self.inner.progress.lock() {
+            state.finished = true;
         }
     }
     /// Whether a log message at `level` would reach the client: it asked for messages at that

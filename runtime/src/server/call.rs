@@ -28,6 +28,15 @@ use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
 
+/// Marks a call's context finished when the call's future ends (answered, failed or dropped).
+struct FinishOnDrop(Context);
+
+impl Drop for FinishOnDrop {
+    fn drop(&mut self) {
+        self.0.finish();
+    }
+}
+
 /// What a call runs once admitted. Every kind shares the rest of [`PendingCall`]: the scopes
 /// check, the JSON budget, the `Context`, cancellation and the panic guard; only the body differs.
 pub(crate) enum Work {
@@ -458,6 +467,8 @@ impl PendingCall {
                 _ => None,
             },
         });
+        // However the call ends, its context sends no progress after its answer.
+        let _finished = FinishOnDrop(context.clone());
         let (kind, method) = (work.kind(), work.method());
         let item = work.item(&name).to_owned();
         let resolving = |slots, keys| Resolving {
