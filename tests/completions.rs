@@ -163,3 +163,23 @@ async fn the_completions_capability_needs_a_completer() {
         .await;
     assert_eq!(error(&r)["code"], -32601);
 }
+
+/// Completion (both eras): servers "SHOULD … implement appropriate rate limiting": completions
+/// count against the caller's call rate (`Server::call_rate_limit`), and past it one is refused
+/// with the retry delay while another connection is served.
+#[tokio::test]
+async fn completions_count_against_the_callers_rate() {
+    let server = std::sync::Arc::new(server().call_rate_limit(1, 2));
+    let ask = json!({"ref": {"type": "ref/prompt", "name": "paint"}, "argument": {"name": "colour", "value": "gr"}});
+    let mut flood = TestClient::stateless(server.clone(), json!({}));
+    for _ in 0..2 {
+        let r = flood.request("completion/complete", ask.clone()).await;
+        assert!(r["result"]["completion"]["values"].is_array(), "{r}");
+    }
+    let r = flood.request("completion/complete", ask.clone()).await;
+    assert_eq!(r["error"]["code"], -32603, "{r}");
+    assert!(r["error"]["data"]["retryAfterMs"].as_u64().is_some(), "{r}");
+    let mut other = TestClient::stateless(server, json!({}));
+    let r = other.request("completion/complete", ask).await;
+    assert!(r["result"]["completion"]["values"].is_array(), "another caller: {r}");
+}

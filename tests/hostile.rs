@@ -176,6 +176,9 @@ fn outcome(reply: &str) -> String {
         Some(code @ ("400" | "413" | "503")) => code.to_string(),
         Some("200") if reply.contains(r#""method":"elicitation/create""#) => "200 question".into(),
         Some("200") if body.get("result").is_some() => "200 served".into(),
+        // A result on the call's SSE stream (a session's call): an argument the tool does not
+        // have is an `isError` result there.
+        Some("200") if reply.contains("text/event-stream") && reply.contains(r#""result":"#) => "200 served".into(),
         Some("200") if busy => "200 busy".into(),
         _ => format!("{:?}", reply.chars().take(300).collect::<String>()),
     }

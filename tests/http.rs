@@ -2624,6 +2624,16 @@ async fn session_refusals_echo_the_id_bad_versions_stop_initialize_and_2026_igno
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(r.json()["result"]["resultType"], "complete");
     assert!(r.headers.get("mcp-session-id").is_none(), "no session echoed");
+    // DELETE carrying a 2026-07-28 header is no session's end on that era: 405, the session lives.
+    let h = [("mcp-session-id", sid.as_str()), ("mcp-protocol-version", "2026-07-28")];
+    let r = send(addr, "DELETE", &h, "").await;
+    assert_eq!((r.status, r.headers["allow"].to_str().unwrap()), (405, "POST"));
+    let h = [JSON, ("mcp-session-id", sid.as_str())];
+    assert_eq!(
+        send(addr, "POST", &h, &list).await.status,
+        200,
+        "the session was not ended"
+    );
 }
 
 /// Transports (2025-11-25, GET stream): "The server MUST NOT send a JSON-RPC response on the

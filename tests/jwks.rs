@@ -105,7 +105,11 @@ async fn serve(verifier: JwksVerifier) -> SocketAddr {
     tokio::spawn(
         Server::new("jwks")
             .tool(whoami)
-            .serve_http_on(listener, HttpOptions::default().bearer(verifier)),
+            // Named here: a verifier told no issuer (or any) knows no authorization server.
+            .serve_http_on(
+                listener,
+                HttpOptions::default().bearer(verifier).authorization_server(ISSUER),
+            ),
     );
     addr
 }
