@@ -243,12 +243,11 @@ async fn pings(peer: Peer, every: std::time::Duration) {
     peer.wait_initialized().await;
     loop {
         tokio::time::sleep(every).await;
-        match peer
+        let answered = peer
             .request("ping", &crate::protocol::messages::EmptyResult {}, every)
-            .await
-        {
-            Err(crate::peer::PeerError::Timeout | crate::peer::PeerError::Closed) => return,
-            Ok(_) | Err(_) => {}
+            .await;
+        if let Err(crate::peer::PeerError::Timeout | crate::peer::PeerError::Closed) = answered {
+            return;
         }
     }
 }
