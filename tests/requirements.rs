@@ -117,8 +117,17 @@ impl Open {
         all
     }
 
+    /// The JSON body, or the last message of an SSE body (a call's response).
     async fn json(self) -> Value {
+        let sse = self
+            .headers
+            .get("content-type")
+            .is_some_and(|c| c == "text/event-stream");
         let body = self.text().await;
+        let body = match body.lines().filter_map(|l| l.strip_prefix("data: ")).last() {
+            Some(last) if sse => last.to_owned(),
+            _ => body,
+        };
         serde_json::from_str(&body).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"))
     }
 }
@@ -460,4 +469,434 @@ async fn emitted_schemas_are_valid_for_their_dialect() {
         checked += 1;
     }
     assert_eq!(checked, 5 * 6 + 5 * 4 + 4, "every schema was checked");
+}
+
+// ---------------------------------------------------------------- T25-28
+
+static TALLIED: AtomicUsize = AtomicUsize::new(0);
+
+/// Counts its runs (only the session test calls it).
+#[tool]
+async fn tally() -> String {
+    TALLIED.fetch_add(1, Ordering::SeqCst);
+    "counted".into()
+}
+
+/// Transports (2025-11-25): "Servers that require a session ID SHOULD respond to requests without
+/// an `MCP-Session-Id` header (other than initialization) with HTTP 400 Bad Request." A
+/// handshake-era request without its session — naming its version or not — is 400, and nothing
+/// of it runs; with the session it is served.
+#[tokio::test]
+async fn a_handshake_request_without_its_session_id_is_400() {
+    let addr = serve(Server::new("sessions").tool(tally), HttpOptions::default()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    let r = post(addr, &[JSON, ACCEPT], &init).await;
+    assert_eq!(r.status, 200);
+    let session = r.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let in_session = [
+        JSON,
+        ACCEPT,
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(addr, &in_session, &initialized).await.status, 202);
+
+    let call = |id: i64| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "tally", "arguments": {}}});
+    let list = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}});
+    for version in ["2025-11-25", "2025-06-18", "2025-03-26"] {
+        for request in [call(2), list.clone()] {
+            let headers = [JSON, ACCEPT, ("mcp-protocol-version", version)];
+            let r = post(addr, &headers, &request).await;
+            assert_eq!(r.status, 400, "{version} {request}");
+            let body = r.json().await;
+            assert_eq!(body["error"]["code"], -32600, "{version}: {body}");
+            assert_eq!(body["id"], request["id"], "{body}");
+            let message = body["error"]["message"].as_str().unwrap();
+            assert!(message.contains("no valid session"), "{message}");
+        }
+    }
+    // Without a version header either: 400 too (the header a 2026-07-28 request needs is missing).
+    let r = post(addr, &[JSON, ACCEPT], &call(4)).await;
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json().await["error"]["code"], -32020);
+    assert_eq!(TALLIED.load(Ordering::SeqCst), 0, "no request without its session ran");
+
+    let r = post(addr, &in_session, &call(5)).await;
+    assert_eq!(r.status, 200);
+    assert_eq!(text(&r.json().await), "counted", "served in its session");
+    assert_eq!(TALLIED.load(Ordering::SeqCst), 1);
+}
+
+// ---------------------------------------------------------------- C25-4, C26-7, C25-6, C26-9
+
+/// A handshake-era client and a 2026-07-28 one, each on its own connection to `server`.
+async fn both_eras(server: Server) -> [(TestClient, &'static str); 2] {
+    let server = Arc::new(server);
+    [
+        (
+            TestClient::handshake(server.clone(), ProtocolVersion::V2025_11_25, json!({})).await,
+            "2025-11-25",
+        ),
+        (TestClient::stateless(server, json!({})), "2026-07-28"),
+    ]
+}
+
+/// Cancellation: "Both parties MUST handle these race conditions gracefully" — a cancellation
+/// arriving after the request completed. It is ignored: no answer to it, and another call in
+/// flight runs to its end; the connection goes on.
+#[tokio::test(start_paused = true)]
+async fn a_cancellation_after_the_response_is_handled_gracefully() {
+    for (mut c, era) in both_eras(Server::new("races").tool(add).tool(nap)).await {
+        let done = c
+            .start("tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 2}}))
+            .await;
+        let r = c.response_to(&json!(done)).await;
+        assert_eq!(r["result"]["structuredContent"]["result"], 3, "{era}: {r}");
+        let running = c
+            .start("tools/call", json!({"name": "nap", "arguments": {"ms": 5_000}}))
+            .await;
+        c.notify(
+            "notifications/cancelled",
+            json!({"requestId": done, "reason": "too late"}),
+        )
+        .await;
+        // The cancellation is read before the nap ends (the clock stands still meanwhile).
+        assert!(c.request("tools/list", json!({})).await["result"]["tools"].is_array());
+        let r = c.response_to(&json!(running)).await;
+        assert_eq!(text(&r), "awake", "{era}: the call in flight was not touched: {r}");
+        let r = c.call_tool("add", json!({"a": 2, "b": 2})).await;
+        assert_eq!(r["result"]["structuredContent"]["result"], 4, "{era}: {r}");
+        assert!(
+            c.try_recv(Duration::from_secs(1)).await.is_none(),
+            "{era}: the late cancellation got no answer"
+        );
+    }
+}
+
+/// Cancellation: "Invalid cancellation notifications SHOULD be ignored: unknown request IDs,
+/// already completed requests, malformed notifications." None of them is answered, none touches
+/// the call in flight (not even one naming its id as a string, another id), and the connection
+/// goes on.
+#[tokio::test(start_paused = true)]
+async fn invalid_cancellations_are_ignored() {
+    for (mut c, era) in both_eras(Server::new("invalid").tool(add).tool(nap)).await {
+        let running = c
+            .start("tools/call", json!({"name": "nap", "arguments": {"ms": 5_000}}))
+            .await;
+        let cancel = |params: Value| json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": params});
+        let invalid = [
+            cancel(json!({"requestId": 999})),
+            cancel(json!({"requestId": "no-such-request"})),
+            cancel(json!({"requestId": running.to_string()})),
+            cancel(json!({"requestId": null})),
+            cancel(json!({"requestId": true})),
+            cancel(json!({"requestId": {"id": running}})),
+            cancel(json!({"requestId": [running]})),
+            cancel(json!({"reason": "no id at all"})),
+            cancel(json!({})),
+            cancel(json!("not an object")),
+            cancel(json!([running])),
+            json!({"jsonrpc": "2.0", "method": "notifications/cancelled"}),
+        ];
+        for frame in &invalid {
+            c.send(frame).await;
+        }
+        c.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"#)
+            .await;
+        let r = c.call_tool("add", json!({"a": 1, "b": 2})).await;
+        assert_eq!(
+            r["result"]["structuredContent"]["result"], 3,
+            "{era}: still served: {r}"
+        );
+        let r = c.response_to(&json!(running)).await;
+        assert_eq!(text(&r), "awake", "{era}: the call in flight ran to its end: {r}");
+        // Only the unreadable frame is answered (a parse error, as any unreadable frame is).
+        let mut answers = Vec::new();
+        while let Some(frame) = c.try_recv(Duration::from_secs(1)).await {
+            answers.push(frame);
+        }
+        assert!(
+            answers
+                .iter()
+                .all(|a| a["error"]["code"] == -32700 && a["id"].is_null()),
+            "{era}: {answers:?}"
+        );
+        assert_eq!(answers.len(), 1, "{era}: {answers:?}");
+    }
+}
+
+// ---------------------------------------------------------------- P25-7
+
+/// Ping: "Implementations SHOULD log ping failures for diagnostics." A ping the client leaves
+/// unanswered is logged, as a warning, when the server gives up on the connection.
+#[tokio::test(start_paused = true)]
+async fn an_unanswered_ping_is_logged() {
+    logs();
+    let every = Duration::from_secs(60);
+    let mut c = TestClient::handshake(
+        Server::new("pings").tool(add).ping_interval(Some(every)),
+        ProtocolVersion::V2025_11_25,
+        json!({}),
+    )
+    .await;
+    let ping = c.try_recv(Duration::from_secs(600)).await.expect("a ping");
+    assert_eq!(ping["method"], "ping", "{ping}");
+    let warned = |log: &str| {
+        log.lines()
+            .any(|l| l.contains("WARN") && l.contains("the client answered no ping in time"))
+    };
+    assert!(!warned(&log_text()), "nothing to log yet");
+    // Unanswered: the server cancels its ping and ends the connection, and says why.
+    let given_up = c.try_recv(Duration::from_secs(600)).await.expect("the ping cancelled");
+    assert_eq!(given_up["method"], "notifications/cancelled", "{given_up}");
+    assert!(
+        c.try_recv(Duration::from_secs(600)).await.is_none(),
+        "the connection ended"
+    );
+    let (_, ended) = c.close().await;
+    assert!(ended.is_ok(), "{ended:?}");
+    let log = log_text();
+    assert!(warned(&log), "the failed ping is logged: {log}");
+}
+
+// ---------------------------------------------------------------- TL25-5, TL26-8, TL25-8, TL26-11
+
+/// Adds, as `Add`: another tool than `add`.
+#[tool(name = "Add")]
+async fn add_upper(a: i64, b: i64) -> String {
+    format!("Add: {}", a + b)
+}
+
+/// Tools: "Tool names SHOULD be considered case-sensitive." `add` and `Add` are two tools, each
+/// called by its exact name; `ADD` names neither.
+#[tokio::test]
+async fn tool_names_are_case_sensitive() {
+    for (mut c, era) in both_eras(Server::new("cases").tool(add).tool(add_upper)).await {
+        let names: Vec<Value> = c.request("tools/list", json!({})).await["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].clone())
+            .collect();
+        assert_eq!(names, [json!("add"), json!("Add")], "{era}");
+        let r = c.call_tool("add", json!({"a": 1, "b": 2})).await;
+        assert_eq!(r["result"]["structuredContent"]["result"], 3, "{era}: {r}");
+        let r = c.call_tool("Add", json!({"a": 1, "b": 2})).await;
+        assert_eq!(text(&r), "Add: 3", "{era}: {r}");
+        for other in ["ADD", "aDD", "adD"] {
+            let r = c.call_tool(other, json!({"a": 1, "b": 2})).await;
+            assert_eq!(r["error"]["code"], -32602, "{era}: {other} is no tool: {r}");
+        }
+    }
+}
+
+/// Adds, registered under a name already taken.
+#[tool(name = "add")]
+async fn add_again(a: i64, b: i64) -> String {
+    format!("{}", a + b)
+}
+
+/// Tools: "Tool names SHOULD be unique within a server." A second tool of a name already
+/// registered is refused where the server is built (a programming error: `Server::tool` panics,
+/// naming it), whether it is the same function or another one.
+#[test]
+fn a_second_tool_of_the_same_name_is_refused() {
+    let refusal = |build: fn() -> Server| {
+        let panic = std::panic::catch_unwind(build).err().expect("registration refused");
+        panic
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+            .unwrap()
+    };
+    let same = refusal(|| Server::new("t").tool(add).tool(nap).tool(add));
+    assert_eq!(same, "a tool named `add` is already registered");
+    let other = refusal(|| Server::new("t").tool(add).tool(add_again));
+    assert_eq!(other, "a tool named `add` is already registered");
+    // Names differing in case only are two names.
+    let _ = Server::new("t").tool(add).tool(add_upper);
+}
+
+// ---------------------------------------------------------------- TL26-3, PR26-3, R26-3, TL26-4
+
+/// Greets someone.
+#[prompt]
+async fn greet(name: String) -> String {
+    format!("Hello {name}.")
+}
+
+/// Says goodbye.
+#[prompt]
+async fn farewell() -> String {
+    "Bye.".into()
+}
+
+/// A note.
+#[resource(uri = "test://notes/readme")]
+async fn readme() -> String {
+    "read me".into()
+}
+
+/// Another note.
+#[resource(uri = "test://notes/todo")]
+async fn todo() -> String {
+    "- test".into()
+}
+
+/// A note by id.
+#[resource(template = "test://notes/{id}")]
+async fn note(id: String) -> String {
+    format!("note {id}")
+}
+
+fn listing_server() -> Server {
+    Server::new("lists")
+        .state_keys(StateKeys::new(&[5; 32]).unwrap())
+        .tool(add)
+        .tool(nap)
+        .tool(ship)
+        .tool(add_upper)
+        .prompt(greet)
+        .prompt(farewell)
+        .resource(readme)
+        .resource(todo)
+        .resource(note)
+}
+
+/// `tools/list`, `prompts/list`, `resources/list` and `resources/templates/list` on `c`, each
+/// with `params`.
+async fn lists_with(c: &mut TestClient, params: Value) -> Vec<Value> {
+    let mut all = Vec::new();
+    for method in [
+        "tools/list",
+        "prompts/list",
+        "resources/list",
+        "resources/templates/list",
+    ] {
+        let r = c.request(method, params.clone()).await;
+        assert!(r["result"].is_object(), "{method}: {r}");
+        all.push(r["result"].clone());
+    }
+    all
+}
+
+async fn lists(c: &mut TestClient) -> Vec<Value> {
+    lists_with(c, json!({})).await
+}
+
+/// Tools, prompts, resources (2026-07-28): "[The set] MUST NOT vary per-connection or as a side
+/// effect of other requests on the connection." Two connections, whose clients declare other
+/// capabilities and names, list the same tools, prompts, resources and templates; so does the
+/// first after calls, reads, prompts, completions, a question left unanswered and a log level.
+#[tokio::test]
+async fn lists_do_not_vary_per_connection_or_after_other_requests() {
+    let server = Arc::new(listing_server());
+    let mut first = TestClient::stateless(server.clone(), json!({"elicitation": {}}));
+    let before = lists(&mut first).await;
+    assert_eq!(before[0]["tools"].as_array().map(Vec::len), Some(4), "{}", before[0]);
+    assert_eq!(before[1]["prompts"].as_array().map(Vec::len), Some(2));
+    assert_eq!(before[2]["resources"].as_array().map(Vec::len), Some(2));
+    assert_eq!(before[3]["resourceTemplates"].as_array().map(Vec::len), Some(1));
+
+    // Other requests on the first connection.
+    assert_eq!(
+        first.call_tool("add", json!({"a": 1, "b": 1})).await["result"]["isError"],
+        false
+    );
+    let asked = first.call_tool("ship", json!({"service": "api"})).await;
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    assert!(first.call_tool("nope", json!({})).await["error"].is_object());
+    let got = first
+        .request("prompts/get", json!({"name": "greet", "arguments": {"name": "Ada"}}))
+        .await;
+    assert!(got["result"]["messages"].is_array(), "{got}");
+    let read = first.request("resources/read", json!({"uri": "test://notes/7"})).await;
+    assert!(read["result"]["contents"].is_array(), "{read}");
+    let leveled = json!({"name": "add", "arguments": {"a": 1, "b": 2},
+        "_meta": {"io.modelcontextprotocol/logLevel": "debug", "progressToken": "p"}});
+    assert!(first.request("tools/call", leveled).await["result"].is_object());
+    first.request("server/discover", json!({})).await;
+    assert_eq!(lists(&mut first).await, before, "the same after other requests");
+
+    // Another connection, another client.
+    for capabilities in [
+        json!({}),
+        json!({"elicitation": {"form": {}, "url": {}}, "sampling": {}, "roots": {}}),
+    ] {
+        let mut second = TestClient::stateless(server.clone(), capabilities);
+        let other =
+            json!({"_meta": {"io.modelcontextprotocol/clientInfo": {"name": "another-client", "version": "9"}}});
+        assert_eq!(
+            lists_with(&mut second, other).await,
+            before,
+            "the same on another connection"
+        );
+    }
+    // And the handshake era's connections list the same items.
+    for (version, caps) in [
+        (ProtocolVersion::V2025_11_25, json!({})),
+        (ProtocolVersion::V2025_11_25, json!({"elicitation": {}, "sampling": {}})),
+    ] {
+        let mut c = TestClient::handshake(server.clone(), version, caps).await;
+        c.call_tool("add", json!({"a": 1, "b": 1})).await;
+        let legacy = lists(&mut c).await;
+        for (key, (old, new)) in ["tools", "prompts", "resources", "resourceTemplates"]
+            .iter()
+            .zip(legacy.iter().zip(&before))
+        {
+            assert_eq!(old[key], new[key], "{key} on a handshake-era connection");
+        }
+    }
+}
+
+/// Tools (2026-07-28): "Servers SHOULD return tools in a deterministic order (i.e., the same
+/// ordering across requests when the underlying set of tools has not changed)." The order is the
+/// order of registration: the same on every request, on every connection, and on every replica
+/// built the same way.
+#[tokio::test]
+async fn tools_are_listed_in_a_deterministic_order() {
+    let registered = [
+        "add",
+        "nap",
+        "ship",
+        "Add",
+        "ship_parcel",
+        "list_lines",
+        "maybe_count",
+        "order",
+        "tally",
+    ];
+    let replica = || {
+        Server::new("replica")
+            .state_keys(StateKeys::new(&[5; 32]).unwrap())
+            .tool(add)
+            .tool(nap)
+            .tool(ship)
+            .tool(add_upper)
+            .tool(ship_parcel)
+            .tool(list_lines)
+            .tool(maybe_count)
+            .tool(order)
+            .tool(tally)
+    };
+    let names = |list: &Value| -> Vec<String> {
+        list["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    for _ in 0..3 {
+        let server = Arc::new(replica());
+        for _ in 0..2 {
+            let mut c = TestClient::stateless(server.clone(), json!({}));
+            for _ in 0..2 {
+                let list = c.request("tools/list", json!({})).await;
+                assert_eq!(names(&list), registered, "{list}");
+            }
+        }
+    }
 }
