@@ -72,11 +72,17 @@ fn envelope(capabilities: Value) -> Value {
     })
 }
 
-/// Serves `server` over Streamable HTTP on a fresh loopback port.
+/// Serves `server` over Streamable HTTP on a fresh loopback port (a server that refuses to
+/// start says why on stderr; its clients then see their connections refused).
 async fn serve(server: Server, options: HttpOptions) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(server.serve_http_on(listener, options));
+    let serving = server.serve_http_on(listener, options);
+    tokio::spawn(async move {
+        if let Err(e) = serving.await {
+            panic!("the server did not start: {e}");
+        }
+    });
     addr
 }
 
@@ -124,7 +130,7 @@ impl Open {
             .get("content-type")
             .is_some_and(|c| c == "text/event-stream");
         let body = self.text().await;
-        let body = match body.lines().filter_map(|l| l.strip_prefix("data: ")).last() {
+        let body = match body.lines().filter_map(|l| l.strip_prefix("data: ")).next_back() {
             Some(last) if sse => last.to_owned(),
             _ => body,
         };
@@ -198,8 +204,11 @@ async fn nap(ms: u64) -> String {
 
 // ---------------------------------------------------------------- B25-19, B26-29
 
+// The argument and form types below are here for their schemas: their fields are not read.
+
 /// A postal address.
 #[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
 struct Address {
     /// Street and number.
     street: String,
@@ -217,6 +226,7 @@ enum Priority {
 
 /// Who receives it.
 #[derive(Deserialize, JsonSchema)]
+#[allow(dead_code)]
 #[serde(tag = "kind", rename_all = "lowercase")]
 enum Recipient {
     Person { name: String },
@@ -314,6 +324,7 @@ enum Flag {
 
 /// Every shape a form field takes.
 #[derive(Clone, Debug, FormSchema)]
+#[allow(dead_code)]
 #[form(title = "Order")]
 struct OrderForm {
     #[form(
@@ -704,7 +715,9 @@ async fn add_again(a: i64, b: i64) -> String {
 #[test]
 fn a_second_tool_of_the_same_name_is_refused() {
     let refusal = |build: fn() -> Server| {
-        let panic = std::panic::catch_unwind(build).err().expect("registration refused");
+        let Err(panic) = std::panic::catch_unwind(build) else {
+            panic!("registration refused")
+        };
         panic
             .downcast_ref::<String>()
             .cloned()
@@ -899,4 +912,552 @@ async fn tools_are_listed_in_a_deterministic_order() {
             }
         }
     }
+}
+
+// ---------------------------------------------------------------- E25-8
+
+/// What the consent page records.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Connected {
+    account: String,
+}
+
+#[resolver(key = "connect")]
+async fn consent(service: String) -> Elicit<Connected> {
+    Elicit::url(
+        format!("Sign in to {service} on the page to connect it"),
+        format!("https://notes.example/connect?service={service}"),
+    )
+}
+
+/// Connects an account through a page of the server's.
+#[tool]
+async fn connect_account(service: String, #[resolve(consent)] c: ElicitationResult<Connected>) -> String {
+    match c {
+        ElicitationResult::Accepted(c) => format!("connected {service} as {}", c.account),
+        other => format!("{service} not connected: {other:?}"),
+    }
+}
+
+/// The `flow` query parameter of a URL-mode question's URL.
+fn flow_of(asked: &Value) -> String {
+    let url = asked["params"]["url"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no url: {asked}"));
+    url.split(['?', '&'])
+        .find_map(|p| p.strip_prefix("flow="))
+        .unwrap_or_else(|| panic!("no flow in {url}"))
+        .to_owned()
+}
+
+/// Elicitation (2025-11-25): "Servers sending [`notifications/elicitation/complete`] MUST only
+/// send the notification to the client that initiated the elicitation request." Two clients
+/// each wait for their own page, a third is idle: completing one page tells its client only,
+/// with its own `elicitationId`.
+#[tokio::test(start_paused = true)]
+async fn the_elicitation_complete_notification_goes_to_the_asking_client_only() {
+    let server = Arc::new(
+        Server::new("urls")
+            .anonymous_url_flows()
+            .state_keys(StateKeys::new(&[9; 32]).unwrap())
+            .elicitation_timeout(Duration::from_secs(60))
+            .tool(connect_account),
+    );
+    let flows: UrlFlows = server.url_flows();
+    let caps = json!({"elicitation": {"form": {}, "url": {}}});
+    let v = ProtocolVersion::V2025_11_25;
+    let mut a = TestClient::handshake(server.clone(), v, caps.clone()).await;
+    let mut b = TestClient::handshake(server.clone(), v, caps.clone()).await;
+    let mut idle = TestClient::handshake(server.clone(), v, caps).await;
+    let ask = |c: &'static str| json!({"name": "connect_account", "arguments": {"service": c}});
+    let call_a = a.start("tools/call", ask("github")).await;
+    let asked_a = a.recv().await;
+    let call_b = b.start("tools/call", ask("gitlab")).await;
+    let asked_b = b.recv().await;
+    assert_eq!(
+        (&asked_a["method"], &asked_b["method"]),
+        (&json!("elicitation/create"), &json!("elicitation/create"))
+    );
+    let (flow_a, flow_b) = (flow_of(&asked_a), flow_of(&asked_b));
+    assert_ne!(flow_a, flow_b);
+    let accept = |asked: &Value| json!({"jsonrpc": "2.0", "id": asked["id"], "result": {"action": "accept"}});
+
+    for (flow, account) in [(&flow_a, "octocat"), (&flow_b, "tanuki")] {
+        let done = Connected {
+            account: account.into(),
+        };
+        flows.complete(flow, None, &done).await.unwrap();
+    }
+    a.send(&accept(&asked_a)).await;
+    let note = a.recv().await;
+    assert_eq!(
+        note,
+        json!({"jsonrpc": "2.0", "method": "notifications/elicitation/complete", "params": {"elicitationId": flow_a}})
+    );
+    assert_eq!(
+        text(&a.response_to(&json!(call_a)).await),
+        "connected github as octocat"
+    );
+    assert!(
+        b.try_recv(Duration::from_secs(1)).await.is_none(),
+        "b waits for its own page only"
+    );
+    assert!(
+        idle.try_recv(Duration::from_secs(1)).await.is_none(),
+        "the idle client is told nothing"
+    );
+
+    b.send(&accept(&asked_b)).await;
+    let note = b.recv().await;
+    assert_eq!(note["params"], json!({"elicitationId": flow_b}), "{note}");
+    assert_eq!(text(&b.response_to(&json!(call_b)).await), "connected gitlab as tanuki");
+    assert!(
+        a.try_recv(Duration::from_secs(1)).await.is_none(),
+        "a is not told of b's page"
+    );
+    assert!(idle.try_recv(Duration::from_secs(1)).await.is_none());
+}
+
+// ---------------------------------------------------------------- CO25-8, CO25-9, CO26-8, CO26-9
+
+static SECRETS_SUGGESTED: AtomicUsize = AtomicUsize::new(0);
+
+/// The names of secrets: sensitive suggestions.
+async fn secret_names(value: String, _cx: Context) -> Vec<String> {
+    SECRETS_SUGGESTED.fetch_add(1, Ordering::SeqCst);
+    ["alpha-secret", "beta-secret"]
+        .iter()
+        .filter(|s| s.starts_with(&value))
+        .map(|s| s.to_string())
+        .collect()
+}
+
+async fn colours(value: String, _cx: Context) -> Vec<String> {
+    ["red", "green"]
+        .iter()
+        .filter(|s| s.starts_with(&value))
+        .map(|s| s.to_string())
+        .collect()
+}
+
+/// Opens a secret; only for callers granted `vault:read`.
+#[prompt(scopes = ["vault:read"])]
+async fn open_secret(#[arg(complete = secret_names)] name: String) -> String {
+    format!("Open {name}.")
+}
+
+/// A secret; only for callers granted `vault:read`.
+#[resource(template = "vault://secrets/{name}", scopes = ["vault:read"])]
+async fn secret(#[arg(complete = secret_names)] name: String) -> String {
+    format!("secret {name}")
+}
+
+/// Paints; for everyone.
+#[prompt]
+async fn paint(#[arg(complete = colours)] colour: String) -> String {
+    format!("Paint it {colour}.")
+}
+
+fn vault_server() -> Server {
+    Server::new("vault").prompt(open_secret).prompt(paint).resource(secret)
+}
+
+/// The two completions of a secret's name: of the prompt's argument, of the template's variable.
+fn secret_completions() -> [Value; 2] {
+    [
+        json!({"ref": {"type": "ref/prompt", "name": "open_secret"}, "argument": {"name": "name", "value": ""}}),
+        json!({"ref": {"type": "ref/resource", "uri": "vault://secrets/{name}"}, "argument": {"name": "name", "value": ""}}),
+    ]
+}
+
+/// Bearer tokens for the completion test: `reader` is granted nothing, `keeper` `vault:read`.
+struct VaultTokens;
+
+impl mcp_resolve::TokenVerifier for VaultTokens {
+    fn verify<'a>(
+        &'a self,
+        token: &'a str,
+    ) -> mcp_resolve::auth::BoxFuture<'a, Result<mcp_resolve::Principal, mcp_resolve::AuthError>> {
+        Box::pin(async move {
+            let scopes = match token {
+                "reader" => vec![],
+                "keeper" => vec!["vault:read".to_string()],
+                _ => return Err(mcp_resolve::AuthError::new("unknown token")),
+            };
+            Ok(mcp_resolve::Principal {
+                subject: token.into(),
+                issuer: None,
+                scopes,
+            })
+        })
+    }
+}
+
+/// Completion: "Implementations MUST: control access to sensitive suggestions" and "prevent
+/// completion-based information disclosure". A completion of a scoped prompt's argument or
+/// resource template's variable needs the prompt's or resource's scopes: a caller without them
+/// gets the refusal, no value, and the completer never runs; a caller with them gets the values.
+/// In memory (no token: refused on both eras) and over HTTP (a token without the scope: 403; with
+/// it: 200).
+#[tokio::test]
+async fn completions_of_scoped_items_need_their_scopes() {
+    let before = SECRETS_SUGGESTED.load(Ordering::SeqCst);
+    for (mut c, era) in both_eras(vault_server()).await {
+        for params in secret_completions() {
+            let r = c.request("completion/complete", params.clone()).await;
+            assert_eq!(r["error"]["code"], -32600, "{era}: {r}");
+            assert_eq!(r["error"]["data"]["error"], "insufficient_scope", "{era}: {r}");
+            assert!(
+                r.get("result").is_none() && !r.to_string().contains("-secret"),
+                "{era}: {r}"
+            );
+        }
+        let open =
+            json!({"ref": {"type": "ref/prompt", "name": "paint"}, "argument": {"name": "colour", "value": "r"}});
+        let r = c.request("completion/complete", open).await;
+        assert_eq!(
+            r["result"]["completion"]["values"],
+            json!(["red"]),
+            "{era}: an open prompt completes: {r}"
+        );
+    }
+    assert_eq!(SECRETS_SUGGESTED.load(Ordering::SeqCst), before, "no completer ran");
+
+    let options = HttpOptions::default()
+        .bearer(VaultTokens)
+        .authorization_server("https://auth.test");
+    let addr = serve(vault_server(), options).await;
+    for (i, params) in secret_completions().into_iter().enumerate() {
+        let id = i as i64 + 1;
+        let r = post_2026(
+            addr,
+            id,
+            "completion/complete",
+            params.clone(),
+            &[("authorization", "Bearer reader")],
+        )
+        .await;
+        assert_eq!(r.status, 403);
+        let body = r.json().await;
+        assert_eq!(body["error"]["data"]["error"], "insufficient_scope", "{body}");
+        assert!(!body.to_string().contains("-secret"), "{body}");
+        assert_eq!(SECRETS_SUGGESTED.load(Ordering::SeqCst), before + i, "no completer ran");
+        let r = post_2026(
+            addr,
+            id,
+            "completion/complete",
+            params,
+            &[("authorization", "Bearer keeper")],
+        )
+        .await;
+        assert_eq!(r.status, 200);
+        let body = r.json().await;
+        assert_eq!(
+            body["result"]["completion"]["values"],
+            json!(["alpha-secret", "beta-secret"]),
+            "{body}"
+        );
+    }
+    assert_eq!(
+        SECRETS_SUGGESTED.load(Ordering::SeqCst),
+        before + 2,
+        "only the keeper's ran"
+    );
+}
+
+// ---------------------------------------------------------------- A25-24, AS26-4
+
+/// Who is calling.
+#[cfg(feature = "jwt")]
+#[tool]
+async fn whoami(cx: Context) -> String {
+    cx.principal().map(|p| p.subject.clone()).unwrap_or_default()
+}
+
+/// Authorization: "Clients and servers MUST implement secure token storage and follow OAuth best
+/// practices" — the server keeps no token: verified, it is dropped (the principal is kept), and
+/// no bearer token, accepted or refused, reaches the log (a refusal logs its reason only), on
+/// either era. Checked with the shipped HS256 verifier: its refusal reasons name no token.
+#[cfg(feature = "jwt")]
+#[tokio::test]
+async fn no_bearer_token_reaches_the_log() {
+    use mcp_resolve::TokenVerifier as _;
+    logs();
+    const AUDIENCE: &str = "https://vault.test/mcp";
+    let mut secret = [0u8; 32];
+    getrandom::fill(&mut secret).unwrap();
+    let verifier = || mcp_resolve::Hs256Verifier::new(&secret, AUDIENCE).unwrap();
+    let sign = |claims: Value, key: &[u8]| {
+        jsonwebtoken::encode(
+            &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),
+            &claims,
+            &jsonwebtoken::EncodingKey::from_secret(key).unwrap(),
+        )
+        .unwrap()
+    };
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs();
+    let good = sign(json!({"sub": "alice", "aud": AUDIENCE, "exp": now + 600}), &secret);
+    let refused = [
+        sign(json!({"sub": "alice", "aud": AUDIENCE, "exp": now - 3600}), &secret),
+        sign(
+            json!({"sub": "alice", "aud": "https://elsewhere.test", "exp": now + 600}),
+            &secret,
+        ),
+        sign(
+            json!({"sub": "alice", "aud": AUDIENCE, "exp": now + 600}),
+            b"another secret of thirty-two byte",
+        ),
+        "garbage-token-7f3a9c".to_string(),
+        "eyJhbGciOiJub25lIn0.eyJzdWIiOiJldmUifQ.".to_string(),
+    ];
+    // Every refusal's reason (what the log would say) names no token.
+    for token in &refused {
+        let reason = verifier().verify(token).await.unwrap_err().to_string();
+        assert!(!reason.contains(token.as_str()), "{reason}");
+    }
+
+    let addr = serve(
+        Server::new("vault").tool(whoami),
+        HttpOptions::default()
+            .bearer(verifier())
+            .authorization_server("https://auth.test"),
+    )
+    .await;
+    let call = json!({"name": "whoami", "arguments": {}});
+    for (i, token) in refused.iter().enumerate() {
+        let auth = format!("Bearer {token}");
+        let r = post_2026(addr, i as i64, "tools/call", call.clone(), &[("authorization", &auth)]).await;
+        assert_eq!(r.status, 401, "{token}");
+    }
+    let auth = format!("Bearer {good}");
+    let r = post_2026(addr, 10, "tools/call", call.clone(), &[("authorization", &auth)]).await;
+    assert_eq!(text(&r.json().await), "alice");
+    // The handshake era: a session opened and used with the token.
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}});
+    let r = post(addr, &[JSON, ACCEPT, ("authorization", &auth)], &init).await;
+    assert_eq!(r.status, 200);
+    let session = r.headers["mcp-session-id"].to_str().unwrap().to_owned();
+    let headers = [
+        JSON,
+        ACCEPT,
+        ("authorization", auth.as_str()),
+        ("mcp-session-id", session.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(addr, &headers, &initialized).await.status, 202);
+    let r = post(
+        addr,
+        &headers,
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}),
+    )
+    .await;
+    assert_eq!(text(&r.json().await), "alice");
+
+    let log = log_text();
+    assert!(
+        log.contains("request refused: bearer token"),
+        "a refusal is logged: {log}"
+    );
+    for token in refused.iter().chain([&good]) {
+        // The whole token, and its signature alone.
+        let signature = token.rsplit('.').next().unwrap();
+        for part in [token.as_str(), signature] {
+            if part.len() >= 16 {
+                assert!(!log.contains(part), "a token reached the log ({part}): {log}");
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- B26-41
+
+/// Needs `admin` (only over HTTP with such a token).
+#[tool(scopes = ["admin"])]
+async fn purge() -> String {
+    "purged".into()
+}
+
+/// Base protocol (2026-07-28): "Implementations SHOULD NOT use [clientInfo/serverInfo] to change
+/// the behavior of the client or server, and SHOULD NOT rely on them for security decisions."
+/// Clients that differ only in `clientInfo` (a known client's name, an "admin" one, none at all)
+/// get the same answers to the same requests on both eras — discovery, lists, calls, a question,
+/// a refusal for want of scopes.
+#[tokio::test]
+async fn client_info_changes_no_answer() {
+    let server = Arc::new(
+        Server::new("info")
+            .state_keys(StateKeys::new(&[4; 32]).unwrap())
+            .tool(add)
+            .tool(ship)
+            .tool(purge)
+            .prompt(greet),
+    );
+    let infos = [
+        Some(json!({"name": "claude-ai", "version": "1.0"})),
+        Some(json!({"name": "admin", "title": "Administrator console", "version": "999"})),
+        None,
+    ];
+    let requests = [
+        ("server/discover", json!({})),
+        ("tools/list", json!({})),
+        ("prompts/list", json!({})),
+        ("prompts/get", json!({"name": "greet", "arguments": {"name": "Ada"}})),
+        ("tools/call", json!({"name": "add", "arguments": {"a": 1, "b": 2}})),
+        ("tools/call", json!({"name": "ship", "arguments": {"service": "api"}})),
+        ("tools/call", json!({"name": "purge", "arguments": {}})),
+    ];
+    // 2026-07-28: the envelope carries the client's name on every request.
+    let mut answers: Vec<Vec<Value>> = Vec::new();
+    for info in &infos {
+        let mut c = TestClient::raw(server.clone());
+        let mut meta = envelope(json!({"elicitation": {}}));
+        match info {
+            Some(info) => meta["io.modelcontextprotocol/clientInfo"] = info.clone(),
+            None => {
+                meta.as_object_mut()
+                    .unwrap()
+                    .remove("io.modelcontextprotocol/clientInfo");
+            }
+        }
+        let mut seen = Vec::new();
+        for (method, params) in &requests {
+            let mut params = params.clone();
+            params["_meta"] = meta.clone();
+            let mut r = c.request(method, params).await;
+            // The sealed state differs on every question (a fresh nonce), whoever asks.
+            if let Some(result) = r["result"].as_object_mut()
+                && result.get("resultType") == Some(&json!("input_required"))
+            {
+                assert!(result.remove("requestState").is_some(), "{method}: a state");
+            }
+            seen.push(r);
+        }
+        assert_eq!(seen[6]["error"]["data"]["error"], "insufficient_scope", "{}", seen[6]);
+        assert_eq!(seen[5]["result"]["resultType"], "input_required", "{}", seen[5]);
+        answers.push(seen);
+    }
+    assert_eq!(answers[0], answers[1], "2026-07-28: another name, the same answers");
+    assert_eq!(answers[0], answers[2], "2026-07-28: no name, the same answers");
+
+    // The handshake era: `initialize` names the client once, for the session.
+    let mut answers: Vec<Vec<Value>> = Vec::new();
+    for info in infos.iter().take(2) {
+        let mut c = TestClient::raw(server.clone());
+        let init = json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": info});
+        let mut seen = vec![c.request("initialize", init).await];
+        c.notify("notifications/initialized", json!({})).await;
+        for (method, params) in requests.iter().skip(1) {
+            seen.push(c.request(method, params.clone()).await);
+        }
+        assert_eq!(seen[6]["error"]["data"]["error"], "insufficient_scope", "{}", seen[6]);
+        answers.push(seen);
+    }
+    assert_eq!(answers[0], answers[1], "2025-11-25: another name, the same answers");
+}
+
+// ---------------------------------------------------------------- H26-12, H26-13
+
+/// A note one can listen to.
+#[resource(uri = "test://watched")]
+async fn watched() -> String {
+    "watched".into()
+}
+
+/// Streamable HTTP (2026-07-28): "When initiating an SSE stream, servers SHOULD include the
+/// `X-Accel-Buffering: no` header in the HTTP response." Every SSE response carries it: a call
+/// asking for progress, one asking for log messages, a `subscriptions/listen` stream.
+#[tokio::test]
+async fn sse_responses_say_x_accel_buffering_no() {
+    let addr = serve(Server::new("sse").tool(add).resource(watched), HttpOptions::default()).await;
+    let mut progress = json!({"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": envelope(json!({}))});
+    progress["_meta"]["progressToken"] = json!("p-1");
+    let mut logged = json!({"name": "add", "arguments": {"a": 1, "b": 2}, "_meta": envelope(json!({}))});
+    logged["_meta"]["io.modelcontextprotocol/logLevel"] = json!("debug");
+    let listen = json!({"notifications": {"resourceSubscriptions": ["test://watched"]}});
+    for (method, params) in [
+        ("tools/call", progress),
+        ("tools/call", logged),
+        ("subscriptions/listen", listen),
+    ] {
+        let r = post_2026(addr, 1, method, params, &[]).await;
+        assert_eq!(r.status, 200, "{method}");
+        assert_eq!(r.headers["content-type"], "text/event-stream", "{method}");
+        assert_eq!(
+            r.headers.get("x-accel-buffering").map(|v| v.to_str().unwrap()),
+            Some("no"),
+            "{method}: {:?}",
+            r.headers
+        );
+    }
+    // A plain JSON answer is no stream.
+    let r = post_2026(
+        addr,
+        2,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 1, "b": 2}}),
+        &[],
+    )
+    .await;
+    assert_eq!(r.headers["content-type"], "application/json");
+}
+
+static HOLD_DROPPED: AtomicBool = AtomicBool::new(false);
+
+/// Sets [`HOLD_DROPPED`] when dropped.
+struct DropFlag;
+
+impl Drop for DropFlag {
+    fn drop(&mut self) {
+        HOLD_DROPPED.store(true, Ordering::SeqCst);
+    }
+}
+
+/// Reports that it started, then holds on for an hour.
+#[tool]
+async fn hold(cx: Context) -> String {
+    let _flag = DropFlag;
+    cx.progress(1.0, None, Some("started")).await;
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    "held".into()
+}
+
+/// Streamable HTTP (2026-07-28): "Closing the SSE response stream MUST be treated by the server as
+/// cancellation of that request." A call answering over SSE is dropped (its future no longer
+/// runs) once the client closes the stream; the server goes on serving.
+#[tokio::test]
+async fn closing_an_sse_response_cancels_its_call() {
+    let addr = serve(Server::new("sse").tool(hold).tool(add), HttpOptions::default()).await;
+    let mut params = json!({"name": "hold", "arguments": {}, "_meta": envelope(json!({}))});
+    params["_meta"]["progressToken"] = json!("h-1");
+    let mut r = post_2026(addr, 1, "tools/call", params, &[]).await;
+    assert_eq!(r.headers["content-type"], "text/event-stream");
+    let first = r.chunk().await.expect("the progress event");
+    assert!(first.contains("notifications/progress"), "{first}");
+    assert!(
+        !HOLD_DROPPED.load(Ordering::SeqCst),
+        "the call runs while its stream is open"
+    );
+    drop(r);
+    let cancelled = async {
+        while !HOLD_DROPPED.load(Ordering::SeqCst) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), cancelled)
+        .await
+        .expect("the call is cancelled once its stream is closed");
+    let r = post_2026(
+        addr,
+        2,
+        "tools/call",
+        json!({"name": "add", "arguments": {"a": 1, "b": 2}}),
+        &[],
+    )
+    .await;
+    assert_eq!(r.json().await["result"]["structuredContent"]["result"], 3);
 }
