@@ -290,7 +290,13 @@ impl ArgsSchema {
             // x-mcp-header: "Integer values MUST be within the safe range for JavaScript"; the
             // schema says so (a narrower bound of the type's own is kept), and the server
             // checks it ([`MAX_MIRRORED_INTEGER`]).
-            if property.get("type").and_then(Value::as_str) == Some("integer") {
+            let integer = match property.get("type") {
+                Some(Value::String(t)) => t == "integer",
+                // `Option<i64>`: `["integer", "null"]`.
+                Some(Value::Array(types)) => types.iter().any(|t| t == "integer"),
+                _ => false,
+            };
+            if integer {
                 let max = MAX_MIRRORED_INTEGER;
                 let narrower = |key: &str, keep: fn(i64, i64) -> bool, bound: i64| {
                     property.get(key).and_then(Value::as_i64).filter(|v| keep(*v, bound))

@@ -129,13 +129,19 @@ mod tests {
         let mut s = crate::ArgsSchema::new();
         s.argument::<i64>("id", None);
         s.argument::<u8>("small", None);
+        s.argument::<Option<i64>>("maybe", None);
         s.header("id", "Id");
         s.header("small", "Small");
+        s.header("maybe", "Maybe");
         let s = s.finish();
         assert_eq!(s["properties"]["id"]["maximum"], 9_007_199_254_740_991_i64);
         assert_eq!(s["properties"]["id"]["minimum"], -9_007_199_254_740_991_i64);
         assert_eq!(s["properties"]["small"]["maximum"], 255, "a narrower bound is kept");
         assert_eq!(s["properties"]["small"]["minimum"], 0);
+        assert_eq!(
+            s["properties"]["maybe"]["maximum"], 9_007_199_254_740_991_i64,
+            "an optional one too"
+        );
     }
 
     #[test]
