@@ -4,6 +4,7 @@
 #
 #   benches/callgrind-state.sh          # ~1 min; prints one line per operation
 #   SECONDS_EACH=5 benches/callgrind-state.sh
+#   BIN=/path/to/an/older/micro-bench benches/callgrind-state.sh   # another commit's build
 #
 # It runs `benches/micro.rs` under callgrind in criterion's --profile-time mode (the bench's own
 # closure, many iterations, no analysis) for `state/seal` and for `state/unseal`, and divides the
@@ -20,14 +21,17 @@ cd "$ROOT"
 SECONDS_EACH="${SECONDS_EACH:-3}"
 command -v valgrind >/dev/null || { echo "valgrind is not installed (apt-get install valgrind)" >&2; exit 2; }
 
-BIN="$(cargo bench -q --features bench --bench micro --no-run --message-format=json 2>/dev/null \
-    | grep -o '"executable":"[^"]*"' | grep -v ':null' | head -n 1 | cut -d'"' -f4)"
+# BIN=PATH counts an already built micro bench instead (another commit's, to compare).
+if [[ -z "${BIN:-}" ]]; then
+    BIN="$(cargo bench -q --features bench --bench micro --no-run --message-format=json 2>/dev/null \
+        | grep -o '"executable":"[^"]*"' | grep -v ':null' | head -n 1 | cut -d'"' -f4)"
+fi
 [[ -x "$BIN" ]] || { echo "cannot find the micro bench executable" >&2; exit 1; }
 OUT="$(mktemp -d)"
 trap 'rm -rf "$OUT"' EXIT
 
-# calls and inclusive Ir of every call to function $2 in callgrind output $1 (fn and cfn share
-# one table of compressed names).
+# calls and inclusive Ir of the calls to function $2 in callgrind output $1 made by criterion's
+# loop, not by the bench's setup in `micro::` (fn and cfn share one table of compressed names).
 count() {
     awk -v want="$2" '
         function name(line, key,   s, id, rest) {
@@ -36,18 +40,18 @@ count() {
             if (rest != "") names[id] = rest
             return id
         }
-        /^fn=\(/  { name($0, "fn"); next }
+        /^fn=\(/  { caller = name($0, "fn"); next }
         /^cfn=\(/ { cur = name($0, "cfn"); next }
         /^calls=/ {
             split($0, a, /[= ]/); n = a[2]
             getline; split($0, b, " ")
-            if (names[cur] == want) { calls += n; ir += b[2] }
+            if (names[cur] == want && names[caller] !~ /^micro::/) { calls += n; ir += b[2] }
         }
         END { printf "%d %d\n", calls, ir }
     ' "$1"
 }
 
-echo "commit $(git rev-parse --short HEAD), $(date -u +%Y-%m-%dT%H:%MZ), $(valgrind --version)"
+echo "$BIN ($(git rev-parse --short HEAD) checked out), $(date -u +%Y-%m-%dT%H:%MZ), $(valgrind --version)"
 for op in seal unseal; do
     fn="mcp_resolve_runtime::bench::StateSealer::seal"
     [[ $op == unseal ]] && fn="mcp_resolve_runtime::bench::StateSealer::unseal_raw"
