@@ -1,7 +1,7 @@
 //! Micro-benchmarks of the hot paths under a tool call, without transports:
 //!
-//! - `state/*`: sealing and unsealing a `requestState` of about 1 KiB (AES-256-GCM, bound to the
-//!   request);
+//! - `state/*`: sealing and unsealing a `requestState` of about 1 KiB in the current token format
+//!   (`v2.`: a key per token from its salt, AES-256-GCM, bound to the request);
 //! - `form/validate_accept`: turning accepted form content into the typed struct, with the
 //!   server-side checks;
 //! - `dispatch/tool_call/*`: one call through a `#[tool]`'s generated `Tool::call`;
@@ -116,18 +116,20 @@ fn state_arguments() -> Map<String, Value> {
     }))
 }
 
-/// A `requestState` as the engine builds it (`v`, `r`, `outcomes`, `asked`) in round 3 of a call
-/// with six resolvers: five answers recorded (action, content, question digest), one question
-/// asked. Its JSON is about 1 KiB.
+/// A `requestState` as the engine builds it today (`r`, `outcomes`, `asked`: its `RoundState`)
+/// in round 3 of a call with six resolvers: five answers recorded (action, content, question
+/// digest), one question asked. Question digests are full SHA-256 in base64url (43 characters),
+/// as `seal::question_digest` writes them. Its JSON is about 1 KiB. `bench_state` checks that
+/// the token is the current format (`v2.`) and opens as the engine's round state, so this
+/// benchmark cannot drift back to a shape or format the engine no longer writes.
 fn state_payload() -> Value {
     json!({
-        "v": 1,
         "r": 3,
         "outcomes": {
             "confirm_delete": {
                 "action": "accept",
                 "content": { "ok": true },
-                "q": "3q2zJ0vQ8mFh1cXo4pLk9A",
+                "q": "cxY_UVMKZPVXth95sKJonGxUWai-PSIPg0DwiNAu100",
             },
             "owner": {
                 "action": "accept",
@@ -138,7 +140,7 @@ fn state_payload() -> Value {
                     "phone": "+44 20 7946 0958",
                     "notify": true,
                 },
-                "q": "Zr8yQ1bWm0sTq6uVx3nE2g",
+                "q": "TBApaX7jWHFdOhSirdgXxLAWUUQN6Ag3H3gWWskNxYE",
             },
             "retention": {
                 "action": "accept",
@@ -148,7 +150,7 @@ fn state_payload() -> Value {
                     "legal_hold": false,
                     "reason": "Quarterly clean-up of finance notes older than one year, agreed with the records team in the June review.",
                 },
-                "q": "p0oI9uY8tR7eW6qA5sD4fG",
+                "q": "jiIBJEAdpuGgKIqGtI6zFtJUzSqbk5nPyaB6L7wCU-g",
             },
             "reviewer": {
                 "action": "accept",
@@ -157,7 +159,7 @@ fn state_payload() -> Value {
                     "role": "records-officer",
                     "comment": "Approved for the archive; keep the audit exports and the signed retention memo.",
                 },
-                "q": "Qw4Er5Ty6Ui7Op8As9Df0g",
+                "q": "LXCZmuGAXkvO-bSrOkuCf1eMYXQPMAdvzcNceuf1hrM",
             },
             "window": {
                 "action": "accept",
@@ -167,11 +169,11 @@ fn state_payload() -> Value {
                     "timezone": "Europe/London",
                     "notify_on_call": true,
                 },
-                "q": "Lk8Jh7Gf6Ds5Aq4Wz3Xc2v",
+                "q": "RP97AsgNOLJt1qox2UcK7YGzLhAzGjyZT7GplF_YR7o",
             },
         },
         "asked": {
-            "schedule": "hJ3kL2mN1bV0cX9zA8sD7f",
+            "schedule": "X3IAXoHE7L1ao1iOgOPa8N8GjODPVjiURQigFl_qYJo",
         },
     })
 }
@@ -188,6 +190,11 @@ fn bench_state(c: &mut Criterion) {
     // The engine keeps answers as the JSON text they came in: the state is sealed from text.
     let state_text = serde_json::value::to_raw_value(&state).unwrap();
     let token = sealer.seal(&state_text, "delete_folder", &arguments, "notes").unwrap();
+    assert!(token.starts_with("v2."), "not the current token format: {token:.8}…");
+    assert!(
+        sealer.opens_round_state(&token, "delete_folder", &arguments, "notes"),
+        "the payload is not the engine's round state"
+    );
     assert_eq!(
         sealer.unseal(&token, "delete_folder", &arguments, "notes").as_ref(),
         Some(&state)

@@ -69,7 +69,8 @@ RESULTS="$OUT_DIR/results.jsonl"
 FAILED=0
 drive() { # drive TRANSPORT LABEL N ARGS... -- CMD...
     local transport="$1" label="$2" n="$3"; shift 3
-    if ! "$LOAD" "$transport" --label "$label" -n "$n" --warmup "$WARMUP" --out "$RESULTS" --timeout 600 "$@"; then
+    # --round: the report pairs each server's run with the null server's run of the same round.
+    if ! "$LOAD" "$transport" --label "$label" --round "$run" -n "$n" --warmup "$WARMUP" --out "$RESULTS" --timeout 600 "$@"; then
         echo "!! $label $transport $* failed" >&2
         FAILED=1
     fi
@@ -117,7 +118,11 @@ done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)" >> "$OUT_DIR/machine.txt"
 
 rm -rf "$OUT_DIR/charts"
-"$LOAD" report "$RESULTS" --charts "$OUT_DIR/charts" > "$OUT_DIR/report.md"
+# The report refuses (and says which) when a server time lacks the null server's run of its round.
+if ! "$LOAD" report "$RESULTS" --charts "$OUT_DIR/charts" > "$OUT_DIR/report.md"; then
+    echo "!! the report was refused: see above" >&2
+    FAILED=1
+fi
 if (( PUBLISH )); then
     if (( FAILED )); then
         echo "!! a run failed: charts not copied to docs/perf/" >&2

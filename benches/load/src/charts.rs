@@ -24,15 +24,10 @@ struct Bar {
 }
 
 impl Bar {
+    /// No bar for an empty series.
     fn of(runs: &[f64]) -> Option<Bar> {
-        if runs.is_empty() {
-            return None;
-        }
-        Some(Bar {
-            value: report::median(runs),
-            lo: runs.iter().copied().fold(f64::INFINITY, f64::min),
-            hi: runs.iter().copied().fold(f64::NEG_INFINITY, f64::max),
-        })
+        let (value, lo, hi) = report::spread(runs)?;
+        Some(Bar { value, lo, hi })
     }
 }
 
@@ -137,8 +132,8 @@ fn chart_of(
     )
 }
 
-fn charts(groups: &Groups) -> Vec<Chart> {
-    let runs = groups.values().flatten().map(|(_, f)| f.rates.len()).max().unwrap_or(0);
+fn charts(groups: &Groups) -> Result<Vec<Chart>, String> {
+    let runs = groups.values().flatten().map(|(_, f)| f.runs.len()).max().unwrap_or(0);
     let spread = if runs > 1 {
         format!("Bars: median of {runs} runs; whiskers: min–max.")
     } else {
@@ -156,7 +151,7 @@ fn charts(groups: &Groups) -> Vec<Chart> {
             if keys.is_empty() {
                 continue;
             }
-            let (g, s, bars) = chart_of(groups, &keys, protocol, |_, _, f| Bar::of(&f.rates));
+            let (g, s, bars) = chart_of(groups, &keys, protocol, |_, _, f| Bar::of(&f.rates()));
             out.push(Chart {
                 file: format!("calls-stdio-{}-{mode}.svg", slug(work)),
                 title: format!("stdio, {}, {}: calls/s (higher is better)", short_work(work), how(mode)),
@@ -175,7 +170,7 @@ fn charts(groups: &Groups) -> Vec<Chart> {
             groups,
             &keys,
             |k| format!("{}, {}", k.1, k.2),
-            |_, _, f| Bar::of(&f.rates),
+            |_, _, f| Bar::of(&f.rates()),
         );
         let clients = keys[0].4;
         out.push(Chart {
@@ -197,7 +192,7 @@ fn charts(groups: &Groups) -> Vec<Chart> {
         if keys.is_empty() {
             continue;
         }
-        let (g, s, bars) = chart_of(groups, &keys, protocol, |_, _, f| Bar::of(&f.p50));
+        let (g, s, bars) = chart_of(groups, &keys, protocol, |_, _, f| Bar::of(&f.p50()));
         out.push(Chart {
             file: format!("p50-stdio-{}-seq.svg", slug(work)),
             title: format!("stdio, {}, sequential: p50 latency (lower is better)", short_work(work)),
@@ -207,7 +202,10 @@ fn charts(groups: &Groups) -> Vec<Chart> {
             bars,
             note: spread.clone(),
         });
-        let times: Vec<_> = keys.iter().map(|k| report::server_times(groups, k)).collect();
+        let times = keys
+            .iter()
+            .map(|k| report::server_times(groups, k))
+            .collect::<Result<Vec<_>, _>>()?;
         let (g, s, bars) = chart_of(groups, &keys, protocol, |k, label, _| {
             let i = keys.iter().position(|o| o == &k)?;
             let t = times[i].as_ref()?.iter().find(|t| t.label == label)?;
@@ -233,14 +231,14 @@ fn charts(groups: &Groups) -> Vec<Chart> {
             note: format!("Server time: p50 minus {subtracted}, run by run. {spread}"),
         });
     }
-    out
+    Ok(out)
 }
 
 /// Draws every chart into `dir`, returning the files written.
 pub(crate) fn write(groups: &Groups, dir: &Path) -> Result<Vec<PathBuf>, String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let mut written = Vec::new();
-    for chart in charts(groups) {
+    for chart in charts(groups)? {
         let path = dir.join(&chart.file);
         draw(&chart, &path).map_err(|e| format!("{}: {e}", path.display()))?;
         written.push(path);

@@ -66,6 +66,8 @@ struct Options {
     addr: Option<String>,
     timeout: Duration,
     stderr: bool,
+    /// The round of `benches/run.sh` this run belongs to, written to the results line.
+    round: Option<u64>,
     command: Vec<String>,
 }
 
@@ -73,7 +75,7 @@ fn usage() -> ! {
     eprintln!(
         "usage: mcp-load stdio|http [--label L] [--protocol 2025-11-25|2026-07-28] [--tool T] [--args JSON]\n\
          \x20      [--mode seq|pipe] [-n N] [--warmup N] [--clients C] [--expect TEXT] [--out FILE]\n\
-         \x20      [--addr HOST:PORT] [--timeout SECS] [--stderr] -- SERVER_CMD [ARGS...]\n\
+         \x20      [--addr HOST:PORT] [--timeout SECS] [--stderr] [--round N] -- SERVER_CMD [ARGS...]\n\
          \x20  or: mcp-load report RESULTS.jsonl [--charts DIR]\n\
          \x20  or: mcp-load replicas --addr HOST:PORT [--secret JWT_SECRET] ... (mcp-load replicas --help)"
     );
@@ -97,6 +99,7 @@ fn parse(mut args: Vec<String>) -> Options {
         addr: None,
         timeout: Duration::from_secs(300),
         stderr: false,
+        round: None,
         command: Vec::new(),
     };
     let mut it = args.into_iter();
@@ -116,6 +119,7 @@ fn parse(mut args: Vec<String>) -> Options {
             "--addr" => o.addr = Some(val()),
             "--timeout" => o.timeout = Duration::from_secs(val().parse().unwrap_or_else(|_| usage())),
             "--stderr" => o.stderr = true,
+            "--round" => o.round = Some(val().parse().unwrap_or_else(|_| usage())),
             "--" => {
                 o.command = it.collect();
                 break;
@@ -151,7 +155,7 @@ fn main() {
                     eprintln!("chart: {}", file.display());
                 }
             }
-            Ok(report::render(&groups))
+            report::render(&groups)
         });
         match done {
             Ok(text) => print!("{text}"),
@@ -222,44 +226,41 @@ fn main() {
     }
     let mut lat = m.latencies.clone();
     lat.sort();
-    let pct = |p: f64| -> f64 {
-        if lat.is_empty() {
-            return 0.0;
-        }
-        let i = ((lat.len() as f64 - 1.0) * p).round() as usize;
-        lat[i].as_secs_f64() * 1e6
-    };
-    let rate = m.calls as f64 / m.elapsed.as_secs_f64().max(1e-9);
+    // No calls measured, no figure: `null` in the line, n/a on the terminal, never a zero.
+    let pct = |p: f64| percentile(&lat, p).map(|d| (d.as_secs_f64() * 1e6).round());
+    let per_call = |x: f64| (m.calls > 0).then(|| x / m.calls as f64);
+    let rate = (m.calls > 0).then(|| (m.calls as f64 / m.elapsed.as_secs_f64().max(1e-9)).round());
     let line = json!({
         "label": o.label,
+        "round": o.round,
         "transport": o.transport,
         "protocol": o.protocol,
         "tool": o.tool,
         "mode": o.mode,
         "clients": if o.transport == "http" { o.clients } else { 1 },
         "n": m.calls,
-        "calls_per_s": rate.round(),
-        "p50_us": pct(0.5).round(),
-        "p99_us": pct(0.99).round(),
-        "rounds_per_call": if m.calls > 0 { m.rounds as f64 / m.calls as f64 } else { 0.0 },
+        "calls_per_s": rate,
+        "p50_us": pct(0.5),
+        "p99_us": pct(0.99),
+        "rounds_per_call": per_call(m.rounds as f64),
         "errors": m.errors,
         "peak_rss_kib": rss_kib,
-        "server_cpu_us_per_call": m.cpu_ns.map(|ns| (ns as f64 / 1e3 / m.calls.max(1) as f64 * 100.0).round() / 100.0),
+        "server_cpu_us_per_call": m.cpu_ns.and_then(|ns| per_call(ns as f64 / 1e3)).map(|us| (us * 100.0).round() / 100.0),
         "ready_ms": (ready.as_secs_f64() * 1e4).round() / 10.0,
         "first_text": m.first_text,
         "first_error": m.first_error,
     });
     eprintln!(
-        "{:<14} {:<5} {} {:<13} {:<4} {:>9.0} calls/s  p50 {:>7.0} µs  p99 {:>7.0} µs  rss {:>6} KiB  errors {}",
+        "{:<14} {:<5} {} {:<13} {:<4} {:>9} calls/s  p50 {:>7} µs  p99 {:>7} µs  rss {:>6} KiB  errors {}",
         o.label,
         o.transport,
         o.protocol,
         o.tool,
         o.mode,
-        rate,
-        pct(0.5),
-        pct(0.99),
-        rss_kib.unwrap_or(0),
+        report::show(rate, 0),
+        report::show(pct(0.5), 0),
+        report::show(pct(0.99), 0),
+        rss_kib.map_or_else(|| report::NA.to_string(), |k| k.to_string()),
         m.errors
     );
     if let Some(e) = &m.first_error {
@@ -283,18 +284,21 @@ fn main() {
     }
 }
 
-/// The CPU time a process has spent so far, all its threads summed (`schedstat`), in ns.
-fn cpu_ns(pid: u32) -> Option<u64> {
-    let mut total = 0;
-    for task in std::fs::read_dir(format!("/proc/{pid}/task")).ok()?.flatten() {
-        let stat = std::fs::read_to_string(task.path().join("schedstat")).unwrap_or_default();
-        total += stat
-            .split_whitespace()
-            .next()
-            .and_then(|t| t.parse::<u64>().ok())
-            .unwrap_or(0);
-    }
-    Some(total)
+/// The CPU time a process has spent so far, in ns: every thread it ever had, those that have
+/// exited included. This is the kernel's CPU-time clock of the process (`clock_getcpuclockid(3)`),
+/// which any process may read for another; summing `/proc/PID/task/*/schedstat` instead would
+/// lose the threads that exited between two readings (a blocking pool's, a connection's).
+/// `None` when the process is gone.
+pub(crate) fn cpu_ns(pid: u32) -> Option<u64> {
+    let pid = nix::unistd::Pid::from_raw(i32::try_from(pid).ok()?);
+    let now = nix::time::ClockId::pid_cpu_clock_id(pid).ok()?.now().ok()?;
+    u64::try_from(Duration::from(now).as_nanos()).ok()
+}
+
+/// The `p` quantile (0 to 1, nearest rank) of sorted durations; `None` for an empty series.
+pub(crate) fn percentile(sorted: &[Duration], p: f64) -> Option<Duration> {
+    let last = sorted.len().checked_sub(1)?;
+    sorted.get(((last as f64) * p).round() as usize).copied()
 }
 
 /// The peak resident set of a process (`VmHWM`), in KiB.
@@ -500,4 +504,41 @@ fn run_http(o: &Options, spawned: Instant, pid: u32) -> Result<(Duration, Measur
         .build()
         .map_err(|e| e.to_string())?;
     rt.block_on(wire::http::run(o, addr, spawned, pid))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// CPU time the calling thread has spent, in ns.
+    fn own_thread_cpu_ns() -> u64 {
+        let t = nix::time::ClockId::CLOCK_THREAD_CPUTIME_ID
+            .now()
+            .expect("thread CPU clock");
+        u64::try_from(Duration::from(t).as_nanos()).expect("fits")
+    }
+
+    #[test]
+    fn a_servers_cpu_time_counts_threads_that_have_exited() {
+        let me = std::process::id();
+        let before = cpu_ns(me).expect("own CPU time");
+        // A thread that burns 300 ms of CPU and exits before the second reading, as a server's
+        // blocking-pool thread or a per-connection thread does.
+        let burned = std::thread::spawn(|| {
+            let start = own_thread_cpu_ns();
+            let mut x = 0u64;
+            while own_thread_cpu_ns() - start < 300_000_000 {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+            }
+            own_thread_cpu_ns() - start
+        })
+        .join()
+        .expect("the burner thread");
+        let after = cpu_ns(me).expect("own CPU time");
+        assert!(
+            after.saturating_sub(before) >= burned,
+            "the process's CPU time grew by {} ns while an exited thread burned {burned} ns",
+            after.saturating_sub(before)
+        );
+    }
 }

@@ -21,6 +21,7 @@
 //! seconds (to `--rss-csv`), and their peak (`VmHWM`) is read at the end.
 
 use crate::jwt;
+use crate::report::{NA, show};
 use crate::wire::http::connect;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
@@ -636,12 +637,9 @@ fn slope_kib_per_min(points: &[(f64, f64)]) -> Option<f64> {
 // ---------------------------------------------------------------------------------------------
 // The run
 
-fn pct(sorted: &[Duration], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i].as_secs_f64() * 1e3
+/// The `p` quantile of sorted durations in ms, rounded to 0.01; `None` for an empty series.
+fn pct(sorted: &[Duration], p: f64) -> Option<f64> {
+    crate::percentile(sorted, p).map(|d| (d.as_secs_f64() * 1e5).round() / 100.0)
 }
 
 pub(crate) fn main(args: &[String]) -> i32 {
@@ -845,11 +843,11 @@ async fn run(o: Options) -> Result<bool, String> {
         "shed": shed,
         "elapsed_s": (elapsed.as_secs_f64() * 100.0).round() / 100.0,
         "calls_per_s": rate.round(),
-        "p50_ms": (pct(&st.latencies, 0.5) * 100.0).round() / 100.0,
-        "p99_ms": (pct(&st.latencies, 0.99) * 100.0).round() / 100.0,
-        "max_ms": (pct(&st.latencies, 1.0) * 100.0).round() / 100.0,
-        "wire_p50_ms": (pct(&st.wire, 0.5) * 100.0).round() / 100.0,
-        "wire_p99_ms": (pct(&st.wire, 0.99) * 100.0).round() / 100.0,
+        "p50_ms": pct(&st.latencies, 0.5),
+        "p99_ms": pct(&st.latencies, 0.99),
+        "max_ms": pct(&st.latencies, 1.0),
+        "wire_p50_ms": pct(&st.wire, 0.5),
+        "wire_p99_ms": pct(&st.wire, 0.99),
         "open_between_rounds_max": s.open_max.load(Ordering::Relaxed),
         "lost": st.lost,
         "wrong": st.wrong,
@@ -874,17 +872,17 @@ async fn run(o: Options) -> Result<bool, String> {
         && st.completed > 0;
 
     eprintln!(
-        "[{}] {} calls, {} done in {:.1} s: {:.0} calls/s, p50 {:.1} ms, p99 {:.1} ms (on the wire: {:.1} / {:.1} ms); \
+        "[{}] {} calls, {} done in {:.1} s: {:.0} calls/s, p50 {} ms, p99 {} ms (on the wire: {} / {} ms); \
          lost {}, wrong {}, cross-principal {}/{} refused, {} accepted; rounds on different replicas {:.1}%",
         o.label,
         st.started,
         st.completed,
         elapsed.as_secs_f64(),
         rate,
-        pct(&st.latencies, 0.5),
-        pct(&st.latencies, 0.99),
-        pct(&st.wire, 0.5),
-        pct(&st.wire, 0.99),
+        show(pct(&st.latencies, 0.5), 1),
+        show(pct(&st.latencies, 0.99), 1),
+        show(pct(&st.wire, 0.5), 1),
+        show(pct(&st.wire, 0.99), 1),
         st.lost,
         st.wrong,
         st.cross_refused,
@@ -920,14 +918,15 @@ async fn run(o: Options) -> Result<bool, String> {
     Ok(ok && written)
 }
 
-fn f(v: &Value) -> f64 {
-    v.as_f64().unwrap_or(f64::NAN)
+/// A figure of the results line with `decimals` decimals, or n/a when the run has none.
+fn f(v: &Value, decimals: usize) -> String {
+    show(v.as_f64(), decimals)
 }
 
 fn mib(v: &Value) -> String {
     v.as_f64()
         .map(|k| format!("{:.1}", k / 1024.0))
-        .unwrap_or_else(|| "–".into())
+        .unwrap_or_else(|| NA.into())
 }
 
 /// The run as Markdown: one table of figures, one of memory, and for a soak the RSS every 5 min.
@@ -943,15 +942,15 @@ fn markdown(line: &Value, samples: &[Sample], pids: &[(String, u32)]) -> String 
     out.push_str("| calls | identities | connections | calls/s | p50 ms | p99 ms | wire p50/p99 ms | lost | wrong | cross-principal accepted / tries | rounds on different replicas |\n");
     out.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     out.push_str(&format!(
-        "| {} | {} | {} | {:.0} | {:.1} | {:.1} | {:.1} / {:.1} | {} | {} | {} / {} | {:.1}% |\n\n",
+        "| {} | {} | {} | {} | {} | {} | {} / {} | {} | {} | {} / {} | {:.1}% |\n\n",
         l["calls"],
         l["identities"],
         l["connections"],
-        f(&l["calls_per_s"]),
-        f(&l["p50_ms"]),
-        f(&l["p99_ms"]),
-        f(&l["wire_p50_ms"]),
-        f(&l["wire_p99_ms"]),
+        f(&l["calls_per_s"], 0),
+        f(&l["p50_ms"], 1),
+        f(&l["p99_ms"], 1),
+        f(&l["wire_p50_ms"], 1),
+        f(&l["wire_p99_ms"], 1),
         l["lost"],
         l["wrong"],
         l["cross_accepted"],
@@ -979,15 +978,15 @@ fn markdown(line: &Value, samples: &[Sample], pids: &[(String, u32)]) -> String 
                 mib(&m["rss_start_kib"]),
                 mib(&m["rss_end_kib"]),
                 mib(&m["rss_max_kib"]),
-                m["rss_slope_kib_per_min"],
-                m["rss_slope_after_5min_kib_per_min"]
+                f(&m["rss_slope_kib_per_min"], 2),
+                f(&m["rss_slope_after_5min_kib_per_min"], 2)
             ));
         } else {
             out.push_str(&format!(
                 "| {label} | {} | {} | {} |\n",
                 mib(&m["peak_rss_kib"]),
                 mib(&m["rss_start_kib"]),
-                m["cpu_us_per_call"]
+                f(&m["cpu_us_per_call"], 1)
             ));
         }
     }
@@ -1008,7 +1007,7 @@ fn markdown(line: &Value, samples: &[Sample], pids: &[(String, u32)]) -> String 
                 for v in row {
                     out.push_str(&format!(
                         " {} |",
-                        v.map_or("–".into(), |k| format!("{:.1}", k as f64 / 1024.0))
+                        v.map_or(NA.into(), |k| format!("{:.1}", k as f64 / 1024.0))
                     ));
                 }
                 out.push('\n');
@@ -1022,7 +1021,7 @@ fn markdown(line: &Value, samples: &[Sample], pids: &[(String, u32)]) -> String 
             for v in row {
                 out.push_str(&format!(
                     " {} |",
-                    v.map_or("–".into(), |k| format!("{:.1}", k as f64 / 1024.0))
+                    v.map_or(NA.into(), |k| format!("{:.1}", k as f64 / 1024.0))
                 ));
             }
             out.push('\n');

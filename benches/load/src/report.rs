@@ -9,26 +9,74 @@ use std::fmt::Write;
 /// current-thread runtimes.
 const OURS: [&str; 2] = ["mcp-resolve", "mcp-resolve-ct"];
 
+/// One run of one server on one workload: one line of the results file. A figure the run did
+/// not produce (no calls measured, no CPU reading, an older file) is `None`, never a zero.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Run {
+    /// The round of `benches/run.sh` the run was made in (`round`), when the line says.
+    pub(crate) round: Option<u64>,
+    pub(crate) rate: Option<f64>,
+    pub(crate) p50: Option<f64>,
+    pub(crate) p99: Option<f64>,
+    /// Server CPU µs per call.
+    pub(crate) cpu: Option<f64>,
+}
+
 /// One server's runs of one workload, in run order.
 #[derive(Default)]
 pub(crate) struct Figures {
-    pub(crate) rates: Vec<f64>,
-    pub(crate) p50: Vec<f64>,
-    pub(crate) p99: Vec<f64>,
-    pub(crate) rss_kib: u64,
-    /// Server CPU µs per call, per run (absent for older results).
-    pub(crate) cpu: Vec<f64>,
+    pub(crate) runs: Vec<Run>,
+    /// The largest peak RSS of its runs, when any run read one.
+    pub(crate) rss_kib: Option<u64>,
     pub(crate) errors: u64,
-    pub(crate) rounds: f64,
+    pub(crate) rounds: Option<f64>,
 }
 
-pub(crate) fn median(v: &[f64]) -> f64 {
-    if v.is_empty() {
-        return 0.0;
+impl Figures {
+    /// The runs' calls/s, leaving out runs without one.
+    pub(crate) fn rates(&self) -> Vec<f64> {
+        self.runs.iter().filter_map(|r| r.rate).collect()
     }
+
+    pub(crate) fn p50(&self) -> Vec<f64> {
+        self.runs.iter().filter_map(|r| r.p50).collect()
+    }
+
+    pub(crate) fn p99(&self) -> Vec<f64> {
+        self.runs.iter().filter_map(|r| r.p99).collect()
+    }
+
+    pub(crate) fn cpu(&self) -> Vec<f64> {
+        self.runs.iter().filter_map(|r| r.cpu).collect()
+    }
+}
+
+/// The median of a series; `None` for an empty one (there is no figure to show).
+pub(crate) fn median(v: &[f64]) -> Option<f64> {
     let mut s = v.to_vec();
     s.sort_by(f64::total_cmp);
-    s[s.len() / 2]
+    s.get(s.len() / 2).copied()
+}
+
+/// The median, least and largest of a series; `None` for an empty one.
+pub(crate) fn spread(v: &[f64]) -> Option<(f64, f64, f64)> {
+    let m = median(v)?;
+    let lo = v.iter().copied().fold(m, f64::min);
+    let hi = v.iter().copied().fold(m, f64::max);
+    Some((m, lo, hi))
+}
+
+/// What a table shows for a figure that was not measured.
+pub(crate) const NA: &str = "n/a";
+
+/// A figure with `decimals` decimals, or [`NA`].
+pub(crate) fn show(v: Option<f64>, decimals: usize) -> String {
+    v.map_or_else(|| NA.to_string(), |v| format!("{v:.decimals$}"))
+}
+
+/// A series as `median (min–max)`, or [`NA`] when it is empty.
+fn show_spread(v: &[f64]) -> String {
+    spread(v).map_or_else(|| NA.to_string(), |(m, lo, hi)| format!("{m:.0} ({lo:.0}–{hi:.0})"))
 }
 
 /// The workload a run belongs to: the same work under every framework's tool name.
@@ -56,7 +104,7 @@ pub(crate) fn load(path: &str) -> Result<Groups, String> {
         }
         let v: Value = serde_json::from_str(line).map_err(|e| format!("{path}:{}: {e}", i + 1))?;
         let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-        let f = |k: &str| v.get(k).and_then(Value::as_f64).unwrap_or(0.0);
+        let f = |k: &str| v.get(k).and_then(Value::as_f64);
         let key = (
             s("transport"),
             workload(&s("tool")).to_string(),
@@ -74,24 +122,25 @@ pub(crate) fn load(path: &str) -> Result<Groups, String> {
             }
         };
         let fig = &mut rows[idx].1;
-        fig.rates.push(f("calls_per_s"));
-        fig.p50.push(f("p50_us"));
-        fig.p99.push(f("p99_us"));
-        fig.rss_kib = fig
-            .rss_kib
-            .max(v.get("peak_rss_kib").and_then(Value::as_u64).unwrap_or(0));
-        if let Some(cpu) = v.get("server_cpu_us_per_call").and_then(Value::as_f64) {
-            fig.cpu.push(cpu);
+        fig.runs.push(Run {
+            round: v.get("round").and_then(Value::as_u64),
+            rate: f("calls_per_s"),
+            p50: f("p50_us"),
+            p99: f("p99_us"),
+            cpu: f("server_cpu_us_per_call"),
+        });
+        if let Some(kib) = v.get("peak_rss_kib").and_then(Value::as_u64) {
+            fig.rss_kib = Some(fig.rss_kib.map_or(kib, |k| k.max(kib)));
         }
         fig.errors += v.get("errors").and_then(Value::as_u64).unwrap_or(0);
-        fig.rounds = f("rounds_per_call");
+        fig.rounds = f("rounds_per_call").or(fig.rounds);
     }
     Ok(groups)
 }
 
 /// The Markdown tables: one per workload, each sequential stdio one followed by its server time
-/// per call.
-pub(crate) fn render(groups: &Groups) -> String {
+/// per call. An error when a server time cannot be computed honestly (see [`server_times`]).
+pub(crate) fn render(groups: &Groups) -> Result<String, String> {
     let mut out = String::new();
     for (key, rows) in groups {
         let (transport, work, protocol, mode, clients) = key;
@@ -110,55 +159,49 @@ pub(crate) fn render(groups: &Groups) -> String {
             out,
             "| server | calls/s (median of {}, min–max) | p50 µs | p99 µs | peak RSS MiB | server CPU µs/call | rounds/call | errors \
              | speed: {names} ÷ this | p50: {names} ÷ this | p99: {names} ÷ this | RSS: {names} ÷ this | CPU: {names} ÷ this |",
-            rows.first().map_or(0, |(_, f)| f.rates.len())
+            rows.first().map_or(0, |(_, f)| f.runs.len())
         );
         let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         for (label, f) in rows {
-            let rate = median(&f.rates);
-            let min = f.rates.iter().copied().fold(f64::INFINITY, f64::min);
-            let max = f.rates.iter().copied().fold(0.0, f64::max);
             // Each figure of ours divided by this row's: above 1× is more calls/s, or more
-            // latency or memory.
-            let ratio = |ours: &dyn Fn(&Figures) -> f64, theirs: f64| -> String {
-                if OURS.contains(&label.as_str()) || theirs <= 0.0 {
+            // latency or memory. n/a where either side was not measured.
+            let ratio = |ours: &dyn Fn(&Figures) -> Option<f64>, theirs: Option<f64>| -> String {
+                if OURS.contains(&label.as_str()) || ours_rows.is_empty() {
                     return "—".into();
                 }
                 let parts: Vec<String> = ours_rows
                     .iter()
-                    .map(|(_, o)| format!("{:.2}×", ours(o) / theirs))
+                    .map(|(_, o)| match (ours(o), theirs) {
+                        (Some(a), Some(b)) if b > 0.0 => format!("{:.2}×", a / b),
+                        _ => NA.to_string(),
+                    })
                     .collect();
-                if parts.is_empty() {
-                    "—".into()
-                } else {
-                    parts.join(" / ")
-                }
+                parts.join(" / ")
             };
-            let speed = ratio(&|o| median(&o.rates), rate);
-            let p50 = ratio(&|o| median(&o.p50), median(&f.p50));
-            let p99 = ratio(&|o| median(&o.p99), median(&f.p99));
-            let mem = ratio(&|o| o.rss_kib as f64, f.rss_kib as f64);
-            let cpu = ratio(&|o| median(&o.cpu), median(&f.cpu));
-            let cpu_us = if f.cpu.is_empty() {
-                "—".to_string()
-            } else {
-                format!("{:.1}", median(&f.cpu))
-            };
+            let rss = |f: &Figures| f.rss_kib.map(|k| k as f64);
+            let speed = ratio(&|o| median(&o.rates()), median(&f.rates()));
+            let p50 = ratio(&|o| median(&o.p50()), median(&f.p50()));
+            let p99 = ratio(&|o| median(&o.p99()), median(&f.p99()));
+            let mem = ratio(&rss, rss(f));
+            let cpu = ratio(&|o| median(&o.cpu()), median(&f.cpu()));
             let _ = writeln!(
                 out,
-                "| {label} | {rate:.0} ({min:.0}–{max:.0}) | {:.0} | {:.0} | {:.1} | {cpu_us} | {:.2} | {} | {speed} | {p50} | {p99} | {mem} | {cpu} |",
-                median(&f.p50),
-                median(&f.p99),
-                f.rss_kib as f64 / 1024.0,
-                f.rounds,
+                "| {label} | {} | {} | {} | {} | {} | {} | {} | {speed} | {p50} | {p99} | {mem} | {cpu} |",
+                show_spread(&f.rates()),
+                show(median(&f.p50()), 0),
+                show(median(&f.p99()), 0),
+                show(rss(f).map(|k| k / 1024.0), 1),
+                show(median(&f.cpu()), 1),
+                show(f.rounds, 2),
                 f.errors
             );
         }
         out.push('\n');
-        if let Some(times) = server_times(groups, key) {
+        if let Some(times) = server_times(groups, key)? {
             server_time_table(&mut out, key, rows, &times);
         }
     }
-    out
+    Ok(out)
 }
 
 /// The peers a server time is divided by.
@@ -180,19 +223,23 @@ pub(crate) struct ServerTime {
 }
 
 impl ServerTime {
-    pub(crate) fn median(&self) -> f64 {
+    pub(crate) fn median(&self) -> Option<f64> {
         median(&self.runs)
     }
 }
 
-/// Server time per call for a sequential stdio workload, `None` for any other workload or when
+/// Server time per call for a sequential stdio workload; `None` for any other workload or when
 /// the null server was not measured on the same transport, protocol and mode. The null server
-/// serves only echo, so its echo figures stand in for one round trip of every workload; run `i`
-/// of a server is paired with run `i` of the null server (the same round of `benches/run.sh`).
-pub(crate) fn server_times(groups: &Groups, key: &GroupKey) -> Option<Vec<ServerTime>> {
-    let (transport, _, protocol, mode, clients) = key;
+/// serves only echo, so its echo figures stand in for one round trip of every workload. A run of
+/// a server is paired with the null server's run of the same round of `benches/run.sh` (the
+/// `round` of both lines; for lines without one, the run at the same position). A run whose
+/// round has no null-server p50 is an error naming both: another round's figure is never
+/// substituted, since the machine's speed differs between rounds. A run that measured no p50
+/// has no server time.
+pub(crate) fn server_times(groups: &Groups, key: &GroupKey) -> Result<Option<Vec<ServerTime>>, String> {
+    let (transport, work, protocol, mode, clients) = key;
     if transport != "stdio" || mode != "seq" {
-        return None;
+        return Ok(None);
     }
     let null_key = (
         transport.clone(),
@@ -201,29 +248,47 @@ pub(crate) fn server_times(groups: &Groups, key: &GroupKey) -> Option<Vec<Server
         mode.clone(),
         *clients,
     );
-    let null = &groups.get(&null_key)?.iter().find(|(l, _)| l == NULL)?.1;
-    let null_median = median(&null.p50);
-    let rows = groups.get(key)?;
-    Some(
-        rows.iter()
-            .filter(|(label, _)| label != NULL)
-            .map(|(label, f)| {
-                let trips = 1.0 + f.rounds;
-                let runs = f
-                    .p50
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p50)| p50 - null.p50.get(i).copied().unwrap_or(null_median) * trips)
-                    .collect();
-                ServerTime {
-                    label: label.clone(),
-                    runs,
-                    trips,
-                    null_share: null_median * trips,
-                }
-            })
-            .collect(),
-    )
+    let Some((_, null)) = groups
+        .get(&null_key)
+        .and_then(|rows| rows.iter().find(|(l, _)| l == NULL))
+    else {
+        return Ok(None);
+    };
+    let Some(null_median) = median(&null.p50()) else {
+        return Err(format!(
+            "{transport}, {protocol}, sequential: the {NULL} has runs but no p50 to subtract"
+        ));
+    };
+    let Some(rows) = groups.get(key) else {
+        return Ok(None);
+    };
+    let mut times = Vec::new();
+    for (label, f) in rows.iter().filter(|(label, _)| label != NULL) {
+        let trips = 1.0 + f.rounds.unwrap_or(0.0);
+        let mut runs = Vec::new();
+        for (i, run) in f.runs.iter().enumerate() {
+            let Some(p50) = run.p50 else { continue };
+            let (paired, which) = match run.round {
+                Some(r) => (null.runs.iter().find(|n| n.round == Some(r)), format!("round {r}")),
+                None => (null.runs.get(i), format!("run {} (by position)", i + 1)),
+            };
+            let Some(null_p50) = paired.and_then(|n| n.p50) else {
+                return Err(format!(
+                    "{transport}, {work}, {protocol}, sequential: {label} has a p50 in {which} but the {NULL} has none \
+                     there to subtract ({} run(s) of the {NULL}); rerun it or drop {label}'s run",
+                    null.runs.len()
+                ));
+            };
+            runs.push(p50 - null_p50 * trips);
+        }
+        times.push(ServerTime {
+            label: label.clone(),
+            runs,
+            trips,
+            null_share: null_median * trips,
+        });
+    }
+    Ok(Some(times))
 }
 
 fn server_time_table(out: &mut String, key: &GroupKey, rows: &[(String, Figures)], times: &[ServerTime]) {
@@ -252,7 +317,7 @@ fn server_time_table(out: &mut String, key: &GroupKey, rows: &[(String, Figures)
         out,
         "| server | server µs/call (median of {}, min–max) | p50 µs | subtracted µs (round trips × null p50) | \
          ÷ {} | ÷ {} |",
-        rows.first().map_or(0, |(_, f)| f.p50.len()),
+        rows.first().map_or(0, |(_, f)| f.runs.len()),
         BASELINES[0],
         BASELINES[1]
     );
@@ -261,22 +326,24 @@ fn server_time_table(out: &mut String, key: &GroupKey, rows: &[(String, Figures)
         let p50 = rows
             .iter()
             .find(|(l, _)| *l == t.label)
-            .map_or(0.0, |(_, f)| median(&f.p50));
-        let min = t.runs.iter().copied().fold(f64::INFINITY, f64::min);
-        let max = t.runs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            .and_then(|(_, f)| median(&f.p50()));
         let ratios: Vec<String> = BASELINES
             .iter()
             .map(|b| match times.iter().find(|o| o.label == *b) {
                 Some(o) if o.label == t.label => "—".into(),
-                Some(o) if o.median() > 0.0 => format!("{:.2}×", t.median() / o.median()),
-                _ => "—".into(),
+                Some(o) => match (t.median(), o.median()) {
+                    (Some(a), Some(b)) if b > 0.0 => format!("{:.2}×", a / b),
+                    _ => NA.to_string(),
+                },
+                None => "—".into(),
             })
             .collect();
         let _ = writeln!(
             out,
-            "| {} | {:.0} ({min:.0}–{max:.0}) | {p50:.0} | {:.0} ({} × {:.0}) | {} | {} |",
+            "| {} | {} | {} | {:.0} ({} × {:.0}) | {} | {} |",
             t.label,
-            t.median(),
+            show_spread(&t.runs),
+            show(p50, 0),
             t.null_share,
             if t.trips.fract() == 0.0 {
                 format!("{:.0}", t.trips)
@@ -289,4 +356,112 @@ fn server_time_table(out: &mut String, key: &GroupKey, rows: &[(String, Figures)
         );
     }
     out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(protocol: &str, mode: &str) -> GroupKey {
+        ("stdio".into(), "echo".into(), protocol.into(), mode.into(), 1)
+    }
+
+    fn run(round: u64, p50: f64) -> Run {
+        Run {
+            round: Some(round),
+            rate: Some(1e6 / p50),
+            p50: Some(p50),
+            p99: Some(p50 * 2.0),
+            cpu: Some(10.0),
+        }
+    }
+
+    fn figures(runs: Vec<Run>) -> Figures {
+        Figures {
+            runs,
+            rss_kib: Some(4096),
+            errors: 0,
+            rounds: Some(0.0),
+        }
+    }
+
+    #[test]
+    fn an_empty_series_is_shown_as_n_a_not_inf() {
+        // mcp-resolve measured nothing in its one run (no calls: every figure absent), next to
+        // a peer that did.
+        let mut groups = Groups::new();
+        groups.insert(
+            key("2026-07-28", "pipe"),
+            vec![
+                (
+                    "mcp-resolve".into(),
+                    Figures {
+                        runs: vec![Run::default()],
+                        ..Figures::default()
+                    },
+                ),
+                ("rmcp-best".into(), figures(vec![run(1, 100.0)])),
+            ],
+        );
+        let text = render(&groups).expect("a report");
+        assert!(!text.to_lowercase().contains("inf"), "{text}");
+        assert!(!text.contains("NaN"), "{text}");
+        let ours = text
+            .lines()
+            .find(|l| l.starts_with("| mcp-resolve |"))
+            .expect("our row");
+        assert!(ours.starts_with("| mcp-resolve | n/a | n/a | n/a |"), "{ours}");
+        let peer = text
+            .lines()
+            .find(|l| l.starts_with("| rmcp-best |"))
+            .expect("the peer's row");
+        // Its calls/s are shown; every ratio with our missing figures is n/a, not 0.00×.
+        assert!(
+            peer.starts_with("| rmcp-best | 10000 (10000–10000) | 100 | 200 |"),
+            "{peer}"
+        );
+        assert!(!peer.contains('×'), "{peer}");
+    }
+
+    #[test]
+    fn a_server_time_without_the_null_servers_run_of_its_round_is_an_error() {
+        // Three rounds of mcp-resolve, but the null server's run of round 2 failed: its median
+        // must not stand in for it.
+        let mut groups = Groups::new();
+        groups.insert(
+            key("2026-07-28", "seq"),
+            vec![
+                ("null-server".into(), figures(vec![run(1, 100.0), run(3, 100.0)])),
+                (
+                    "mcp-resolve".into(),
+                    figures(vec![run(1, 130.0), run(2, 400.0), run(3, 130.0)]),
+                ),
+            ],
+        );
+        let err = server_times(&groups, &key("2026-07-28", "seq")).err().expect("refused");
+        assert!(
+            err.contains("mcp-resolve") && err.contains("round 2") && err.contains("null-server"),
+            "{err}"
+        );
+        let err = render(&groups).expect_err("the report is refused too");
+        assert!(err.contains("round 2"), "{err}");
+    }
+
+    #[test]
+    fn server_times_pair_runs_by_round() {
+        // The null server's runs came in another order: each is still paired with its round.
+        let mut groups = Groups::new();
+        groups.insert(
+            key("2025-11-25", "seq"),
+            vec![
+                ("null-server".into(), figures(vec![run(2, 50.0), run(1, 100.0)])),
+                ("mcp-resolve".into(), figures(vec![run(1, 130.0), run(2, 60.0)])),
+            ],
+        );
+        let times = server_times(&groups, &key("2025-11-25", "seq"))
+            .expect("paired")
+            .expect("a sequential stdio workload with the null server");
+        assert_eq!(times.len(), 1);
+        assert_eq!(times[0].runs, vec![30.0, 10.0]);
+    }
 }
