@@ -42,12 +42,12 @@ mkdir -p "${OUT}"
 # so the dependencies are built with the same features in both passes).
 QUICK="${OUT}/unit-tests-only.toml"
 awk '
-    /^additional_cargo_test_args *= *\[/ { skipping = 1; print "additional_cargo_test_args = [\"--lib\"]"; next }
+    /^additional_cargo_args *= *\[/ { skipping = 1; print "additional_cargo_args = [\"--lib\"]"; next }
     skipping && /^\]/ { skipping = 0; next }
     skipping { next }
     { print }
 ' "${CONFIG}" >"${QUICK}"
-grep -q '^additional_cargo_test_args = \["--lib"\]$' "${QUICK}" || {
+grep -q '^additional_cargo_args = \["--lib"\]$' "${QUICK}" || {
     echo "mutants: could not derive the unit-tests pass from ${CONFIG}" >&2
     exit 1
 }
