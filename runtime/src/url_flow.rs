@@ -792,4 +792,41 @@ mod tests {
             "https://a.example/c?s=g&flow=F#t"
         );
     }
+
+    /// A flow stops counting against its caller's bound at the instant it expires, as every
+    /// entry of an `ExpiringMap` does (alive while `expires > now`).
+    #[test]
+    fn a_waiting_flow_stops_counting_at_the_instant_it_expires() {
+        let waiting = Waiting::new(2, 8);
+        let t0 = Instant::now();
+        let ttl = Duration::from_secs(600);
+        assert_eq!(waiting.reserve("alice", "a1", t0 + ttl, t0), Reserved::Yes);
+        assert_eq!(waiting.reserve("alice", "a2", t0 + 2 * ttl, t0), Reserved::Yes);
+        let expiry = t0 + ttl;
+        assert_eq!(
+            waiting.reserve("alice", "a3", expiry + ttl, expiry),
+            Reserved::Yes,
+            "a1 expired at {expiry:?}: alice has one flow waiting, not two"
+        );
+    }
+
+    /// A page URL is refused for the reason it breaks, and the length bound is
+    /// `MAX_URI_BYTES` exactly.
+    #[test]
+    fn a_page_url_is_refused_naming_why_and_its_length_is_bounded_exactly() {
+        let base = "https://notes.example/";
+        let at_bound = format!("{base}{}", "a".repeat(crate::resource::MAX_URI_BYTES - base.len()));
+        assert_eq!(check_url(&at_bound), Ok(()), "{} bytes", at_bound.len());
+        let past = format!("{at_bound}a");
+        let why = check_url(&past).unwrap_err();
+        assert!(why.contains("longer than"), "{why}");
+        for spaced in [
+            "https://notes.example/a b",
+            "https://notes.example/a\tb",
+            "https://notes.example/a\u{7f}",
+        ] {
+            let why = check_url(spaced).unwrap_err();
+            assert_eq!(why, "it has spaces or control characters", "{spaced:?}");
+        }
+    }
 }
