@@ -829,4 +829,72 @@ mod tests {
             assert_eq!(why, "it has spaces or control characters", "{spaced:?}");
         }
     }
+
+    /// Each refusal of a page says what happened (the connect example shows it to the user).
+    #[test]
+    fn a_flow_error_says_what_happened() {
+        assert_eq!(FlowError::NotFound.to_string(), "no such flow, or it expired");
+        assert_eq!(FlowError::NotYours.to_string(), "this page was opened for another user");
+        assert_eq!(FlowError::Finished.to_string(), "this step was completed already");
+        assert_eq!(
+            FlowError::Store(StoreError::new("down")).to_string(),
+            StoreError::new("down").to_string()
+        );
+    }
+
+    /// A store that records the keys it is asked for.
+    #[derive(Default)]
+    struct ReadsRecorded {
+        entries: crate::MemoryStore,
+        reads: std::sync::Mutex<Vec<String>>,
+    }
+
+    impl crate::Store for ReadsRecorded {
+        fn insert_new<'a>(
+            &'a self,
+            key: &'a str,
+            value: &'a [u8],
+            ttl: Duration,
+        ) -> futures_util::future::BoxFuture<'a, Result<bool, StoreError>> {
+            self.entries.insert_new(key, value, ttl)
+        }
+        fn get<'a>(&'a self, key: &'a str) -> futures_util::future::BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
+            self.reads.lock().unwrap().push(key.to_owned());
+            self.entries.get(key)
+        }
+        fn replace<'a>(
+            &'a self,
+            key: &'a str,
+            expected: &'a [u8],
+            value: &'a [u8],
+            ttl: Duration,
+        ) -> futures_util::future::BoxFuture<'a, Result<bool, StoreError>> {
+            self.entries.replace(key, expected, value, ttl)
+        }
+    }
+
+    /// An id that is not one the server makes (22 URL-safe characters) is not found without
+    /// the store being asked: a page's made-up id costs no lookup, however long.
+    #[tokio::test]
+    async fn a_malformed_flow_id_never_reaches_the_store() {
+        let store = Arc::new(ReadsRecorded::default());
+        let flows = UrlFlows {
+            store: SharedStore(store.clone()),
+            ttl: Duration::from_secs(60),
+            waiting: Arc::default(),
+        };
+        let id = flows.start(None, "Pay").await.unwrap();
+        assert!(matches!(flows.progress(&id, None).await.unwrap(), Progress::Pending));
+        assert_eq!(store.reads.lock().unwrap().len(), 1, "a well-formed id is looked up");
+        let long = "A".repeat(5000);
+        for bad in ["", "short", "AAAAAAAAAAAAAAAAAAAAA!", "AAAAAAAAAAAAAAAAAAAA/A", &long] {
+            assert_eq!(flows.open(bad, None).await, Err(FlowError::NotFound), "{bad}");
+            assert_eq!(flows.complete(bad, None, &1).await, Err(FlowError::NotFound), "{bad}");
+            assert!(
+                matches!(flows.progress(bad, None).await.unwrap(), Progress::Gone),
+                "{bad}"
+            );
+        }
+        assert_eq!(store.reads.lock().unwrap().len(), 1, "no malformed id was looked up");
+    }
 }
