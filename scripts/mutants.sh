@@ -69,10 +69,30 @@ case "${status}" in
     *) exit "${status}" ;;
 esac
 if [[ -s "${OUT}/mutants.out/missed.txt" || -s "${OUT}/mutants.out/timeout.txt" ]]; then
-    echo "mutants: pass 2 of 2, what pass 1 missed against every listed test binary" >&2
+    # cargo-mutants' own baseline tests only the mutated package, where the integration tests
+    # are not: this is the baseline of pass 2, on the unmutated tree, and its time sets the limit.
+    read -r -a targets < <(awk '
+        /^additional_cargo_args *= *\[/ { inside = 1; next }
+        inside && /^\]/ { inside = 0 }
+        inside { gsub(/[",]/, ""); printf "%s ", $0 }
+    ' "${CONFIG}")
+    read -r -a harness < <(awk '
+        /^additional_cargo_test_args *= *\[/ { inside = 1; next }
+        inside && /^\]/ { inside = 0 }
+        inside { gsub(/[",]/, ""); printf "%s ", $0 }
+    ' "${CONFIG}")
+    echo "mutants: pass 2 of 2, baseline: cargo test --all-features ${targets[*]} ${harness[*]}" >&2
+    baseline=${SECONDS}
+    cargo test --quiet --all-features --package mcp-resolve-runtime --package mcp-resolve "${targets[@]}" "${harness[@]}" || {
+        echo "mutants: the listed tests fail on the unmutated tree; fix that first" >&2
+        exit 4
+    }
+    limit=$((3 * (SECONDS - baseline)))
+    ((limit < 300)) && limit=300
+    echo "mutants: pass 2 of 2, what pass 1 missed against every listed test binary (${limit} s each at most)" >&2
     status=0
     passes=2
-    run --config "${CONFIG}" --iterate "$@" || status=$?
+    run --config "${CONFIG}" --iterate --baseline=skip --timeout "${limit}" "$@" || status=$?
 fi
 
 # Pass 2 moved pass 1's results to mutants.out.old (and counts what pass 1 caught or found
