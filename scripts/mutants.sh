@@ -11,7 +11,7 @@
 #
 #   scripts/mutants.sh                                         # every module
 #   scripts/mutants.sh --re '^runtime/src/resolve/state\.rs'    # one module (a regex on the names)
-#   scripts/mutants.sh --in-diff <(git diff main)              # only the code a change touches
+#   git diff main >target/change.diff && scripts/mutants.sh --in-diff target/change.diff  # what a change touches
 #   CARGO_MUTANTS_JOBS=2 scripts/mutants.sh ...                # two scratch trees at once
 #
 # Two passes, for speed: first every mutant against the runtime's unit tests alone (a rebuild of
