@@ -100,17 +100,19 @@ impl Verifier for JwksServer {
 // ---- the MCP server ----------------------------------------------------------------------------
 
 async fn serve(verifier: JwksVerifier) -> SocketAddr {
+    serve_with(HttpOptions::default().bearer(verifier)).await
+}
+
+/// A server with a verifier that knows no issuer names its authorization server in the options,
+/// or it refuses to start.
+async fn serve_naming_the_authorization_server(verifier: JwksVerifier) -> SocketAddr {
+    serve_with(HttpOptions::default().bearer(verifier).authorization_server(ISSUER)).await
+}
+
+async fn serve_with(options: HttpOptions) -> SocketAddr {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(
-        Server::new("jwks")
-            .tool(whoami)
-            // Named here: a verifier told no issuer (or any) knows no authorization server.
-            .serve_http_on(
-                listener,
-                HttpOptions::default().bearer(verifier).authorization_server(ISSUER),
-            ),
-    );
+    tokio::spawn(Server::new("jwks").tool(whoami).serve_http_on(listener, options));
     addr
 }
 
@@ -394,12 +396,13 @@ async fn another_issuers_token_signed_with_the_same_keys_is_refused() {
     let untold = JwksVerifier::new(&jwks.url, AUDIENCE).unwrap();
     let e = untold.fetch().await.unwrap_err().to_string();
     assert!(e.contains(".issuer(") && e.contains(".any_issuer()"), "{e}");
-    let addr = serve(untold).await;
+    let addr = serve_naming_the_authorization_server(untold).await;
     for token in [k.ed25519.sign(&claims()), k.ed25519.sign(&other_tenant)] {
         assert_eq!(call(addr, &token).await.0, 401);
     }
     // Any issuer, on purpose: every tenant's token is taken.
-    let addr = serve(JwksVerifier::new(&jwks.url, AUDIENCE).unwrap().any_issuer()).await;
+    let any = JwksVerifier::new(&jwks.url, AUDIENCE).unwrap().any_issuer();
+    let addr = serve_naming_the_authorization_server(any).await;
     let (status, text) = call(addr, &k.ed25519.sign(&other_tenant)).await;
     assert_eq!(
         (status, text.as_str()),

@@ -792,4 +792,109 @@ mod tests {
             "https://a.example/c?s=g&flow=F#t"
         );
     }
+
+    /// A flow stops counting against its caller's bound at the instant it expires, as every
+    /// entry of an `ExpiringMap` does (alive while `expires > now`).
+    #[test]
+    fn a_waiting_flow_stops_counting_at_the_instant_it_expires() {
+        let waiting = Waiting::new(2, 8);
+        let t0 = Instant::now();
+        let ttl = Duration::from_secs(600);
+        assert_eq!(waiting.reserve("alice", "a1", t0 + ttl, t0), Reserved::Yes);
+        assert_eq!(waiting.reserve("alice", "a2", t0 + 2 * ttl, t0), Reserved::Yes);
+        let expiry = t0 + ttl;
+        assert_eq!(
+            waiting.reserve("alice", "a3", expiry + ttl, expiry),
+            Reserved::Yes,
+            "a1 expired at {expiry:?}: alice has one flow waiting, not two"
+        );
+    }
+
+    /// A page URL is refused for the reason it breaks, and the length bound is
+    /// `MAX_URI_BYTES` exactly.
+    #[test]
+    fn a_page_url_is_refused_naming_why_and_its_length_is_bounded_exactly() {
+        let base = "https://notes.example/";
+        let at_bound = format!("{base}{}", "a".repeat(crate::resource::MAX_URI_BYTES - base.len()));
+        assert_eq!(check_url(&at_bound), Ok(()), "{} bytes", at_bound.len());
+        let past = format!("{at_bound}a");
+        let why = check_url(&past).unwrap_err();
+        assert!(why.contains("longer than"), "{why}");
+        for spaced in [
+            "https://notes.example/a b",
+            "https://notes.example/a\tb",
+            "https://notes.example/a\u{7f}",
+        ] {
+            let why = check_url(spaced).unwrap_err();
+            assert_eq!(why, "it has spaces or control characters", "{spaced:?}");
+        }
+    }
+
+    /// Each refusal of a page says what happened (the connect example shows it to the user).
+    #[test]
+    fn a_flow_error_says_what_happened() {
+        assert_eq!(FlowError::NotFound.to_string(), "no such flow, or it expired");
+        assert_eq!(FlowError::NotYours.to_string(), "this page was opened for another user");
+        assert_eq!(FlowError::Finished.to_string(), "this step was completed already");
+        assert_eq!(
+            FlowError::Store(StoreError::new("down")).to_string(),
+            StoreError::new("down").to_string()
+        );
+    }
+
+    /// A store that records the keys it is asked for.
+    #[derive(Default)]
+    struct ReadsRecorded {
+        entries: crate::MemoryStore,
+        reads: std::sync::Mutex<Vec<String>>,
+    }
+
+    impl crate::Store for ReadsRecorded {
+        fn insert_new<'a>(
+            &'a self,
+            key: &'a str,
+            value: &'a [u8],
+            ttl: Duration,
+        ) -> futures_util::future::BoxFuture<'a, Result<bool, StoreError>> {
+            self.entries.insert_new(key, value, ttl)
+        }
+        fn get<'a>(&'a self, key: &'a str) -> futures_util::future::BoxFuture<'a, Result<Option<Vec<u8>>, StoreError>> {
+            self.reads.lock().unwrap().push(key.to_owned());
+            self.entries.get(key)
+        }
+        fn replace<'a>(
+            &'a self,
+            key: &'a str,
+            expected: &'a [u8],
+            value: &'a [u8],
+            ttl: Duration,
+        ) -> futures_util::future::BoxFuture<'a, Result<bool, StoreError>> {
+            self.entries.replace(key, expected, value, ttl)
+        }
+    }
+
+    /// An id that is not one the server makes (22 URL-safe characters) is not found without
+    /// the store being asked: a page's made-up id costs no lookup, however long.
+    #[tokio::test]
+    async fn a_malformed_flow_id_never_reaches_the_store() {
+        let store = Arc::new(ReadsRecorded::default());
+        let flows = UrlFlows {
+            store: SharedStore(store.clone()),
+            ttl: Duration::from_secs(60),
+            waiting: Arc::default(),
+        };
+        let id = flows.start(None, "Pay").await.unwrap();
+        assert!(matches!(flows.progress(&id, None).await.unwrap(), Progress::Pending));
+        assert_eq!(store.reads.lock().unwrap().len(), 1, "a well-formed id is looked up");
+        let long = "A".repeat(5000);
+        for bad in ["", "short", "AAAAAAAAAAAAAAAAAAAAA!", "AAAAAAAAAAAAAAAAAAAA/A", &long] {
+            assert_eq!(flows.open(bad, None).await, Err(FlowError::NotFound), "{bad}");
+            assert_eq!(flows.complete(bad, None, &1).await, Err(FlowError::NotFound), "{bad}");
+            assert!(
+                matches!(flows.progress(bad, None).await.unwrap(), Progress::Gone),
+                "{bad}"
+            );
+        }
+        assert_eq!(store.reads.lock().unwrap().len(), 1, "no malformed id was looked up");
+    }
 }

@@ -264,4 +264,14 @@ mod tests {
         }
         assert_eq!(limit.examined() - before, 99, "nothing left to sweep: one look each");
     }
+
+    /// A refusal names its window as a person reads it: whole seconds as seconds, anything else
+    /// (a fraction, or nothing) in milliseconds, never rounded to a wrong figure.
+    #[test]
+    fn a_window_is_named_in_whole_seconds_else_in_milliseconds() {
+        assert_eq!(span(Duration::from_secs(60)), "60 s");
+        assert_eq!(span(Duration::from_millis(1500)), "1500 ms");
+        assert_eq!(span(Duration::from_millis(250)), "250 ms");
+        assert_eq!(span(Duration::ZERO), "0 ms");
+    }
 }
