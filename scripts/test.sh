@@ -8,10 +8,15 @@
 # examples that the interop and browser tests drive, the release `bench_server` the replicas smoke
 # test runs behind nginx, and the load benchmark's driver and rmcp peer (debug; the smoke tests run
 # them), and runs every test of the workspace: unit tests, protocol tests, trybuild UI tests,
-# interop tests, Redis tests, browser tests, the benchmark smoke tests and doctests. Last,
-# the official conformance suite scores the `conformance` example (0.1.16 --suite active,
-# 0.2.0-alpha.12 --requirements 2025-11-25 and 2026-07-28): every scored scenario must pass, or be
-# a runner bug listed in tests/conformance/baseline.txt.
+# interop tests, Redis tests, browser tests and the benchmark smoke tests with cargo-nextest
+# (installed by scripts/setup-nextest.sh when missing), each test a process of its own under a
+# time limit that names it (.config/nextest.toml), then the doctests, which nextest does not
+# run, with `cargo test --doc`. Last, the official conformance suite scores the `conformance`
+# example (0.1.16 --suite active, 0.2.0-alpha.12 --requirements 2025-11-25 and 2026-07-28): every
+# scored scenario must pass, or be a runner bug listed in tests/conformance/baseline.txt.
+#
+# Arguments go to `cargo nextest run` (e.g. `scripts/test.sh -E 'binary(http)'`); the doctests
+# and the conformance suite run only with none.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -21,8 +26,18 @@ scripts/setup-nginx.sh >/dev/null
 scripts/setup-chromium.sh >/dev/null
 scripts/setup-redis.sh >/dev/null
 scripts/setup-conformance.sh >/dev/null
+scripts/setup-nextest.sh >/dev/null
 cargo build --release --example notes --example bench_server --example conformance --example connect --all-features
 CARGO_TARGET_DIR=target/bench-load cargo build --manifest-path benches/load/Cargo.toml
 CARGO_TARGET_DIR=target/bench-peers cargo build --manifest-path benches/peers/rmcp/Cargo.toml
-cargo test --workspace --all-features "$@"
-scripts/conformance.sh -- target/release/examples/conformance --http '127.0.0.1:{PORT}'
+# The release examples just built, so that each test process (one per test under nextest) does
+# not ask cargo for them again (tests/support/mod.rs).
+release="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/release/examples"
+export MCP_RESOLVE_NOTES_BIN="${release}/notes"
+export MCP_RESOLVE_CONFORMANCE_BIN="${release}/conformance"
+export MCP_RESOLVE_CONNECT_BIN="${release}/connect"
+cargo nextest run --workspace --all-features "$@"
+if [[ $# -eq 0 ]]; then
+    cargo test --doc --workspace --all-features
+    scripts/conformance.sh -- target/release/examples/conformance --http '127.0.0.1:{PORT}'
+fi

@@ -170,12 +170,17 @@ fn project() -> &'static Project {
     }
 }
 
+/// Writes the project (each file only when its text changed, so that a project built already,
+/// by an earlier test process, is not built again) and builds it.
 fn make_project() -> Result<Project, String> {
     let dir = target_dir().join("tmp").join("getting-started").join(PACKAGE);
-    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(dir.join("src")).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let write = |name: &str, text: &str| {
-        std::fs::write(dir.join(name), text).map_err(|e| format!("cannot write {name} in {}: {e}", dir.display()))
+        let path = dir.join(name);
+        if std::fs::read(&path).is_ok_and(|held| held == text.as_bytes()) {
+            return Ok(());
+        }
+        std::fs::write(path, text).map_err(|e| format!("cannot write {name} in {}: {e}", dir.display()))
     };
     // What `cargo new hello-mcp` writes, with the README's lines under `[dependencies]`.
     write(
@@ -190,8 +195,9 @@ fn make_project() -> Result<Project, String> {
     )?;
     write("src/main.rs", &block("src/main.rs")?.text)?;
     write("client.py", &block("client.py")?.text)?;
-    std::fs::copy(Path::new(MANIFEST_DIR).join("Cargo.lock"), dir.join("Cargo.lock"))
-        .map_err(|e| format!("cannot copy Cargo.lock: {e}"))?;
+    let lock = std::fs::read_to_string(Path::new(MANIFEST_DIR).join("Cargo.lock"))
+        .map_err(|e| format!("cannot read Cargo.lock: {e}"))?;
+    write("Cargo.lock", &lock)?;
 
     let started = Instant::now();
     let out = match cargo_build(&dir, true)? {

@@ -290,6 +290,8 @@ fn under_a_1_gib_address_space_256_mib_of_hostile_bodies_do_not_stop_the_process
 #[test]
 fn out_of_descriptors_the_server_backs_off_quietly_and_recovers() {
     let port = free_port();
+    // Before the process starts: it cannot have logged anything outside [began, its end].
+    let began = Instant::now();
     let (notes, log) = notes_http("-n 128", port, "emfile");
     // A keep-alive client from before the flood.
     let mut early = TcpStream::connect(("127.0.0.1", port)).unwrap();
@@ -342,19 +344,44 @@ fn out_of_descriptors_the_server_backs_off_quietly_and_recovers() {
     assert!(served, "no new client is served 30 s after the flood");
     drop(flood);
     drop(notes);
+    // Real time: the server is another process. It lived at most `lived` (taken from before it
+    // started to after it was killed), and the throttle lets a line through at most once a
+    // second, the first at once: lines are more than 999 ms apart (it counts whole
+    // milliseconds), so at most lived / 999 ms + 1 of them, with no margin needed. (The
+    // unthrottled loop wrote about 40 a second.)
+    let lived = began.elapsed();
     let log = std::fs::read_to_string(&log).unwrap_or_default();
     let lines = log.lines().filter(|l| l.contains("accept failed")).count();
-    // Throttled to one line a second (about 3 s of flood before the recovery began, plus the
-    // recovery itself); the unthrottled loop wrote about 40 a second.
-    let seconds = 3 + started.elapsed().as_secs() as usize + 2;
+    let most = (lived.as_millis() / 999) as usize + 1;
     assert!(
-        lines <= seconds,
-        "{lines} 'accept failed' lines in about {seconds} s:\n{log}"
+        lines <= most,
+        "{lines} 'accept failed' lines from a process that lived {lived:.1?}:\n{log}"
     );
     assert!(
         lines >= 1,
         "EMFILE was never hit (the flood did not exhaust descriptors?):\n{log}"
     );
+}
+
+/// The lines `stdout` carries, read on a thread of their own so that each wait for one can be
+/// bounded (`recv_timeout`).
+fn lines_of(stdout: ChildStdout) -> std::sync::mpsc::Receiver<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+/// The next line from `notes`, within 10 s; `what` names it in the failure.
+fn next_line(lines: &std::sync::mpsc::Receiver<String>, what: &str) -> String {
+    lines
+        .recv_timeout(Duration::from_secs(10))
+        .unwrap_or_else(|e| panic!("no {what} from notes within 10 s ({e})"))
 }
 
 /// `notes` over stdio: the process, its stdin and its stdout.
@@ -376,16 +403,11 @@ fn notes_stdio() -> (Proc, ChildStdin, ChildStdout) {
 #[test]
 fn on_stdio_a_plain_call_runs_while_64_questions_wait() {
     let (_proc, mut stdin, stdout) = notes_stdio();
-    let (tx, rx) = std::sync::mpsc::channel::<Value>();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
-            if let Ok(v) = serde_json::from_str(&line)
-                && tx.send(v).is_err()
-            {
-                break;
-            }
-        }
-    });
+    let lines = lines_of(stdout);
+    let recv = |what: &str| -> Value {
+        let line = next_line(&lines, what);
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("{what} is not JSON ({e}): {line}"))
+    };
     let mut send = |v: Value| {
         stdin.write_all(format!("{v}\n").as_bytes()).unwrap();
         stdin.flush().unwrap();
@@ -393,7 +415,7 @@ fn on_stdio_a_plain_call_runs_while_64_questions_wait() {
     send(json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"form": {}}},
         "clientInfo": {"name": "hostile", "version": "0"}}}));
-    let init = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    let init = recv("`initialize` response");
     assert_eq!(init["id"], 0, "{init}");
     send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
     for id in 1..=64 {
@@ -402,22 +424,20 @@ fn on_stdio_a_plain_call_runs_while_64_questions_wait() {
     }
     let mut questions = Vec::new();
     while questions.len() < 64 {
-        let m = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+        let m = recv(&format!("question {} of 64", questions.len() + 1));
         assert_eq!(m["method"], "elicitation/create", "{m}");
         questions.push(m["id"].clone());
     }
     send(json!({"jsonrpc": "2.0", "id": 100, "method": "tools/call",
         "params": {"name": "add", "arguments": {"a": 1, "b": 2}}}));
-    let m = rx
-        .recv_timeout(Duration::from_secs(10))
-        .expect("`add` is answered while 64 questions wait");
+    let m = recv("answer to `add` while 64 questions wait");
     assert_eq!(m["id"], 100, "{m}");
     assert_eq!(m["result"]["structuredContent"], json!({"result": 3}), "{m}");
     for q in &questions {
         send(json!({"jsonrpc": "2.0", "id": q, "result": {"action": "decline"}}));
     }
-    for _ in 0..64 {
-        let m = rx.recv_timeout(Duration::from_secs(10)).unwrap();
+    for i in 1..=64 {
+        let m = recv(&format!("response {i} of 64 after the answers"));
         assert_eq!(m["result"]["content"][0]["text"], "declined: folder not deleted", "{m}");
     }
 }
@@ -428,7 +448,7 @@ fn on_stdio_a_plain_call_runs_while_64_questions_wait() {
 #[test]
 fn request_ids_are_echoed_exactly() {
     let (_proc, mut stdin, stdout) = notes_stdio();
-    let mut lines = BufReader::new(stdout).lines();
+    let lines = lines_of(stdout);
     let ids = [
         "18446744073709551616",
         "-9223372036854775809",
@@ -440,10 +460,10 @@ fn request_ids_are_echoed_exactly() {
     ];
     let init = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"ids","version":"0"}}}"#;
     writeln!(stdin, "{init}").unwrap();
-    lines.next().unwrap().unwrap();
+    next_line(&lines, "`initialize` response");
     for id in ids {
         writeln!(stdin, r#"{{"jsonrpc":"2.0","id":{id},"method":"ping"}}"#).unwrap();
-        let line = lines.next().unwrap().unwrap();
+        let line = next_line(&lines, &format!("response to ping {id}"));
         assert_eq!(line, format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{{}}}}"#));
     }
     // The same id on a call, and on an error.
@@ -452,9 +472,9 @@ fn request_ids_are_echoed_exactly() {
         r#"{{"jsonrpc":"2.0","id":18446744073709551617,"method":"tools/call","params":{{"name":"add","arguments":{{"a":1,"b":2}}}}}}"#
     )
     .unwrap();
-    let line = lines.next().unwrap().unwrap();
+    let line = next_line(&lines, "response to the call");
     assert!(line.contains(r#""id":18446744073709551617"#), "{line}");
     writeln!(stdin, r#"{{"jsonrpc":"2.0","id":1e400,"method":"no/such"}}"#).unwrap();
-    let line = lines.next().unwrap().unwrap();
+    let line = next_line(&lines, "error for `no/such`");
     assert!(line.contains(r#""id":1e400"#) && line.contains("-32601"), "{line}");
 }

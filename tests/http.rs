@@ -37,6 +37,9 @@ async fn delete(path: String, #[resolve(confirm)] ok: ElicitationResult<Ok_>) ->
 }
 
 static NAPS_DROPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// Naps of a second or more begun (only `bad_bodies_are_refused_and_the_server_keeps_serving`
+/// takes one).
+static LONG_NAPS_BEGUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 struct Dropped;
 impl Drop for Dropped {
@@ -57,6 +60,9 @@ async fn steps(cx: Context) -> String {
 #[tool]
 async fn nap(ms: u64) -> String {
     let guard = Dropped;
+    if ms >= 1000 {
+        LONG_NAPS_BEGUN.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
     tokio::time::sleep(Duration::from_millis(ms)).await;
     std::mem::forget(guard);
     "awake".into()
@@ -349,12 +355,21 @@ async fn bad_bodies_are_refused_and_the_server_keeps_serving() {
             .body(Full::new(Bytes::from(body)))
             .unwrap();
         let pending = tokio::spawn(async move { sender.send_request(req).await });
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        // The client goes away once the call runs (not after a guessed time: on a loaded
+        // machine the request may take longer to arrive).
+        let begun = tokio::time::timeout(Duration::from_secs(10), async {
+            while LONG_NAPS_BEGUN.load(std::sync::atomic::Ordering::SeqCst) == 0 {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+        })
+        .await;
+        assert!(begun.is_ok(), "the 5 s nap did not begin within 10 s");
         pending.abort();
         conn.abort();
     }
-    // The call was dropped with the connection: its future did not run to the end.
-    for _ in 0..50 {
+    // The call was dropped with the connection: its future did not run to the end (within
+    // 4 s, so long before the nap itself would have ended).
+    for _ in 0..200 {
         if NAPS_DROPPED.load(std::sync::atomic::Ordering::SeqCst) > 0 {
             break;
         }
@@ -397,10 +412,13 @@ async fn dns_rebinding_is_refused() {
         if let Some(o) = origin {
             req = req.header("origin", o);
         }
-        let resp = sender
-            .send_request(req.body(Full::new(Bytes::from(body.clone()))).unwrap())
-            .await
-            .unwrap();
+        let resp = tokio::time::timeout(
+            Duration::from_secs(10),
+            sender.send_request(req.body(Full::new(Bytes::from(body.clone()))).unwrap()),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("no response head within 10 s: host {host}, origin {origin:?}"))
+        .unwrap();
         assert_eq!(resp.status().as_u16(), expected, "host {host}, origin {origin:?}");
     }
 }
@@ -429,35 +447,24 @@ async fn handshake_sessions_ask_over_sse() {
         .status,
         202
     );
-    // The call's stream carries the question; the answer is a separate POST.
+    // The call's stream carries the question; the answer is a separate POST, sent once the
+    // question is out (read from the stream, not guessed from the time).
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "delete", "arguments": {"path": "x"}}}).to_string();
-    let sid2 = sid.clone();
-    let call_task = tokio::spawn(async move {
-        send(
-            addr,
-            "POST",
-            &[
-                JSON,
-                ("mcp-session-id", sid2.as_str()),
-                ("mcp-protocol-version", "2025-11-25"),
-            ],
-            &call,
-        )
-        .await
-    });
+    let mut stream = open_with(addr, "POST", &h, &call).await;
+    assert_eq!(stream.status, 200);
+    assert_eq!(stream.headers.get("content-type").unwrap(), "text/event-stream");
+    let question = stream.event().await;
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    assert_eq!(question["params"]["message"], "Delete x?");
     // The question's id is the server's first: 1.
-    tokio::time::sleep(Duration::from_millis(200)).await;
+    assert_eq!(question["id"], 1);
     let answer =
         json!({"jsonrpc": "2.0", "id": 1, "result": {"action": "accept", "content": {"ok": true}}}).to_string();
     assert_eq!(send(addr, "POST", &h, &answer).await.status, 202);
-    let r = call_task.await.unwrap();
-    assert_eq!(r.headers.get("content-type").unwrap(), "text/event-stream");
-    let events = r.events();
-    assert_eq!(events.len(), 2, "{}", r.body);
-    assert_eq!(events[0]["method"], "elicitation/create");
-    assert_eq!(events[0]["params"]["message"], "Delete x?");
-    assert_eq!(events[1]["id"], 2);
-    assert_eq!(events[1]["result"]["content"][0]["text"], "deleted x");
+    let result = stream.event().await;
+    assert_eq!(result["id"], 2);
+    assert_eq!(result["result"]["content"][0]["text"], "deleted x");
+    assert!(stream.ends().await, "nothing after the response");
     // A call that asks nothing is plain JSON... or SSE; either way it completes.
     let r = send(
         addr,
@@ -488,14 +495,14 @@ async fn handshake_sessions_ask_over_sse() {
     );
 }
 
+/// Over a real socket, so in real time (the exact window: `sessions.rs`'
+/// `a_session_idle_for_the_idle_time_ends_and_makes_room`, on tokio's paused clock). The second
+/// `initialize` comes milliseconds after the first: an idle time of 1 s leaves a loaded machine
+/// room; the wait for expiry is the whole idle time, which the server's clock counts too.
 #[tokio::test]
 async fn sessions_expire_and_are_bounded() {
-    let addr = start(
-        HttpOptions::default()
-            .session_idle(Duration::from_millis(100))
-            .max_sessions(1),
-    )
-    .await;
+    let idle = Duration::from_secs(1);
+    let addr = start(HttpOptions::default().session_idle(idle).max_sessions(1)).await;
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}}}).to_string();
     let first = send(addr, "POST", &[JSON], &init).await;
     let sid = first
@@ -510,7 +517,7 @@ async fn sessions_expire_and_are_bounded() {
         503,
         "one session at most"
     );
-    tokio::time::sleep(Duration::from_millis(150)).await;
+    tokio::time::sleep(idle).await;
     let h = [JSON, ("mcp-session-id", sid.as_str())];
     assert_eq!(
         send(
@@ -811,7 +818,10 @@ async fn raw(addr: SocketAddr, host: &str, extra: &str, body: &str) -> String {
     );
     s.write_all(req.as_bytes()).await.unwrap();
     let mut out = String::new();
-    s.read_to_string(&mut out).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), s.read_to_string(&mut out))
+        .await
+        .unwrap_or_else(|_| panic!("the server did not answer and close a POST with host {host:?} within 10 s"))
+        .unwrap();
     out.split(' ').nth(1).unwrap_or("").to_string()
 }
 
@@ -833,13 +843,17 @@ async fn read_until_closed(s: &mut tokio::net::TcpStream, within: Duration) -> S
     }
 }
 
+/// Real time: real sockets against hyper's timer (tokio's paused clock would jump to the next
+/// timer whenever the test waits for the socket). Each client below writes what it sends at
+/// once after connecting: the 1 s header and body times leave a loaded machine room for that,
+/// and every wait for the server to cut a connection off is bounded at 5 s.
 #[tokio::test]
 async fn slow_headers_slow_bodies_idle_connections_and_huge_declared_bodies_are_cut_off() {
     use tokio::io::AsyncWriteExt;
     let addr = start(
         HttpOptions::default()
-            .header_timeout(Duration::from_millis(300))
-            .body_timeout(Duration::from_millis(300)),
+            .header_timeout(Duration::from_secs(1))
+            .body_timeout(Duration::from_secs(1)),
     )
     .await;
     let host = format!("127.0.0.1:{}", addr.port());
@@ -927,8 +941,7 @@ async fn slow_headers_slow_bodies_idle_connections_and_huge_declared_bodies_are_
         .await
         .unwrap();
     let chunk = format!("{:x}\r\n{}\r\n", 40_000, " ".repeat(40_000));
-    chunked.write_all(chunk.as_bytes()).await.unwrap();
-    chunked.write_all(chunk.as_bytes()).await.unwrap();
+    chunked.write_all(chunk.repeat(2).as_bytes()).await.unwrap();
     let got = read_until_closed(&mut chunked, Duration::from_secs(5)).await;
     assert!(got.starts_with("HTTP/1.1 413"), "{got}");
 
@@ -981,21 +994,19 @@ async fn a_session_caps_its_calls_waiting_for_answers() {
     let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
     let h = [JSON, ("mcp-session-id", sid.as_str())];
     assert_eq!(send(addr, "POST", &h, initialized).await.status, 202);
-    let mut waiting = Vec::new();
-    for id in 2..4 {
-        let sid = sid.clone();
-        waiting.push(tokio::spawn(async move {
-            let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "delete", "arguments": {"path": "x"}}});
-            let h = [JSON, ("mcp-session-id", sid.as_str()), ("mcp-protocol-version", "2025-11-25")];
-            send(addr, "POST", &h, &call.to_string()).await
-        }));
-    }
-    tokio::time::sleep(Duration::from_millis(300)).await;
     let h = [
         JSON,
         ("mcp-session-id", sid.as_str()),
         ("mcp-protocol-version", "2025-11-25"),
     ];
+    // Two calls whose questions are out (read from their streams).
+    let mut waiting = Vec::new();
+    for id in 2..4 {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "delete", "arguments": {"path": "x"}}});
+        let mut stream = open_with(addr, "POST", &h, &call.to_string()).await;
+        assert_eq!(stream.event().await["method"], "elicitation/create");
+        waiting.push(stream);
+    }
     let third = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "delete", "arguments": {"path": "y"}}});
     let r = tokio::time::timeout(Duration::from_secs(5), send(addr, "POST", &h, &third.to_string()))
         .await
@@ -1025,9 +1036,15 @@ async fn a_session_caps_its_calls_waiting_for_answers() {
             .status,
         200
     );
-    for w in waiting {
-        let r = tokio::time::timeout(Duration::from_secs(5), w).await.unwrap().unwrap();
-        assert_eq!(r.status, 200);
+    for mut w in waiting {
+        assert_eq!(w.status, 200);
+        loop {
+            match w.next(Duration::from_secs(5)).await {
+                Sse::End => break,
+                Sse::Quiet => panic!("a waiting call's stream is still open 5 s after its session ended"),
+                Sse::Event(_) | Sse::Comment(_) => {}
+            }
+        }
     }
 }
 
@@ -1049,23 +1066,44 @@ async fn bodies_held_at_once_are_bounded_across_connections() {
     let mut stalled = tokio::net::TcpStream::connect(addr).await.unwrap();
     stalled.write_all(head(61_000).as_bytes()).await.unwrap();
     stalled.write_all(" ".repeat(60_000).as_bytes()).await.unwrap();
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    // Another 60 000-byte body does not fit beside it.
-    let mut second = tokio::net::TcpStream::connect(addr).await.unwrap();
-    second.write_all(head(60_000).as_bytes()).await.unwrap();
-    second.write_all(" ".repeat(60_000).as_bytes()).await.unwrap();
-    let got = read_until_closed(&mut second, Duration::from_secs(5)).await;
+    // Another 60 000-byte body does not fit beside it, once the server holds the stalled bytes.
+    // (Tried until then, not after a guessed time: on a loaded machine they may be read late.
+    // A body read before them fits, and is no JSON: 400.)
+    let got = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let mut second = tokio::net::TcpStream::connect(addr).await.unwrap();
+            second.write_all(head(60_000).as_bytes()).await.unwrap();
+            second.write_all(" ".repeat(60_000).as_bytes()).await.unwrap();
+            let got = read_until_closed(&mut second, Duration::from_secs(5)).await;
+            if !got.starts_with("HTTP/1.1 400") {
+                return got;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("a 60 000-byte body beside 60 000 held bytes is refused within 10 s");
     assert!(got.starts_with("HTTP/1.1 503"), "{got}");
     assert!(got.to_ascii_lowercase().contains("retry-after: 1"), "{got}");
-    // Small requests still fit, and once the stalled client goes, a large one does too.
+    // Small requests still fit, and once the stalled client goes (and the server has seen it
+    // go), a large one does too.
     assert_eq!(modern(addr, 1, "tools/list", json!({})).await.status, 200);
     drop(stalled);
-    tokio::time::sleep(Duration::from_millis(200)).await;
     let big = format!(
         r#"{{"jsonrpc":"2.0","method":"notifications/initialized","params":{{"pad":"{}"}}}}"#,
         "x".repeat(60_000)
     );
-    let r = send(addr, "POST", &[JSON], &big).await;
+    let r = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            let r = send(addr, "POST", &[JSON], &big).await;
+            if r.status != 503 {
+                return r;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the stalled client's bytes are given back within 10 s of it going");
     assert_eq!(r.status, 202, "{}", r.body);
     drop(declared);
 }
@@ -1635,7 +1673,8 @@ async fn open(addr: SocketAddr, method: &str, headers: &[(&str, &str)]) -> Strea
     open_with(addr, method, headers, "").await
 }
 
-/// Sends a request and returns as soon as the response's head is in.
+/// Sends a request and returns as soon as the response's head is in: its body is then read as
+/// it arrives.
 async fn open_with(addr: SocketAddr, method: &str, headers: &[(&str, &str)], body: &str) -> Stream {
     let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
     let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
@@ -1651,7 +1690,7 @@ async fn open_with(addr: SocketAddr, method: &str, headers: &[(&str, &str)], bod
     for (k, v) in headers {
         req = req.header(*k, *v);
     }
-    let req = req.body(Full::new(Bytes::from(body.to_string()))).unwrap();
+    let req = req.body(Full::new(Bytes::from(body.to_owned()))).unwrap();
     let resp = tokio::time::timeout(Duration::from_secs(5), sender.send_request(req))
         .await
         .expect("the head of the response within 5 s")
@@ -1836,10 +1875,15 @@ async fn only_the_sessions_owner_opens_its_stream() {
     assert!(is_update(&mine.event().await, WATCHED));
 }
 
+/// Real time: a real socket against the server's keep-alive timer. The stream is held open for
+/// a second, past the 300 ms idle time, and each keep-alive comment (every 50 ms) is waited for
+/// up to 5 s: a loaded machine that delays the server sends the comments it owes at once
+/// (tokio's interval catches up), so only a stream that stops fails.
 #[tokio::test]
 async fn an_open_stream_keeps_its_session_and_once_closed_the_session_expires() {
+    let idle = Duration::from_millis(300);
     let options = HttpOptions::default()
-        .session_idle(Duration::from_millis(300))
+        .session_idle(idle)
         .stream_keepalive(Duration::from_millis(50));
     let (addr, updates) = start_watched(options).await;
     let sid = session_as(addr, None).await;
@@ -1847,9 +1891,9 @@ async fn an_open_stream_keeps_its_session_and_once_closed_the_session_expires() 
     let mut stream = open(addr, "GET", &[SSE, ("mcp-session-id", sid.as_str())]).await;
     // Past the idle time with no request: comments keep the stream alive, and the session lives.
     let mut comments = 0;
-    let until = tokio::time::Instant::now() + Duration::from_millis(700);
+    let until = tokio::time::Instant::now() + Duration::from_secs(1);
     while tokio::time::Instant::now() < until {
-        match stream.next(Duration::from_millis(200)).await {
+        match stream.next(Duration::from_secs(5)).await {
             Sse::Comment(c) => {
                 assert_eq!(c, "keep-alive");
                 comments += 1;
@@ -1864,7 +1908,7 @@ async fn an_open_stream_keeps_its_session_and_once_closed_the_session_expires() 
     assert!(is_update(&stream.event().await, WATCHED));
     // The client goes away; the session is idle from then on, expires, and unsubscribes.
     drop(stream);
-    tokio::time::sleep(Duration::from_millis(700)).await;
+    tokio::time::sleep(2 * idle).await;
     assert_eq!(in_session(addr, &sid, 4, "ping", json!({})).await.status, 404);
     assert_eq!(updates.subscribers(WATCHED), 0);
 }
@@ -1887,7 +1931,10 @@ async fn a_stream_that_is_not_read_loses_updates_and_nothing_waits_for_it() {
         assert!(sent < 1_000_000, "the queue is bounded");
     }
     assert!(sent >= 256, "{sent}");
-    assert!(started.elapsed() < Duration::from_secs(5));
+    // Real time: `updated` is synchronous, so no tokio clock applies. The loop takes
+    // milliseconds; 5 s only rules out each update waiting a while for the reader (one that
+    // waited for it outright would never return, and the per-test time limit names it).
+    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
     // Other sessions are told, and the slow one is served.
     assert_eq!(updates.updated("test://notes/1"), 1);
     assert!(is_update(&fast_stream.event().await, "test://notes/1"));

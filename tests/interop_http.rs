@@ -29,7 +29,7 @@ use serde_json::{Value, json};
 use std::io::Read;
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus};
 use std::time::Duration;
 
 mod support;
@@ -835,14 +835,21 @@ fn notes_refuses_to_start_on_bad_identity_settings() {
         ),
     ];
     for (env, expected) in cases {
-        let output = Command::new(notes_bin())
-            .args(["--http", "127.0.0.1:0"])
-            .envs(env.iter().copied())
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert!(!output.status.success(), "{env:?}: started anyway");
+        // Bounded: a `notes` that starts serving instead is killed after 20 s.
+        let output = run_to_end(
+            Command::new(notes_bin())
+                .args(["--http", "127.0.0.1:0"])
+                .envs(env.iter().copied()),
+            "bad identity settings",
+            Duration::from_secs(20),
+            Duration::from_secs(5),
+        );
+        let stderr = output.stderr;
+        assert!(
+            !output.timed_out && output.status.is_some_and(|s| !s.success()),
+            "{env:?}: started anyway ({:?})",
+            output.status
+        );
         assert!(
             stderr.contains(expected),
             "{env:?}: expected {expected:?} in:\n{stderr}"

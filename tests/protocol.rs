@@ -509,7 +509,9 @@ async fn a_panicking_tool_is_an_error_result() {
 
 // ---------------------------------------------------------------- transport
 
-#[tokio::test]
+// tokio's paused clock: the tools' sleeps end only once nothing else can run, so the order
+// of events does not depend on the machine's load.
+#[tokio::test(start_paused = true)]
 async fn responses_come_back_out_of_order() {
     let mut c = modern();
     let slow = c
@@ -531,7 +533,9 @@ async fn responses_come_back_out_of_order() {
     assert_eq!(second["id"], slow);
 }
 
-#[tokio::test]
+// tokio's paused clock: the tools' sleeps end only once nothing else can run, so the order
+// of events does not depend on the machine's load.
+#[tokio::test(start_paused = true)]
 async fn cancelled_requests_stop_and_get_no_response() {
     let mut c = modern();
     let id = c.start("tools/call", json!({"name": "forever", "arguments": {}})).await;
@@ -560,7 +564,9 @@ async fn cancelled_requests_stop_and_get_no_response() {
     );
 }
 
-#[tokio::test]
+// tokio's paused clock: the tools' sleeps end only once nothing else can run, so the order
+// of events does not depend on the machine's load.
+#[tokio::test(start_paused = true)]
 async fn calls_in_flight_are_bounded() {
     let mut c = TestClient::stateless(Server::new("bounded").tool(counted).max_in_flight(2), json!({}));
     let mut ids = Vec::new();
@@ -574,7 +580,9 @@ async fn calls_in_flight_are_bounded() {
     assert_eq!(MAX_RUNNING.load(Ordering::SeqCst), 2);
 }
 
-#[tokio::test]
+// tokio's paused clock: the tools' sleeps end only once nothing else can run, so the order
+// of events does not depend on the machine's load.
+#[tokio::test(start_paused = true)]
 async fn end_of_input_lets_calls_in_flight_finish() {
     let mut c = modern();
     let id = c
@@ -590,7 +598,9 @@ async fn end_of_input_lets_calls_in_flight_finish() {
     assert_eq!(frames[0]["result"]["content"][0]["text"], "late");
 }
 
-#[tokio::test]
+// tokio's paused clock: the tools' sleeps end only once nothing else can run, so the order
+// of events does not depend on the machine's load.
+#[tokio::test(start_paused = true)]
 async fn duplicate_request_ids_in_flight_are_refused() {
     let mut c = modern();
     let call = |id: i64| json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "sleepy", "arguments": {"ms": 200, "tag": "a"}, "_meta": TestClient::envelope(&json!({}))}});

@@ -580,6 +580,9 @@ async fn expired_state_is_refused() {
         json!({"elicitation": {}}),
     );
     let (_, state) = input_required(&c.call_tool("owner", json!({"path": "x"})).await).clone();
+    // Real time: a sealed state carries a wall-clock expiry (replicas share it), which tokio's
+    // paused clock does not move. The wait is one-sided: a slower machine only waits longer.
+    // (The exact bounds: `seal.rs`' `expired_tokens_are_refused_past_the_leeway_and_taken_within_it`.)
     tokio::time::sleep(Duration::from_millis(120)).await;
     invalid_state(
         &retry(

@@ -104,6 +104,12 @@ fn token(sub: &str) -> String {
 
 /// One 2026-07-28 `tools/call`; returns (status, upstream that answered, body).
 async fn call(port: u16, user: &str, id: i64, extra: Value) -> (u16, String, Value) {
+    tokio::time::timeout(Duration::from_secs(20), exchange(port, user, id, extra))
+        .await
+        .unwrap_or_else(|_| panic!("no whole response to {user}'s call {id} through port {port} within 20 s"))
+}
+
+async fn exchange(port: u16, user: &str, id: i64, extra: Value) -> (u16, String, Value) {
     let mut params = json!({"name": "delete_folder", "arguments": {"path": "/tmp/notes/drafts"}, "_meta": {
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
         "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}}});
@@ -272,15 +278,22 @@ fn a_bad_or_unreachable_redis_url_stops_start_up_naming_the_variable() {
 /// Runs a replica with `var` set to `value`; it must stop at start-up (exit 2) with a line that
 /// names the variable. Returns its stderr.
 fn refused_at_start_up(var: &str, value: &str) -> String {
-    let out = Command::new(support::notes_bin())
-        .args(["--http", &format!("127.0.0.1:{}", free_port())])
-        .env(var, value)
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .output()
-        .expect("notes runs");
-    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    // Bounded: a replica that starts serving instead is killed after 20 s and fails the test.
+    let out = support::run_to_end(
+        Command::new(support::notes_bin())
+            .args(["--http", &format!("127.0.0.1:{}", free_port())])
+            .env(var, value)
+            .env("RUST_LOG", "warn"),
+        var,
+        Duration::from_secs(20),
+        Duration::from_secs(5),
+    );
+    let stderr = out.stderr;
+    assert!(
+        !out.timed_out,
+        "notes with {var} set did not stop within 20 s:\n{stderr}"
+    );
+    assert_eq!(out.status.and_then(|s| s.code()), Some(2), "{stderr}");
     assert!(stderr.contains(&format!("{var}: ")), "{stderr}");
     stderr
 }

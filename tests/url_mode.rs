@@ -215,7 +215,9 @@ async fn the_call_completes_once_the_page_records_the_step() {
     );
 }
 
-#[tokio::test]
+// tokio's paused clock: the waits below end only once nothing else can run, so the order of
+// events does not depend on the machine's load.
+#[tokio::test(start_paused = true)]
 async fn a_page_that_completes_while_the_retry_waits_completes_it() {
     let server = server();
     let flows = flows(&server);
@@ -348,7 +350,9 @@ async fn a_page_url_that_is_not_https_is_refused_before_anything_is_asked() {
 
 // ---------------------------------------------------------------- handshake era
 
-#[tokio::test]
+// tokio's paused clock: the waits below end only once nothing else can run, so the order of
+// events does not depend on the machine's load.
+#[tokio::test(start_paused = true)]
 async fn the_back_channel_names_the_elicitation_and_says_when_it_is_complete() {
     let server = server();
     let flows = flows(&server);
@@ -393,7 +397,9 @@ async fn the_back_channel_names_the_elicitation_and_says_when_it_is_complete() {
     assert_eq!(text(&done), "connected github as octocat");
 }
 
-#[tokio::test]
+// tokio's paused clock: the waits below end only once nothing else can run, so the order of
+// events does not depend on the machine's load.
+#[tokio::test(start_paused = true)]
 async fn the_back_channel_gives_up_on_a_page_never_completed() {
     let server = Arc::new(
         Server::new("urls")

@@ -300,7 +300,9 @@ mod tests {
         (d, s)
     }
 
-    #[tokio::test]
+    /// On tokio's paused clock: a call that cancellation does not end leaves the runtime idle,
+    /// so the 10 s bound below fails the test at once instead of after 10 s.
+    #[tokio::test(start_paused = true)]
     async fn a_dropped_or_cancelled_call_leaves_nothing_behind() {
         let (d, mut s) = initialized();
         let frame = call_frame(1);
@@ -329,7 +331,10 @@ mod tests {
             d.dispatch(&mut s, None, None, classify(cancel)),
             Dispatch::Done
         ));
-        assert!(running.await.unwrap().is_none(), "a cancelled call gets no response");
+        let ended = tokio::time::timeout(std::time::Duration::from_secs(10), running)
+            .await
+            .expect("the cancelled call (whose tool never ends by itself) ended within 10 s");
+        assert!(ended.unwrap().is_none(), "a cancelled call gets no response");
         assert_eq!(d.in_flight(), 0);
     }
 

@@ -194,7 +194,7 @@ impl TestClient {
             return self.pending.remove(i).unwrap_or(Value::Null);
         }
         loop {
-            let frame = self.recv_frame().await;
+            let frame = self.recv_frame(|| format!("the response to request {id}")).await;
             if frame.get("id") == Some(id) && frame.get("method").is_none() {
                 return frame;
             }
@@ -206,7 +206,7 @@ impl TestClient {
     pub async fn recv(&mut self) -> Value {
         match self.pending.pop_front() {
             Some(f) => f,
-            None => self.recv_frame().await,
+            None => self.recv_frame(|| "a frame".to_owned()).await,
         }
     }
 
@@ -221,12 +221,14 @@ impl TestClient {
         }
     }
 
-    async fn recv_frame(&mut self) -> Value {
-        let line = tokio::time::timeout(self.timeout, self.lines.next_line())
-            .await
-            .expect("timed out waiting for the server")
-            .expect("server pipe failed")
-            .expect("server closed the pipe");
+    /// The next frame; panics naming `awaited` (what the caller waits for) when none comes.
+    async fn recv_frame(&mut self, awaited: impl Fn() -> String) -> Value {
+        let line = match tokio::time::timeout(self.timeout, self.lines.next_line()).await {
+            Err(_) => panic!("TestClient: no {} from the server within {:?}", awaited(), self.timeout),
+            Ok(Err(e)) => panic!("TestClient: the pipe failed while waiting for {}: {e}", awaited()),
+            Ok(Ok(None)) => panic!("TestClient: the server closed the pipe while {} was awaited", awaited()),
+            Ok(Ok(Some(line))) => line,
+        };
         serde_json::from_str(&line).unwrap_or_else(|e| panic!("server sent invalid JSON ({e}): {line}"))
     }
 
@@ -248,7 +250,13 @@ impl TestClient {
             }
         }
         let result = match self.server.take() {
-            Some(h) => h.await.unwrap_or(Ok(())),
+            Some(h) => match tokio::time::timeout(self.timeout, h).await {
+                Ok(ended) => ended.unwrap_or(Ok(())),
+                Err(_) => panic!(
+                    "TestClient: the server's loop did not end within {:?} of the client closing its side",
+                    self.timeout
+                ),
+            },
             None => Ok(()),
         };
         (frames, result)

@@ -80,7 +80,7 @@ pub(crate) async fn request(addr: SocketAddr, token: &str, method: &str, mut par
     };
     tokio::time::timeout(Duration::from_secs(10), exchange)
         .await
-        .expect("the server answers within 10 s")
+        .unwrap_or_else(|_| panic!("no whole response to `{method}` from {addr} within 10 s"))
 }
 
 /// The `flow` query parameter of a URL-mode question's URL.

@@ -159,8 +159,14 @@ impl JwksServer {
 }
 
 /// One 2026-07-28 `tools/call whoami` to `addr` with this bearer token: the HTTP status and the
-/// JSON body (`null` when it is not JSON).
+/// JSON body (`null` when it is not JSON). Within 10 s, or the test fails saying so.
 pub(crate) async fn call_whoami(addr: std::net::SocketAddr, token: &str) -> (u16, Value) {
+    tokio::time::timeout(Duration::from_secs(10), exchange_whoami(addr, token))
+        .await
+        .unwrap_or_else(|_| panic!("no whole response to `tools/call whoami` from {addr} within 10 s"))
+}
+
+async fn exchange_whoami(addr: std::net::SocketAddr, token: &str) -> (u16, Value) {
     let tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
     let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(tcp)).await.unwrap();
     tokio::spawn(conn);

@@ -803,7 +803,13 @@ mod tests {
             panic!("a call")
         };
         let (tx, _rx) = tokio::sync::mpsc::channel(1);
-        call.run(Outbound { tx }, None, None).await.unwrap()
+        tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            call.run(Outbound { tx }, None, None),
+        )
+        .await
+        .expect("the first round of `asks` ended within 10 s")
+        .unwrap()
     }
 
     #[tokio::test]

@@ -9,7 +9,10 @@ use crate::seal::{RandomUnavailable, random};
 use crate::server::Session;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+// tokio's clock: the system's monotonic clock, which a test can pause and advance
+// (`tokio::time::pause`), so idle windows are tested exactly.
+use tokio::time::Instant;
 
 /// One handshake-era session.
 pub(super) struct LegacySession {
@@ -235,5 +238,24 @@ mod tests {
         let id = sessions.open(session()).unwrap().unwrap();
         assert_eq!(id.len(), 32);
         assert!(sessions.get(&id, None).is_some());
+    }
+
+    /// The idle window, exactly (tokio's paused clock): a session idle for less than `idle` is
+    /// served and holds its place, a request starts its count again, and one idle for `idle`
+    /// is ended and makes room.
+    #[tokio::test(start_paused = true)]
+    async fn a_session_idle_for_the_idle_time_ends_and_makes_room() {
+        let idle = Duration::from_secs(30 * 60);
+        let just_less = idle - Duration::from_millis(1);
+        let sessions = Sessions::new(idle, 1, 1);
+        let id = sessions.open(session()).unwrap().unwrap();
+        tokio::time::advance(just_less).await;
+        assert!(sessions.open(session()).unwrap().is_none(), "not idle yet: no room");
+        assert!(sessions.get(&id, None).is_some(), "served");
+        tokio::time::advance(just_less).await;
+        assert!(sessions.get(&id, None).is_some(), "the request started the count again");
+        tokio::time::advance(idle).await;
+        assert!(sessions.get(&id, None).is_none(), "idle for `idle`: ended");
+        assert!(sessions.open(session()).unwrap().is_some(), "its place is free");
     }
 }
