@@ -39,5 +39,7 @@ export MCP_RESOLVE_CONNECT_BIN="${release}/connect"
 cargo nextest run --workspace --all-features "$@"
 if [[ $# -eq 0 ]]; then
     cargo test --doc --workspace --all-features
+    # The load driver's own tests (its CPU accounting and reports; a separate cargo project).
+    CARGO_TARGET_DIR=target/bench-load cargo test --manifest-path benches/load/Cargo.toml
     scripts/conformance.sh -- target/release/examples/conformance --http '127.0.0.1:{PORT}'
 fi
