@@ -2,17 +2,20 @@
 //! any release.
 
 pub use crate::args::ArgumentError;
+pub use crate::context::Context;
+pub use crate::protocol::ProtocolVersion;
 pub use crate::tool::{ArgsSchema, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};
+pub use crate::tool_result::CallToolResult;
 pub use crate::tool_result::IntoToolResult;
-pub use crate::{CallToolResult, Context, ProtocolVersion};
 pub use futures_util::future::BoxFuture;
 
 pub use crate::elicit::{Confirm, IntoResolution};
 pub use crate::item::{BodyFuture, Generated, ItemFn, Itself};
-pub use crate::resolve::checks::{Def, HasArg, IsToolArgument, ResolverFn, name_hash};
+pub use crate::question::{FromResolved, Settled};
+pub use crate::resolve::checks::{HasArg, IsToolArgument, ResolverFn, name_hash};
+pub use crate::resolve::def::Def;
 pub use crate::resolve::def::{
-    FromResolveInputs, FromResolved, ResolveInputs, ResolveSlot, Resolver, ResolverSpec, Settled, Step, confirm_step,
-    into_step,
+    FromResolveInputs, ResolveInputs, ResolveSlot, Resolver, ResolverSpec, Step, confirm_step, into_step,
 };
 
 /// Collects argument errors so a call reports every bad argument at once.
@@ -109,7 +112,7 @@ pub fn definition(
 
 /// `#[arg(header = "…")]`: the argument `key` (a string, integer or boolean) is mirrored into
 /// `Mcp-Param-{header}`.
-pub fn mirror_in_header<T: crate::HeaderArgument>(schema: &mut ArgsSchema, key: &str, header: &str) {
+pub fn mirror_in_header<T: crate::tool::HeaderArgument>(schema: &mut ArgsSchema, key: &str, header: &str) {
     schema.header(key, header);
 }
 
@@ -296,9 +299,9 @@ pub mod form_check {
     }
 }
 
-pub use crate::ErrorObject;
 pub use crate::completion::Completer;
 pub use crate::prompt::{GetPromptResult, IntoPromptResult, Prompt, PromptArgument, PromptCall, PromptDefinition};
+pub use crate::protocol::ErrorObject;
 
 /// Builds a prompt's definition; keeps the generated code short.
 pub fn prompt_definition(

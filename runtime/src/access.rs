@@ -3,7 +3,7 @@
 //! itself checks again, so a transport without tokens (stdio, the in-memory client) gets a clear
 //! JSON-RPC error.
 
-use crate::context::Principal;
+use crate::principal::Principal;
 use crate::protocol::ErrorObject;
 use serde_json::json;
 use std::sync::Arc;

@@ -10,8 +10,8 @@ use crate::protocol::inbound::{Inbound, classify};
 use crate::protocol::jsonrpc::{RequestId, raw_str};
 use crate::protocol::messages::ParamsHead;
 use crate::protocol::{Implementation, ProtocolVersion};
+use crate::question::{AskSpec, Settled};
 use crate::resolve::ask::{Asked, Collect, Question};
-use crate::resolve::def::{AskSpec, Settled};
 use crate::resolve::state::{CallBinding, RoundState};
 use crate::seal::Sealer;
 use crate::server::Session;
@@ -39,7 +39,7 @@ fn binding<'a>(tool: &'a str, arguments: &'a Map<String, Value>, audience: &'a s
 
 impl StateSealer {
     /// A sealer with these keys and token lifetime.
-    pub fn new(keys: crate::StateKeys, ttl: Duration) -> Self {
+    pub fn new(keys: crate::seal::StateKeys, ttl: Duration) -> Self {
         Self(Sealer::new(Some(keys), ttl))
     }
 
@@ -84,7 +84,7 @@ pub struct FrameHandler(Dispatcher);
 
 impl FrameHandler {
     /// A handler for `server`.
-    pub fn new(server: crate::Server) -> Self {
+    pub fn new(server: crate::server::Server) -> Self {
         Self(Dispatcher::stateless(Arc::new(server)))
     }
 
@@ -219,7 +219,7 @@ pub enum FormAnswer {
 
 fn form_answer(asked: Asked) -> FormAnswer {
     match asked {
-        Asked::Done(Ok(Settled::Answered(crate::Action::Accept, Some(_)))) => FormAnswer::Accepted,
+        Asked::Done(Ok(Settled::Answered(crate::elicit::Action::Accept, Some(_)))) => FormAnswer::Accepted,
         Asked::Done(Ok(Settled::Answered(action, _) | Settled::Refused(action, _))) => {
             FormAnswer::Answered(action.as_str())
         }
@@ -261,7 +261,7 @@ pub fn answer_form<F: FormSchema + Send + Sync + 'static>(
     state.asked.insert(KEY.to_owned(), digest);
     let mut responses = Map::new();
     responses.insert(KEY.to_owned(), answer.clone());
-    let asking = || crate::Server::new("fuzz").ask_context(None);
+    let asking = || crate::server::Server::new("fuzz").ask_context(None);
     // A form's answer is taken without waiting for anything: the future is ready at once.
     let now = |asked: Option<Asked>| asked.map_or(FormAnswer::Refused("the asker waited".into()), form_answer);
     let mut collect = Collect::new(state, responses, asking());
@@ -288,8 +288,8 @@ pub fn answer_form<F: FormSchema + Send + Sync + 'static>(
 /// bind sets.
 #[cfg(feature = "http")]
 pub async fn serve_http_connection<IO>(
-    server: Arc<crate::Server>,
-    options: crate::HttpOptions,
+    server: Arc<crate::server::Server>,
+    options: crate::transport::http::HttpOptions,
     check_hosts: bool,
     io: IO,
 ) where

@@ -1,71 +1,17 @@
 //! The per-call context a tool (and later a resolver) can take as a parameter.
 
 use crate::peer::Outbound;
+pub use crate::principal::Principal;
+use crate::protocol::ErrorObject;
 use crate::protocol::jsonrpc::{Outgoing, to_raw};
 use crate::protocol::logging::{LogMessage, MESSAGE};
 use crate::protocol::messages::{PROGRESS, ProgressParams};
 use crate::protocol::{ClientCapabilities, Era, Implementation, LogLevel, ProtocolVersion, RequestId};
-use crate::server::ResourceUpdates;
+use crate::question::{AskSpec, FromResolved, Settled};
+use crate::updates::ResourceUpdates;
+use futures_util::future::BoxFuture;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
-
-/// An authenticated caller. There is none on stdio; HTTP transports fill it from a verified token.
-///
-/// Two principals are the same caller when their subject and issuer match
-/// ([`Principal::same_caller`]): sessions and sealed `requestState` are bound to that pair, so a
-/// client whose token is refreshed with other scopes keeps its session.
-///
-/// ```
-/// use mcp_resolve_runtime::Principal;
-/// let p = Principal {
-///     subject: "user-42".into(),
-///     issuer: Some("https://auth.example".into()),
-///     scopes: vec!["notes:write".into()],
-/// };
-/// assert_eq!(p.subject, "user-42");
-/// assert!(p.has_scope("notes:write"));
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct Principal {
-    /// The subject (`sub`).
-    pub subject: String,
-    /// The issuer (`iss`), when known.
-    pub issuer: Option<String>,
-    /// The scopes the token grants (the `scope` claim, space-separated, or `scp`).
-    pub scopes: Vec<String>,
-}
-
-impl Principal {
-    /// A caller with this subject, no issuer and no scopes (e.g. the user a page signed in).
-    ///
-    /// ```
-    /// use mcp_resolve_runtime::Principal;
-    /// assert_eq!(Principal::new("alice").subject, "alice");
-    /// ```
-    pub fn new(subject: impl Into<String>) -> Self {
-        Self {
-            subject: subject.into(),
-            issuer: None,
-            scopes: Vec::new(),
-        }
-    }
-    /// Whether the token grants `scope`.
-    pub fn has_scope(&self, scope: &str) -> bool {
-        self.scopes.iter().any(|s| s == scope)
-    }
-    /// Whether `other` is the same caller: the same subject from the same issuer, whatever scopes
-    /// each token grants.
-    ///
-    /// ```
-    /// use mcp_resolve_runtime::Principal;
-    /// let a = Principal { subject: "alice".into(), issuer: None, scopes: vec![] };
-    /// let b = Principal { scopes: vec!["admin".into()], ..a.clone() };
-    /// assert!(a.same_caller(&b));
-    /// ```
-    pub fn same_caller(&self, other: &Principal) -> bool {
-        self.subject == other.subject && self.issuer == other.issuer
-    }
-}
 
 /// The request a tool is serving: who asked, on which protocol era, with which capabilities, and
 /// the means to report progress and notice cancellation.
@@ -100,9 +46,9 @@ struct ContextInner {
     /// The server's resource subscriptions (`None` when detached).
     updates: Option<ResourceUpdates>,
     /// The server's URL-mode flows (`None` when detached).
-    flows: Option<crate::UrlFlows>,
+    flows: Option<crate::url_flow::UrlFlows>,
     /// The back-channel a tool body may ask on (handshake era only).
-    imperative: Option<crate::resolve::ask::Imperative>,
+    imperative: Option<Arc<dyn AskNow>>,
     /// The last progress value sent (progress: "The `progress` value MUST increase with each
     /// notification"), and whether the call answered already (progress notifications "MUST stop
     /// after completion"), shared by every clone.
@@ -127,8 +73,8 @@ pub(crate) struct ContextParts {
     pub(crate) outbound: Outbound,
     pub(crate) cancel: CancellationToken,
     pub(crate) updates: ResourceUpdates,
-    pub(crate) flows: crate::UrlFlows,
-    pub(crate) imperative: Option<crate::resolve::ask::Imperative>,
+    pub(crate) flows: crate::url_flow::UrlFlows,
+    pub(crate) imperative: Option<Arc<dyn AskNow>>,
 }
 
 impl Context {
@@ -333,7 +279,7 @@ impl Context {
     /// let cx = Context::detached(ProtocolVersion::V2026_07_28, Default::default());
     /// assert!(cx.url_flows().is_none());
     /// ```
-    pub fn url_flows(&self) -> Option<&crate::UrlFlows> {
+    pub fn url_flows(&self) -> Option<&crate::url_flow::UrlFlows> {
         self.inner.flows.as_ref()
     }
     /// Asks the user to fill in form `F` now, from a tool body, on the handshake era's
@@ -350,39 +296,42 @@ impl Context {
     /// assert_eq!(cx.elicit::<Confirm>("Go on?").await, Err(ElicitError::NoBackChannel));
     /// # });
     /// ```
-    pub async fn elicit<F>(&self, message: impl Into<String>) -> Result<crate::ElicitationResult<F>, crate::ElicitError>
+    pub async fn elicit<F>(
+        &self,
+        message: impl Into<String>,
+    ) -> Result<crate::elicit::ElicitationResult<F>, ElicitError>
     where
         F: crate::form::FormSchema + Clone + Send + Sync + 'static,
     {
-        self.ask(crate::Elicit::<F>::form(message)).await
+        self.ask(crate::elicit::Elicit::<F>::form(message)).await
     }
     /// [`Context::elicit`] in URL mode: the user opens `url` (see [`Elicit::url`](crate::Elicit::url));
     /// the call waits for the page to record the step (up to the elicitation timeout), and the
     /// client is told with `notifications/elicitation/complete`. 2025-11-25 only.
-    pub async fn elicit_url<T: crate::UrlOutcome>(
+    pub async fn elicit_url<T: crate::elicit::UrlOutcome>(
         &self,
         message: impl Into<String>,
         url: impl Into<String>,
-    ) -> Result<crate::ElicitationResult<T>, crate::ElicitError> {
-        self.ask(crate::Elicit::<T>::url(message, url)).await
+    ) -> Result<crate::elicit::ElicitationResult<T>, ElicitError> {
+        self.ask(crate::elicit::Elicit::<T>::url(message, url)).await
     }
     /// Asks any question now from a tool body (a form, a page, a sample, the roots), as
     /// [`Context::elicit`] does.
     pub async fn ask<T: Clone + Send + Sync + 'static>(
         &self,
-        ask: impl Into<crate::Ask<T>>,
-    ) -> Result<crate::ElicitationResult<T>, crate::ElicitError> {
+        ask: impl Into<crate::elicit::Ask<T>>,
+    ) -> Result<crate::elicit::ElicitationResult<T>, ElicitError> {
         let Some(imperative) = &self.inner.imperative else {
-            return Err(crate::ElicitError::NoBackChannel);
+            return Err(ElicitError::NoBackChannel);
         };
-        let spec = crate::resolve::def::AskSpec::erase(ask.into());
+        let spec = AskSpec::erase(ask.into());
         let settled = imperative.ask(&spec, self).await?;
-        <crate::ElicitationResult<T> as crate::resolve::def::FromResolved<T>>::from_resolved(
+        <crate::elicit::ElicitationResult<T> as FromResolved<T>>::from_resolved(
             &settled,
             "the question",
-            imperative.kind,
+            imperative.kind(),
         )
-        .map_err(crate::ElicitError::Failed)
+        .map_err(ElicitError::Failed)
     }
     /// Whether the client cancelled this request (or the connection closed).
     pub fn is_cancelled(&self) -> bool {
@@ -392,4 +341,63 @@ impl Context {
     pub async fn cancelled(&self) {
         self.inner.cancel.cancelled().await
     }
+}
+
+/// Why a tool body's question got no answer.
+///
+/// ```
+/// use mcp_resolve_runtime::ElicitError;
+/// let e = ElicitError::NoBackChannel;
+/// assert!(e.to_string().contains("#[resolver]"));
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
+pub enum ElicitError {
+    /// The request has no back-channel: 2026-07-28 (a tool asks by returning an
+    /// `InputRequiredResult`, which resolvers do), or a detached context.
+    NoBackChannel,
+    /// The client cannot or would not answer: it did not declare the capability the question
+    /// needs (-32021, with `data.requiredCapabilities`), or it answered with a JSON-RPC error.
+    Refused(ErrorObject),
+    /// No answer: a timeout, a malformed answer, the client went away, the question limit.
+    Failed(String),
+}
+
+impl std::fmt::Display for ElicitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::NoBackChannel => f.write_str(
+                "this request has no back-channel to ask on (2026-07-28 has none): ask from a #[resolver] and take its value with #[resolve(that_resolver)], which asks with an InputRequiredResult on 2026-07-28 and on the back-channel on 2025",
+            ),
+            Self::Refused(e) => f.write_str(&e.message),
+            Self::Failed(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for ElicitError {}
+
+impl ElicitError {
+    /// The tool's result for this error: the JSON-RPC error a refusal stands for (e.g. -32021
+    /// for a missing capability), else an `isError` result with the message.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::ElicitError;
+    /// assert!(ElicitError::Failed("no answer".into()).into_result().is_error);
+    /// ```
+    pub fn into_result(self) -> crate::tool_result::CallToolResult {
+        match self {
+            Self::Refused(e) => crate::tool_result::CallToolResult::protocol_error(e),
+            other => crate::tool_result::CallToolResult::error(other.to_string()),
+        }
+    }
+}
+
+/// How a tool body asks now ([`Context::ask`]): the handshake era's back-channel of its call,
+/// which the engine provides. Absent on 2026-07-28 and on a detached context.
+pub(crate) trait AskNow: Send + Sync + std::fmt::Debug {
+    /// What the call serves (`tool`, `prompt`, `resource`), for messages.
+    fn kind(&self) -> &'static str;
+    /// Asks `ask` and waits for its answer.
+    fn ask<'a>(&'a self, ask: &'a AskSpec, context: &'a Context) -> BoxFuture<'a, Result<Settled, ElicitError>>;
 }

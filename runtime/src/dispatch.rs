@@ -8,8 +8,8 @@
 //! event) and map errors to their own statuses.
 
 use crate::access::Forbidden;
-use crate::context::Principal;
 use crate::peer::{Outbound, Peer};
+use crate::principal::Principal;
 use crate::protocol::inbound::Inbound;
 use crate::protocol::jsonrpc::Outgoing;
 use crate::protocol::messages::{CANCELLED, ParamsHead};
@@ -280,11 +280,14 @@ mod tests {
     }
 
     struct Slow;
-    impl crate::Tool for Slow {
-        fn definition(&self) -> crate::ToolDefinition {
-            crate::ToolDefinition::new("slow", crate::ArgsSchema::new().finish())
+    impl crate::tool::Tool for Slow {
+        fn definition(&self) -> crate::tool::ToolDefinition {
+            crate::tool::ToolDefinition::new("slow", crate::tool::ArgsSchema::new().finish())
         }
-        fn call(&self, _: crate::ToolCall) -> futures_util::future::BoxFuture<'static, crate::CallToolResult> {
+        fn call(
+            &self,
+            _: crate::tool::ToolCall,
+        ) -> futures_util::future::BoxFuture<'static, crate::tool_result::CallToolResult> {
             Box::pin(std::future::pending())
         }
     }

@@ -24,10 +24,13 @@ mod expiring;
 pub mod form;
 mod item;
 mod peer;
+mod principal;
 mod prompt;
 mod protocol;
+mod question;
 #[cfg(feature = "redis")]
 mod redis_store;
+mod register;
 mod resolve;
 mod resource;
 mod sampling;
@@ -40,6 +43,7 @@ mod throttle;
 mod tool;
 mod tool_result;
 mod transport;
+mod updates;
 mod url_flow;
 
 #[doc(hidden)]
@@ -61,9 +65,10 @@ pub use auth::{Hs256Verifier, JwksVerifier};
 #[cfg(feature = "http")]
 pub use bytes::Bytes;
 pub use completion::{Completer, MAX_COMPLETIONS};
+pub use context::ElicitError;
 pub use context::{Context, Principal};
 pub use elicit::{Action, Ask, Confirm, Elicit, ElicitationResult, IntoResolution, Resolution, UrlOutcome};
-pub use item::{BodyFuture, IntoPrompt, IntoResource, IntoTool, MAX_PARAMS};
+pub use item::{BodyFuture, MAX_PARAMS};
 pub use prompt::{
     GetPromptResult, IntoPromptResult, Prompt, PromptArgument, PromptCall, PromptDefinition, PromptMessage, Role,
 };
@@ -72,7 +77,7 @@ pub use protocol::{
 };
 #[cfg(feature = "redis")]
 pub use redis_store::{RedisStore, RedisStoreBuilder};
-pub use resolve::ask::ElicitError;
+pub use register::{IntoPrompt, IntoResource, IntoTool};
 pub use resolve::checks::ResolverFn;
 pub use resource::{
     Blob, IntoResourceContents, MAX_URI_BYTES, Resource, ResourceCall, ResourceContents, ResourceDefinition,
@@ -80,10 +85,11 @@ pub use resource::{
 };
 pub use sampling::{DEFAULT_MAX_TOKENS, ListRoots, Root, Sample, Sampled};
 pub use seal::{KeyTooShort, RandomUnavailable, StateKeyError, StateKeys};
-pub use server::{CacheScope, ResourceUpdates, Server};
+pub use server::{CacheScope, Server};
 pub use store::{DEFAULT_STORE_ENTRIES, MemoryStore, Store, StoreError};
 pub use tool::{ArgsSchema, HeaderArgument, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};
 pub use tool_result::{CallToolResult, Content, EmbeddedResource, IntoToolResult, Json};
 #[cfg(feature = "http")]
 pub use transport::http::HttpOptions;
+pub use updates::ResourceUpdates;
 pub use url_flow::{FlowError, UrlFlow, UrlFlows};

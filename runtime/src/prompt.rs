@@ -2,7 +2,8 @@
 
 use crate::context::Context;
 use crate::protocol::ErrorObject;
-use crate::tool_result::Content;
+use crate::protocol::content::Content;
+pub use crate::protocol::content::Role;
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -28,7 +29,7 @@ pub struct PromptArgument {
     pub required: bool,
     /// What `completion/complete` offers for it; not sent.
     #[serde(skip)]
-    pub completer: Option<crate::Completer>,
+    pub completer: Option<crate::completion::Completer>,
 }
 
 impl PromptArgument {
@@ -42,7 +43,7 @@ impl PromptArgument {
         }
     }
     /// Sets the completer `completion/complete` runs for this argument.
-    pub fn complete(mut self, c: crate::Completer) -> Self {
+    pub fn complete(mut self, c: crate::completion::Completer) -> Self {
         self.completer = Some(c);
         self
     }
@@ -113,21 +114,6 @@ impl PromptDefinition {
         self.scopes = scopes.into_iter().map(Into::into).collect();
         self
     }
-}
-
-/// Who speaks a prompt message.
-///
-/// ```
-/// use mcp_resolve_runtime::Role;
-/// assert_eq!(serde_json::to_value(Role::Assistant).unwrap(), "assistant");
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// The user.
-    User,
-    /// The assistant.
-    Assistant,
 }
 
 /// One message of a prompt: a role and one content item (text, image, audio, or an embedded
@@ -277,7 +263,7 @@ pub struct PromptCall {
     pub context: Context,
     /// The values of the prompt's resolved parameters, in the order of [`Prompt::resolvers`];
     /// read by generated code only.
-    pub(crate) resolved: Vec<crate::resolve::Settled>,
+    pub(crate) resolved: Vec<crate::question::Settled>,
 }
 
 impl PromptCall {
@@ -326,7 +312,7 @@ pub trait Prompt: Send + Sync + 'static {
     /// The parameters filled by resolvers (`#[resolve(fn)]`, whose parameters may read the
     /// prompt's arguments); none by default.
     #[doc(hidden)]
-    fn resolvers(&self) -> &'static [crate::resolve::ResolveSlot] {
+    fn resolvers(&self) -> &'static [crate::resolve::def::ResolveSlot] {
         &[]
     }
     /// Renders the prompt.

@@ -4,22 +4,12 @@
 
 use crate::context::Context;
 use crate::protocol::ErrorObject;
-use crate::tool_result::EmbeddedResource;
+use crate::protocol::content::EmbeddedResource;
+pub use crate::protocol::content::{MAX_URI_BYTES, ResourceContents};
 use base64::Engine as _;
 use futures_util::future::BoxFuture;
 use serde::{Serialize, Serializer};
 use std::fmt::Display;
-
-/// The contents of a resource, as `resources/read` returns them: the same shape as an
-/// [`EmbeddedResource`] (`uri`, `mimeType`, and `text` or base64 `blob`).
-pub type ResourceContents = EmbeddedResource;
-
-/// The longest URI `resources/read` looks at; a longer one is refused with -32602.
-///
-/// ```
-/// assert_eq!(mcp_resolve_runtime::MAX_URI_BYTES, 8192);
-/// ```
-pub const MAX_URI_BYTES: usize = 8 * 1024;
 
 /// Binary contents: `resources/read` sends them base64-encoded as `blob`.
 ///
@@ -147,7 +137,7 @@ pub struct ResourceDefinition {
     /// The scopes a caller's token must grant (checked like a tool's).
     pub scopes: Vec<String>,
     /// The completers of template variables, by variable name (`completion/complete`).
-    pub completers: Vec<(String, crate::Completer)>,
+    pub completers: Vec<(String, crate::completion::Completer)>,
 }
 
 impl ResourceDefinition {
@@ -164,7 +154,7 @@ impl ResourceDefinition {
         }
     }
     /// Sets the completer `completion/complete` runs for template variable `variable`.
-    pub fn complete(mut self, variable: impl Into<String>, c: crate::Completer) -> Self {
+    pub fn complete(mut self, variable: impl Into<String>, c: crate::completion::Completer) -> Self {
         self.completers.push((variable.into(), c));
         self
     }
@@ -249,7 +239,7 @@ pub struct ResourceCall {
     pub context: Context,
     /// The values of the resource's resolved parameters, in the order of
     /// [`Resource::resolvers`]; read by generated code only.
-    pub(crate) resolved: Vec<crate::resolve::Settled>,
+    pub(crate) resolved: Vec<crate::question::Settled>,
 }
 
 impl ResourceCall {
@@ -296,7 +286,7 @@ pub trait Resource: Send + Sync + 'static {
     /// The parameters filled by resolvers (`#[resolve(fn)]`, whose parameters may read the
     /// template's variables); none by default.
     #[doc(hidden)]
-    fn resolvers(&self) -> &'static [crate::resolve::ResolveSlot] {
+    fn resolvers(&self) -> &'static [crate::resolve::def::ResolveSlot] {
         &[]
     }
     /// Reads it.

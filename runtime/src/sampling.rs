@@ -3,9 +3,9 @@
 //! deprecated in 2026-07-28 (SEP-2577) but still served there as input requests.
 
 use crate::elicit::{Ask, AskRequest, IntoResolution, Resolution};
-use crate::prompt::Role;
+use crate::protocol::content::Content;
+use crate::protocol::content::Role;
 use crate::protocol::messages::{CreateMessageParams, ModelHint, ModelPreferences, SamplingMessage};
-use crate::tool_result::Content;
 use serde::Deserialize;
 use serde_json::Value;
 

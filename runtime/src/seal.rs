@@ -317,7 +317,7 @@ pub(crate) struct Binding<'a> {
     pub(crate) target: &'a str,
     pub(crate) arguments: &'a Map<String, Value>,
     pub(crate) audience: &'a str,
-    pub(crate) principal: Option<&'a crate::Principal>,
+    pub(crate) principal: Option<&'a crate::principal::Principal>,
 }
 
 /// Why a state was refused (log only).
@@ -446,7 +446,7 @@ fn args_digest(arguments: &Map<String, Value>) -> String {
 /// The full SHA-256 of the principal's fields, each length-prefixed (u64 big-endian) and the
 /// issuer behind a presence byte, so no two principals share an encoding: issuer `a\0b` and
 /// subject `c` differ from issuer `a` and subject `b\0c`, and no issuer from an empty one.
-fn principal_tag(p: &crate::Principal) -> String {
+fn principal_tag(p: &crate::principal::Principal) -> String {
     let field = |h: &mut Sha256, v: &str| {
         h.update((v.len() as u64).to_be_bytes());
         h.update(v.as_bytes());
@@ -737,7 +737,7 @@ pub(crate) mod tests {
         v.as_object().cloned().unwrap()
     }
 
-    fn binding<'a>(a: &'a Map<String, Value>, p: Option<&'a crate::Principal>) -> Binding<'a> {
+    fn binding<'a>(a: &'a Map<String, Value>, p: Option<&'a crate::principal::Principal>) -> Binding<'a> {
         Binding {
             method: "tools/call",
             target: "delete_folder",
@@ -826,7 +826,7 @@ pub(crate) mod tests {
         let mut b = binding(&a, None);
         b.audience = "other";
         assert_eq!(s.unseal::<Value>(&token, &b), Err(Refusal::Audience));
-        let p = crate::Principal {
+        let p = crate::principal::Principal {
             subject: "alice".into(),
             issuer: None,
             scopes: vec![],
@@ -845,12 +845,12 @@ pub(crate) mod tests {
     fn principals_are_bound() {
         let s = sealer(1, 600);
         let a = args(json!({}));
-        let alice = crate::Principal {
+        let alice = crate::principal::Principal {
             subject: "alice".into(),
             issuer: Some("i".into()),
             scopes: vec![],
         };
-        let bob = crate::Principal {
+        let bob = crate::principal::Principal {
             subject: "bob".into(),
             issuer: Some("i".into()),
             scopes: vec![],
@@ -1000,7 +1000,7 @@ pub(crate) mod tests {
 
     #[test]
     fn principal_fields_are_length_prefixed() {
-        let p = |issuer: Option<&str>, subject: &str| crate::Principal {
+        let p = |issuer: Option<&str>, subject: &str| crate::principal::Principal {
             subject: subject.into(),
             issuer: issuer.map(Into::into),
             scopes: vec![],
@@ -1026,7 +1026,7 @@ pub(crate) mod tests {
     fn digests_are_full_sha256() {
         let full = |tag: &str| URL_SAFE_NO_PAD.decode(tag).unwrap().len();
         assert_eq!(full(&args_digest(&args(json!({"path": "/x"})))), 32);
-        let p = crate::Principal {
+        let p = crate::principal::Principal {
             subject: "alice".into(),
             issuer: None,
             scopes: vec![],

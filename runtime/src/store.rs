@@ -152,10 +152,14 @@ pub struct MemoryStore {
     tables: Mutex<Tables>,
 }
 
+/// Where URL-mode flows keep their records: a [`MemoryStore`] holds them apart from the other
+/// entries.
+pub(crate) const URL_FLOW_PREFIX: &str = "mcp-resolve/url/";
+
 /// A [`MemoryStore`]'s entries, by kind.
 #[derive(Debug)]
 struct Tables {
-    /// URL-mode flows (keys under [`crate::url_flow::PREFIX`]).
+    /// URL-mode flows (keys under [`URL_FLOW_PREFIX`]).
     flows: ExpiringMap<String, Vec<u8>>,
     /// Everything else: the single-use answers already used.
     other: ExpiringMap<String, Vec<u8>>,
@@ -164,7 +168,7 @@ struct Tables {
 impl Tables {
     /// The table `key` belongs to, and what its entries are called in a refusal.
     fn of(&mut self, key: &str) -> (&mut ExpiringMap<String, Vec<u8>>, &'static str) {
-        if key.starts_with(crate::url_flow::PREFIX) {
+        if key.starts_with(URL_FLOW_PREFIX) {
             (&mut self.flows, "URL-mode flows")
         } else {
             (&mut self.other, "entries besides URL-mode flows")
@@ -336,7 +340,7 @@ mod tests {
     fn url_flows_filling_their_capacity_leave_single_use_answers_room() {
         let store = MemoryStore::with_capacity(3);
         let t0 = Instant::now();
-        let flow = |i: u32| format!("{}{i}", crate::url_flow::PREFIX);
+        let flow = |i: u32| format!("{}{i}", URL_FLOW_PREFIX);
         for i in 0..3 {
             assert!(store.insert_new_at(t0, &flow(i), b"pending", MINUTE).unwrap());
         }

@@ -278,24 +278,24 @@ impl TestClient {
 pub struct FailingStore;
 
 impl FailingStore {
-    fn fail<'a, T: Send + 'a>() -> futures_util::future::BoxFuture<'a, Result<T, crate::StoreError>> {
-        Box::pin(async { Err(crate::StoreError::new("the test store always fails")) })
+    fn fail<'a, T: Send + 'a>() -> futures_util::future::BoxFuture<'a, Result<T, crate::store::StoreError>> {
+        Box::pin(async { Err(crate::store::StoreError::new("the test store always fails")) })
     }
 }
 
-impl crate::Store for FailingStore {
+impl crate::store::Store for FailingStore {
     fn insert_new<'a>(
         &'a self,
         _: &'a str,
         _: &'a [u8],
         _: Duration,
-    ) -> futures_util::future::BoxFuture<'a, Result<bool, crate::StoreError>> {
+    ) -> futures_util::future::BoxFuture<'a, Result<bool, crate::store::StoreError>> {
         Self::fail()
     }
     fn get<'a>(
         &'a self,
         _: &'a str,
-    ) -> futures_util::future::BoxFuture<'a, Result<Option<Vec<u8>>, crate::StoreError>> {
+    ) -> futures_util::future::BoxFuture<'a, Result<Option<Vec<u8>>, crate::store::StoreError>> {
         Self::fail()
     }
     fn replace<'a>(
@@ -304,7 +304,7 @@ impl crate::Store for FailingStore {
         _: &'a [u8],
         _: &'a [u8],
         _: Duration,
-    ) -> futures_util::future::BoxFuture<'a, Result<bool, crate::StoreError>> {
+    ) -> futures_util::future::BoxFuture<'a, Result<bool, crate::store::StoreError>> {
         Self::fail()
     }
 }
@@ -332,7 +332,7 @@ impl crate::Store for FailingStore {
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct RecordingStore {
-    entries: Arc<crate::MemoryStore>,
+    entries: Arc<crate::store::MemoryStore>,
     writes: Arc<std::sync::Mutex<Vec<(String, Duration)>>>,
 }
 
@@ -349,21 +349,21 @@ impl RecordingStore {
     }
 }
 
-impl crate::Store for RecordingStore {
+impl crate::store::Store for RecordingStore {
     fn insert_new<'a>(
         &'a self,
         key: &'a str,
         value: &'a [u8],
         ttl: Duration,
-    ) -> futures_util::future::BoxFuture<'a, Result<bool, crate::StoreError>> {
+    ) -> futures_util::future::BoxFuture<'a, Result<bool, crate::store::StoreError>> {
         self.record(key, ttl);
-        crate::Store::insert_new(self.entries.as_ref(), key, value, ttl)
+        crate::store::Store::insert_new(self.entries.as_ref(), key, value, ttl)
     }
     fn get<'a>(
         &'a self,
         key: &'a str,
-    ) -> futures_util::future::BoxFuture<'a, Result<Option<Vec<u8>>, crate::StoreError>> {
-        crate::Store::get(self.entries.as_ref(), key)
+    ) -> futures_util::future::BoxFuture<'a, Result<Option<Vec<u8>>, crate::store::StoreError>> {
+        crate::store::Store::get(self.entries.as_ref(), key)
     }
     fn replace<'a>(
         &'a self,
@@ -371,8 +371,8 @@ impl crate::Store for RecordingStore {
         expected: &'a [u8],
         value: &'a [u8],
         ttl: Duration,
-    ) -> futures_util::future::BoxFuture<'a, Result<bool, crate::StoreError>> {
+    ) -> futures_util::future::BoxFuture<'a, Result<bool, crate::store::StoreError>> {
         self.record(key, ttl);
-        crate::Store::replace(self.entries.as_ref(), key, expected, value, ttl)
+        crate::store::Store::replace(self.entries.as_ref(), key, expected, value, ttl)
     }
 }

@@ -153,11 +153,11 @@ impl ToolDefinition {
         self.replayable = true;
         self
     }
-    /// Whether the answers of a tool with this definition and these resolvers are single-use:
-    /// a resolver reached is `#[resolver(once)]`, or the tool is destructive, asks, and is not
+    /// Whether the answers of a tool with this definition are single-use: a resolver reached is
+    /// `#[resolver(once)]` (`any_once`), or the tool is destructive, asks, and is not
     /// [`replayable`](ToolDefinition::replayable).
-    pub(crate) fn single_use(&self, keys: &crate::resolve::Keys, asks: bool) -> bool {
-        keys.any_once() || (asks && self.annotations.destructive_hint == Some(true) && !self.replayable)
+    pub(crate) fn single_use(&self, any_once: bool, asks: bool) -> bool {
+        any_once || (asks && self.annotations.destructive_hint == Some(true) && !self.replayable)
     }
 }
 
@@ -348,7 +348,7 @@ pub struct ToolCall {
     pub context: Context,
     /// The values of the tool's resolved parameters, in the order of [`Tool::resolvers`]; read
     /// by generated code only.
-    pub(crate) resolved: Vec<crate::resolve::Settled>,
+    pub(crate) resolved: Vec<crate::question::Settled>,
 }
 
 impl ToolCall {
@@ -391,7 +391,7 @@ pub trait Tool: Send + Sync + 'static {
     /// The tool's metadata; called once, at registration.
     fn definition(&self) -> ToolDefinition;
     /// The parameters filled by resolvers (`#[resolve(fn)]`); none by default.
-    fn resolvers(&self) -> &'static [crate::resolve::ResolveSlot] {
+    fn resolvers(&self) -> &'static [crate::resolve::def::ResolveSlot] {
         &[]
     }
     /// Checks the arguments before any resolver runs, so a bad argument is reported before a

@@ -5,101 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use std::fmt::Display;
 
-/// A resource embedded in a tool result.
-///
-/// ```
-/// use mcp_resolve_runtime::Content;
-/// let c = Content::resource_text("file:///a.md", Some("text/markdown".into()), "# A");
-/// assert_eq!(serde_json::to_value(&c).unwrap()["resource"]["mimeType"], "text/markdown");
-/// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct EmbeddedResource {
-    /// The resource's URI.
-    pub uri: String,
-    /// Its MIME type.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mime_type: Option<String>,
-    /// Text contents (exclusive with `blob`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub text: Option<String>,
-    /// Base64 contents (exclusive with `text`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub blob: Option<String>,
-}
-
-/// One content item of a tool result.
-///
-/// ```
-/// use mcp_resolve_runtime::Content;
-/// let c = Content::text("hello");
-/// assert_eq!(serde_json::to_value(&c).unwrap(), serde_json::json!({"type": "text", "text": "hello"}));
-/// let i = Content::image("aGk=", "image/png");
-/// assert_eq!(serde_json::to_value(&i).unwrap()["mimeType"], "image/png");
-/// ```
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "type", rename_all = "camelCase")]
-#[non_exhaustive]
-pub enum Content {
-    /// Plain text.
-    Text {
-        /// The text.
-        text: String,
-    },
-    /// An image, base64-encoded.
-    #[serde(rename_all = "camelCase")]
-    Image {
-        /// Base64 data.
-        data: String,
-        /// e.g. `image/png`.
-        mime_type: String,
-    },
-    /// Audio, base64-encoded.
-    #[serde(rename_all = "camelCase")]
-    Audio {
-        /// Base64 data.
-        data: String,
-        /// e.g. `audio/wav`.
-        mime_type: String,
-    },
-    /// An embedded resource.
-    Resource {
-        /// The resource.
-        resource: EmbeddedResource,
-    },
-}
-
-impl Content {
-    /// A text item.
-    pub fn text(text: impl Into<String>) -> Self {
-        Self::Text { text: text.into() }
-    }
-    /// An image item from base64 data.
-    pub fn image(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Self::Image {
-            data: data.into(),
-            mime_type: mime_type.into(),
-        }
-    }
-    /// An audio item from base64 data.
-    pub fn audio(data: impl Into<String>, mime_type: impl Into<String>) -> Self {
-        Self::Audio {
-            data: data.into(),
-            mime_type: mime_type.into(),
-        }
-    }
-    /// An embedded text resource.
-    pub fn resource_text(uri: impl Into<String>, mime_type: Option<String>, text: impl Into<String>) -> Self {
-        Self::Resource {
-            resource: EmbeddedResource {
-                uri: uri.into(),
-                mime_type,
-                text: Some(text.into()),
-                blob: None,
-            },
-        }
-    }
-}
+pub use crate::protocol::content::{Content, EmbeddedResource};
 
 /// The result of `tools/call`.
 ///
@@ -123,7 +29,7 @@ pub struct CallToolResult {
     pub is_error: bool,
     /// A JSON-RPC error to answer instead of this result ([`CallToolResult::protocol_error`]).
     #[serde(skip)]
-    pub(crate) protocol_error: Option<Box<crate::ErrorObject>>,
+    pub(crate) protocol_error: Option<Box<crate::protocol::ErrorObject>>,
 }
 
 impl CallToolResult {
@@ -159,14 +65,14 @@ impl CallToolResult {
     /// ));
     /// assert_eq!(r.as_protocol_error().map(|e| e.code), Some(-32021));
     /// ```
-    pub fn protocol_error(error: crate::ErrorObject) -> Self {
+    pub fn protocol_error(error: crate::protocol::ErrorObject) -> Self {
         Self {
             protocol_error: Some(Box::new(error)),
             ..Self::default()
         }
     }
     /// The JSON-RPC error this result stands for, if it is one.
-    pub fn as_protocol_error(&self) -> Option<&crate::ErrorObject> {
+    pub fn as_protocol_error(&self) -> Option<&crate::protocol::ErrorObject> {
         self.protocol_error.as_deref()
     }
     /// Adds structured content.

@@ -5,8 +5,8 @@
 //! [`UrlFlows::decline`]); the question's resolver takes that outcome once, on the call's next
 //! round (2026-07-28) or while it waits (handshake era).
 
-use crate::context::Principal;
 use crate::expiring::ExpiringMap;
+use crate::principal::Principal;
 use crate::store::{SharedStore, StoreError};
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-pub(crate) const PREFIX: &str = "mcp-resolve/url/";
+use crate::store::URL_FLOW_PREFIX as PREFIX;
 /// A flow id: 16 random bytes, base64url (22 characters).
 const ID_CHARS: usize = 22;
 /// How many URL-mode flows one caller may have waiting for their pages at once, unless
@@ -499,8 +499,11 @@ impl UrlFlows {
 /// credentials, no query parameter named like a secret, no e-mail address, no `flow` parameter
 /// of its own (the framework adds it), no spaces or control characters.
 pub(crate) fn check_url(url: &str) -> Result<(), String> {
-    if url.len() > crate::resource::MAX_URI_BYTES {
-        return Err(format!("it is longer than {} bytes", crate::resource::MAX_URI_BYTES));
+    if url.len() > crate::protocol::content::MAX_URI_BYTES {
+        return Err(format!(
+            "it is longer than {} bytes",
+            crate::protocol::content::MAX_URI_BYTES
+        ));
     }
     if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
         return Err("it has spaces or control characters".into());
@@ -563,7 +566,7 @@ mod tests {
 
     fn flows() -> UrlFlows {
         UrlFlows {
-            store: SharedStore(Arc::new(crate::MemoryStore::default())),
+            store: SharedStore(Arc::new(crate::store::MemoryStore::default())),
             ttl: Duration::from_secs(60),
             waiting: Arc::default(),
         }
@@ -815,7 +818,10 @@ mod tests {
     #[test]
     fn a_page_url_is_refused_naming_why_and_its_length_is_bounded_exactly() {
         let base = "https://notes.example/";
-        let at_bound = format!("{base}{}", "a".repeat(crate::resource::MAX_URI_BYTES - base.len()));
+        let at_bound = format!(
+            "{base}{}",
+            "a".repeat(crate::protocol::content::MAX_URI_BYTES - base.len())
+        );
         assert_eq!(check_url(&at_bound), Ok(()), "{} bytes", at_bound.len());
         let past = format!("{at_bound}a");
         let why = check_url(&past).unwrap_err();
@@ -845,11 +851,11 @@ mod tests {
     /// A store that records the keys it is asked for.
     #[derive(Default)]
     struct ReadsRecorded {
-        entries: crate::MemoryStore,
+        entries: crate::store::MemoryStore,
         reads: std::sync::Mutex<Vec<String>>,
     }
 
-    impl crate::Store for ReadsRecorded {
+    impl crate::store::Store for ReadsRecorded {
         fn insert_new<'a>(
             &'a self,
             key: &'a str,

@@ -2,7 +2,7 @@
 
 use super::jwt::{ClaimChecks, Issuer};
 use super::{AuthError, BoxFuture, TokenVerifier};
-use crate::context::Principal;
+use crate::principal::Principal;
 use crate::secret;
 use jsonwebtoken::{Algorithm, DecodingKey};
 use std::fmt;

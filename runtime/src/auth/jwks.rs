@@ -6,7 +6,7 @@
 use super::fetch::JwksSource;
 use super::jwt::{ClaimChecks, Issuer};
 use super::{AuthError, BoxFuture, TokenVerifier};
-use crate::context::Principal;
+use crate::principal::Principal;
 use base64::Engine as _;
 use jsonwebtoken::jwk::{AlgorithmParameters, EllipticCurve, Jwk, KeyAlgorithm, KeyOperations, PublicKeyUse};
 use jsonwebtoken::{Algorithm, DecodingKey};

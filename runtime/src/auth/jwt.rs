@@ -5,7 +5,7 @@
 //! `scope` or `scp`).
 
 use super::AuthError;
-use crate::context::Principal;
+use crate::principal::Principal;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 

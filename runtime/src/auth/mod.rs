@@ -2,7 +2,7 @@
 //! [`Principal`], which tools and resolvers see through the context and which is bound into every
 //! sealed `requestState`.
 
-use crate::context::Principal;
+use crate::principal::Principal;
 use std::fmt;
 
 #[cfg(feature = "http")]

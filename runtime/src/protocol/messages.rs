@@ -202,7 +202,7 @@ pub(crate) struct ListResourceTemplatesResult<'a> {
 
 #[derive(Serialize)]
 pub(crate) struct ReadResourceResult<'a> {
-    pub(crate) contents: &'a [crate::resource::ResourceContents],
+    pub(crate) contents: &'a [super::content::ResourceContents],
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
     pub(crate) cache: Option<CacheHints>,
 }
@@ -281,8 +281,8 @@ pub(crate) struct CreateMessageParams {
 /// One message of a sampling request.
 #[derive(Clone, Debug, Serialize)]
 pub(crate) struct SamplingMessage {
-    pub(crate) role: crate::prompt::Role,
-    pub(crate) content: crate::tool_result::Content,
+    pub(crate) role: super::content::Role,
+    pub(crate) content: super::content::Content,
 }
 
 /// `modelPreferences` of a sampling request (only the hints are set by this crate).

@@ -1,5 +1,6 @@
 //! The wire model of both protocol eras: JSON-RPC framing, versions, the `_meta` envelope.
 
+pub(crate) mod content;
 pub(crate) mod envelope;
 pub(crate) mod inbound;
 pub(crate) mod jsonrpc;

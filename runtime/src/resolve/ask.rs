@@ -5,17 +5,19 @@
 //! - [`BackChannel`] (handshake era): a question is a request to the client (`elicitation/create`,
 //!   `sampling/createMessage`, `roots/list`), awaited now.
 
-use super::def::{AskSpec, Settled};
 use super::state::{FlowRef, Kept, RoundState};
-use crate::context::Principal;
+use crate::context::{AskNow, Context, ElicitError};
 use crate::elicit::{Action, AskRequest};
 use crate::peer::{Peer, PeerError};
+use crate::principal::Principal;
 use crate::protocol::messages::{
     ELICITATION_COMPLETE, ElicitRequestParams, ElicitResult, ElicitUrlParams, ElicitationCompleteParams, EmptyResult,
     InputParams, InputRequest,
 };
 use crate::protocol::{ErrorObject, ProtocolVersion};
+use crate::question::{AskSpec, Settled};
 use crate::url_flow::{Progress, UrlFlows, check_url, with_flow};
+use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -114,7 +116,7 @@ pub(crate) fn prepare<'a>(
     target: &'a str,
     key: &'a str,
     ask: &'a AskSpec,
-    context: &crate::Context,
+    context: &crate::context::Context,
     who: &str,
 ) -> Result<Question<'a>, ErrorObject> {
     use crate::protocol::codes;
@@ -211,9 +213,9 @@ impl Question<'_> {
                 mode: (self.version > ProtocolVersion::V2025_06_18).then_some("form"),
                 message: message.clone(),
                 requested_schema: match (&self.schema, self.version.era()) {
-                    (Some(neutral), crate::Era::Stateless) => neutral.clone(),
+                    (Some(neutral), crate::protocol::Era::Stateless) => neutral.clone(),
                     _ => schema(crate::form::RenderOptions {
-                        top_level_title: self.version.era() == crate::Era::Handshake,
+                        top_level_title: self.version.era() == crate::protocol::Era::Handshake,
                     }),
                 },
             }),
@@ -240,7 +242,7 @@ impl Question<'_> {
             mode: "url",
             message,
             url: url.to_owned(),
-            elicitation_id: (self.version.era() == crate::Era::Handshake).then(|| flow.to_owned()),
+            elicitation_id: (self.version.era() == crate::protocol::Era::Handshake).then(|| flow.to_owned()),
         })
     }
 
@@ -684,59 +686,18 @@ pub(crate) struct Imperative {
     pub(crate) item: String,
 }
 
-/// Why a tool body's question got no answer.
-///
-/// ```
-/// use mcp_resolve_runtime::ElicitError;
-/// let e = ElicitError::NoBackChannel;
-/// assert!(e.to_string().contains("#[resolver]"));
-/// ```
-#[derive(Clone, Debug, PartialEq)]
-#[non_exhaustive]
-pub enum ElicitError {
-    /// The request has no back-channel: 2026-07-28 (a tool asks by returning an
-    /// `InputRequiredResult`, which resolvers do), or a detached context.
-    NoBackChannel,
-    /// The client cannot or would not answer: it did not declare the capability the question
-    /// needs (-32021, with `data.requiredCapabilities`), or it answered with a JSON-RPC error.
-    Refused(ErrorObject),
-    /// No answer: a timeout, a malformed answer, the client went away, the question limit.
-    Failed(String),
-}
-
-impl std::fmt::Display for ElicitError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::NoBackChannel => f.write_str(
-                "this request has no back-channel to ask on (2026-07-28 has none): ask from a #[resolver] and take its value with #[resolve(that_resolver)], which asks with an InputRequiredResult on 2026-07-28 and on the back-channel on 2025",
-            ),
-            Self::Refused(e) => f.write_str(&e.message),
-            Self::Failed(m) => f.write_str(m),
-        }
+impl AskNow for Imperative {
+    fn kind(&self) -> &'static str {
+        self.kind
     }
-}
-
-impl std::error::Error for ElicitError {}
-
-impl ElicitError {
-    /// The tool's result for this error: the JSON-RPC error a refusal stands for (e.g. -32021
-    /// for a missing capability), else an `isError` result with the message.
-    ///
-    /// ```
-    /// use mcp_resolve_runtime::ElicitError;
-    /// assert!(ElicitError::Failed("no answer".into()).into_result().is_error);
-    /// ```
-    pub fn into_result(self) -> crate::CallToolResult {
-        match self {
-            Self::Refused(e) => crate::CallToolResult::protocol_error(e),
-            other => crate::CallToolResult::error(other.to_string()),
-        }
+    fn ask<'a>(&'a self, ask: &'a AskSpec, context: &'a Context) -> BoxFuture<'a, Result<Settled, ElicitError>> {
+        Box::pin(self.ask_now(ask, context))
     }
 }
 
 impl Imperative {
     /// Asks `ask` now, on the back-channel.
-    pub(crate) async fn ask(&self, ask: &AskSpec, context: &crate::Context) -> Result<Settled, ElicitError> {
+    async fn ask_now(&self, ask: &AskSpec, context: &Context) -> Result<Settled, ElicitError> {
         let who = format!("{} '{}'", capitalized(self.kind), self.target);
         let mut q = prepare(self.kind, &self.target, "elicit", ask, context, &who).map_err(ElicitError::Refused)?;
         q.who = format!("the question of {} `{}`", self.kind, self.target);

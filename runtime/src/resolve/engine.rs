@@ -3,11 +3,12 @@
 //! whether the body can run, must wait for answers, or stops.
 
 use super::ask::{Asked, BackChannel, Collect};
-use super::def::{AskSpec, ResolveInputs, ResolveSlot, ResolverSpec, Settled, Step};
+use super::def::{ResolveInputs, ResolveSlot, ResolverSpec, Step};
 use super::state::RoundState;
 use crate::context::Context;
 use crate::protocol::ErrorObject;
 use crate::protocol::messages::InputRequest;
+use crate::question::{AskSpec, Settled};
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;

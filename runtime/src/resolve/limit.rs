@@ -14,8 +14,8 @@
 //! do that, never one caller). Expired windows are swept in expiry order, each once
 //! ([`ExpiringMap`]): a refusal never scans the table.
 
-use crate::context::Principal;
 use crate::expiring::ExpiringMap;
+use crate::principal::Principal;
 use crate::throttle::Throttle;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

@@ -21,6 +21,3 @@ pub(crate) mod def;
 pub(crate) mod engine;
 pub(crate) mod limit;
 pub(crate) mod state;
-
-pub(crate) use def::{ResolveSlot, Settled};
-pub(crate) use engine::Keys;

@@ -1,7 +1,7 @@
 //! The `requestState` of a 2026-07-28 call: what it holds between rounds, and what it is bound
 //! to. Sealing itself (the cipher, keys, expiry) is [`crate::seal`]'s.
 
-use crate::context::Principal;
+use crate::principal::Principal;
 use crate::protocol::ErrorObject;
 use crate::seal::{Binding, Refusal, SealError, Sealer};
 use crate::store::Store;
@@ -249,7 +249,7 @@ mod tests {
     /// and is recorded for that long: the bound is `state_ttl` + 2 × `state_leeway` as configured.
     #[tokio::test]
     async fn a_used_state_is_recorded_no_longer_than_the_ttl_configured_now_and_the_leeway_twice() {
-        use crate::StateKeys;
+        use crate::seal::StateKeys;
         use std::time::Duration;
         let keys = || Some(StateKeys::new(&[3u8; 32]).unwrap());
         let long = Sealer::new(keys(), Duration::from_secs(600));

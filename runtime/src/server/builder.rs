@@ -2,8 +2,7 @@
 //! connection.
 
 use crate::budget::Budget;
-use crate::context::Principal;
-use crate::item::{IntoPrompt, IntoResource, IntoTool};
+use crate::principal::Principal;
 use crate::prompt::{Prompt, PromptDefinition};
 use crate::protocol::jsonrpc::to_raw;
 use crate::protocol::messages::{
@@ -12,7 +11,8 @@ use crate::protocol::messages::{
     Stamped,
 };
 use crate::protocol::{Era, ErrorObject, Implementation, ProtocolVersion};
-use crate::resolve::Keys;
+use crate::register::{IntoPrompt, IntoResource, IntoTool};
+use crate::resolve::engine::Keys;
 use crate::resource::{MAX_URI_BYTES, Resource, ResourceContents, ResourceDefinition, ResourceUri};
 use crate::seal::{Sealer, StateKeys};
 use crate::store::SharedStore;
@@ -101,7 +101,7 @@ impl Default for Config {
             audience: None,
             json_memory: Budget::new(256 * 1024 * 1024),
             max_waiting: 64,
-            store: SharedStore(Arc::new(crate::MemoryStore::default())),
+            store: SharedStore(Arc::new(crate::store::MemoryStore::default())),
             url_flow_ttl: Duration::from_secs(600),
             url_wait: Duration::from_secs(30),
             question_limit: Arc::new(crate::resolve::limit::QuestionLimit::new(100, Duration::from_secs(60))),
@@ -205,7 +205,7 @@ pub struct Server {
     result_meta: Box<RawValue>,
     pub(crate) config: Config,
     /// Who subscribed to which resource ([`Server::resource_updates`]).
-    pub(crate) updates: super::ResourceUpdates,
+    pub(crate) updates: crate::updates::ResourceUpdates,
 }
 
 impl std::fmt::Debug for Server {
@@ -272,7 +272,7 @@ impl Server {
                 completions: None,
             },
             config: Config::default(),
-            updates: super::ResourceUpdates::default(),
+            updates: crate::updates::ResourceUpdates::default(),
         }
     }
     /// Sets the version reported in `serverInfo`.
@@ -300,7 +300,7 @@ impl Server {
         );
         self.index.insert(def.name.clone(), self.entries.len());
         let keys = Arc::new(Keys::for_tool(tool.resolvers()));
-        let single_use = def.single_use(&keys, !tool.resolvers().is_empty());
+        let single_use = def.single_use(keys.any_once(), !tool.resolvers().is_empty());
         self.entries.push(Entry {
             tool: Arc::new(tool),
             keys,
@@ -513,7 +513,7 @@ impl Server {
     /// let server = Server::new("notes").store(MemoryStore::with_capacity(10_000));
     /// # let _ = server;
     /// ```
-    pub fn store<S: crate::Store>(mut self, store: S) -> Self {
+    pub fn store<S: crate::store::Store>(mut self, store: S) -> Self {
         self.config.store = SharedStore(Arc::new(store));
         self
     }
@@ -728,8 +728,8 @@ impl Server {
     /// let flows = mcp_resolve_runtime::Server::new("notes").url_flows();
     /// # let _ = flows;
     /// ```
-    pub fn url_flows(&self) -> crate::UrlFlows {
-        crate::UrlFlows {
+    pub fn url_flows(&self) -> crate::url_flow::UrlFlows {
+        crate::url_flow::UrlFlows {
             store: self.config.store.clone(),
             ttl: self.config.url_flow_ttl,
             waiting: self.config.waiting_flows.clone(),
@@ -819,7 +819,7 @@ impl Server {
     pub(crate) fn completer(
         &self,
         req: &crate::completion::CompleteRequest,
-    ) -> Result<(Option<crate::Completer>, Arc<[String]>), ErrorObject> {
+    ) -> Result<(Option<crate::completion::Completer>, Arc<[String]>), ErrorObject> {
         if req.prompt {
             let Some(entry) = self.prompt_entry(&req.target) else {
                 return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", req.target))
@@ -845,7 +845,10 @@ impl Server {
     }
 
     /// What URL-mode questions of a call by `principal` need.
-    pub(crate) fn ask_context(&self, principal: Option<crate::Principal>) -> crate::resolve::ask::AskContext {
+    pub(crate) fn ask_context(
+        &self,
+        principal: Option<crate::principal::Principal>,
+    ) -> crate::resolve::ask::AskContext {
         crate::resolve::ask::AskContext {
             flows: self.url_flows(),
             principal,
@@ -1032,4 +1035,18 @@ pub(crate) fn resource_not_found(uri: &str, era: Era) -> ErrorObject {
         Era::Stateless => crate::protocol::codes::INVALID_PARAMS,
     };
     ErrorObject::new(code, format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
+}
+
+impl Server {
+    /// The handle that tells subscribed clients a resource changed ([`ResourceUpdates`](crate::updates::ResourceUpdates)). Take it
+    /// before the server is served; clones share the same subscriptions.
+    ///
+    /// ```
+    /// let server = mcp_resolve_runtime::Server::new("notes");
+    /// let updates = server.resource_updates();
+    /// std::thread::spawn(move || updates.updated("file:///notes/today.md"));
+    /// ```
+    pub fn resource_updates(&self) -> crate::updates::ResourceUpdates {
+        self.updates.clone()
+    }
 }

@@ -4,20 +4,22 @@
 //! a prompt's or resource's, JSON-RPC errors.
 
 use super::Server;
-use super::session::Route;
 use crate::access::Forbidden;
 use crate::budget::{Budget, EXPANSION, Hold, Short, max_tree_cost, tree_cost};
-use crate::context::{Context, ContextParts, Principal};
+use crate::context::{Context, ContextParts};
 use crate::peer::{Outbound, Peer};
+use crate::principal::Principal;
 use crate::prompt::{Prompt, PromptCall};
 use crate::protocol::envelope::Envelope;
 use crate::protocol::jsonrpc::raw_str;
 use crate::protocol::messages::{InputRequiredResult, ParamsHead};
 use crate::protocol::{Era, ErrorObject, ProtocolVersion, RequestId};
+use crate::question::Settled;
 use crate::resolve::ask::{BackChannel, Collect};
+use crate::resolve::def::ResolveSlot;
+use crate::resolve::engine::Keys;
 use crate::resolve::engine::{Asker, Engine, Outcome};
 use crate::resolve::state::{CallBinding, RoundState, invalid_state};
-use crate::resolve::{Keys, ResolveSlot, Settled};
 use crate::resource::{Resource, ResourceCall, ResourceUri};
 use crate::tool::{Tool, ToolCall};
 use crate::tool_result::CallToolResult;
@@ -37,6 +39,16 @@ impl Drop for FinishOnDrop {
     }
 }
 
+/// What to do with one request.
+pub(crate) enum Route {
+    /// Answer now.
+    Reply(Result<Box<RawValue>, ErrorObject>),
+    /// Run a tool call (possibly long): the dispatcher admits it and the transport runs it.
+    Call(Box<PendingCall>),
+    /// Refused for want of scopes, before anything ran.
+    Forbidden(Forbidden),
+}
+
 /// What a call runs once admitted. Every kind shares the rest of [`PendingCall`]: the scopes
 /// check, the JSON budget, the `Context`, cancellation and the panic guard; only the body differs.
 pub(crate) enum Work {
@@ -51,7 +63,7 @@ pub(crate) enum Work {
     Prompt { prompt: Arc<dyn Prompt>, keys: Arc<Keys> },
     /// `completion/complete`: a completer (none: no values) and the value typed so far.
     Complete {
-        completer: Option<crate::Completer>,
+        completer: Option<crate::completion::Completer>,
         value: String,
     },
     /// `resources/read`: resolvers, then the resource body, with the template's variables.
@@ -456,14 +468,14 @@ impl PendingCall {
             updates: server.resource_updates(),
             flows: server.url_flows(),
             imperative: match (&peer, stateless) {
-                (Some(peer), false) => Some(crate::resolve::ask::Imperative {
+                (Some(peer), false) => Some(std::sync::Arc::new(crate::resolve::ask::Imperative {
                     peer: peer.clone(),
                     timeout: server.config.elicitation_timeout,
                     asking: server.ask_context(principal.clone()),
                     kind: work.kind(),
                     target: name.clone(),
                     item: work.item(&name).to_owned(),
-                }),
+                })),
                 _ => None,
             },
         });
@@ -784,20 +796,20 @@ mod tests {
     }];
 
     struct Asks;
-    impl crate::Tool for Asks {
-        fn definition(&self) -> crate::ToolDefinition {
-            crate::ToolDefinition::new("asks", crate::ArgsSchema::new().finish())
+    impl crate::tool::Tool for Asks {
+        fn definition(&self) -> crate::tool::ToolDefinition {
+            crate::tool::ToolDefinition::new("asks", crate::tool::ArgsSchema::new().finish())
         }
         fn resolvers(&self) -> &'static [ResolveSlot] {
             &SLOTS
         }
-        fn call(&self, _: crate::ToolCall) -> BoxFuture<'static, crate::CallToolResult> {
-            Box::pin(async { crate::CallToolResult::default() })
+        fn call(&self, _: crate::tool::ToolCall) -> BoxFuture<'static, crate::tool_result::CallToolResult> {
+            Box::pin(async { crate::tool_result::CallToolResult::default() })
         }
     }
 
     async fn first_round() -> Outgoing {
-        let d = Dispatcher::stateless(Arc::new(crate::Server::new("t").tool(Asks)));
+        let d = Dispatcher::stateless(Arc::new(crate::server::Server::new("t").tool(Asks)));
         let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"asks","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#;
         let Dispatch::Call(call) = d.dispatch(&mut Session::new(), None, None, classify(frame)) else {
             panic!("a call")

@@ -13,14 +13,14 @@
 //! ([`Server::listen_lifetime`]).
 
 use super::Server;
-use super::updates::{MAX_QUEUED, MAX_SUBSCRIPTIONS};
-use crate::context::Principal;
 use crate::peer::{Mailbox, Outbound};
+use crate::principal::Principal;
 use crate::protocol::jsonrpc::{Outgoing, to_raw};
 use crate::protocol::messages::{
     ListenAcknowledged, ListenEnd, ListenEndMeta, ListenFilter, SUBSCRIPTIONS_ACKNOWLEDGED, SubscriptionMeta,
 };
 use crate::protocol::{ErrorObject, RequestId};
+use crate::updates::{MAX_QUEUED, MAX_SUBSCRIPTIONS};
 use serde_json::value::RawValue;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

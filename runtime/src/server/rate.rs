@@ -4,7 +4,7 @@
 //! address (HTTP), else the connection (stdio). Past its rate a caller's call is refused before it
 //! runs, saying when to retry; nobody else is slowed.
 
-use crate::context::Principal;
+use crate::principal::Principal;
 use crate::protocol::ErrorObject;
 use governor::clock::{Clock, DefaultClock};
 use governor::middleware::NoOpMiddleware;

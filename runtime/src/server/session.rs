@@ -2,28 +2,18 @@
 //! `initialize` said. It decides what each request gets; it never touches I/O.
 
 use super::Server;
-use super::call::PendingCall;
-use super::updates::{MAX_SUBSCRIPTIONS, Subscriptions};
+use super::call::{PendingCall, Route};
 use crate::access::Forbidden;
-use crate::context::Principal;
 use crate::peer::Mailbox;
+use crate::principal::Principal;
 use crate::protocol::envelope::{Envelope, EnvelopeCache, Meta};
 use crate::protocol::jsonrpc::to_raw;
 use crate::protocol::messages::{EmptyResult, InitializeParams, ParamsHead};
 use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, LogLevel, ProtocolVersion, codes};
+use crate::updates::{MAX_SUBSCRIPTIONS, Subscriptions};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::sync::Arc;
-
-/// What to do with one request.
-pub(crate) enum Route {
-    /// Answer now.
-    Reply(Result<Box<RawValue>, ErrorObject>),
-    /// Run a tool call (possibly long): the dispatcher admits it and the transport runs it.
-    Call(Box<PendingCall>),
-    /// Refused for want of scopes, before anything ran.
-    Forbidden(Forbidden),
-}
 
 #[derive(Debug)]
 enum EraState {

@@ -5,7 +5,7 @@ use super::options::HttpOptions;
 use super::{Body, WithStatus, error_response, header_str};
 use crate::auth::AuthError;
 use crate::authority::{is_loopback_host, parse_host, parse_origin};
-use crate::context::Principal;
+use crate::principal::Principal;
 use crate::protocol::{ErrorObject, codes};
 use http::uri::{Authority, Scheme};
 use http::{HeaderMap, Response, StatusCode, header};

@@ -8,15 +8,15 @@ use super::sessions::LegacySession;
 use super::{
     Body, SESSION_HEADER, State, VERSION_HEADER, WithStatus, empty, error_response, guard, header_str, message_response,
 };
-use crate::context::Principal;
 use crate::dispatch::{Dispatch, Dispatcher};
 use crate::peer::Peer;
+use crate::principal::Principal;
 use crate::protocol::inbound::Inbound;
 use crate::protocol::jsonrpc::Outgoing;
 use crate::protocol::{Era, ErrorObject, ProtocolVersion};
 use crate::server::Session;
 use crate::server::rate::CallerKey;
-use crate::server::updates::MAX_QUEUED;
+use crate::updates::MAX_QUEUED;
 use http::{HeaderValue, StatusCode};
 use std::sync::{Arc, Weak};
 use tokio::sync::mpsc;

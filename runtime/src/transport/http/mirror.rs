@@ -126,7 +126,7 @@ mod tests {
             let checked = check_params(&headers, Some(&args), &mirrored);
             assert_eq!(checked.is_ok(), ok, "{value}: {checked:?}");
         }
-        let mut s = crate::ArgsSchema::new();
+        let mut s = crate::tool::ArgsSchema::new();
         s.argument::<i64>("id", None);
         s.argument::<u8>("small", None);
         s.argument::<Option<i64>>("maybe", None);

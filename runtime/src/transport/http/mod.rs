@@ -7,6 +7,7 @@
 //! session passes the same guard, then opens that session's [`sse`] stream of notifications
 //! ([`handshake`]); `DELETE` ends a session.
 
+mod bearer_env;
 mod guard;
 mod handshake;
 mod metadata;
@@ -152,8 +153,8 @@ fn opens_session(headers: &HeaderMap, inbound: &Inbound<'_>) -> bool {
     method == "initialize"
         && !params.meta.has_envelope()
         && header_str(headers, VERSION_HEADER)
-            .and_then(crate::ProtocolVersion::parse)
-            .is_none_or(|v| v.era() == crate::Era::Handshake)
+            .and_then(crate::protocol::ProtocolVersion::parse)
+            .is_none_or(|v| v.era() == crate::protocol::Era::Handshake)
 }
 
 impl State {
@@ -324,8 +325,8 @@ impl State {
         let session_id = header_str(req.headers(), SESSION_HEADER).map(str::to_owned);
         // 2026-07-28 has no GET stream (nor sessions): its GET is refused whatever it carries.
         let stateless = header_str(req.headers(), VERSION_HEADER)
-            .and_then(crate::ProtocolVersion::parse)
-            .is_some_and(|v| v.era() == crate::Era::Stateless);
+            .and_then(crate::protocol::ProtocolVersion::parse)
+            .is_some_and(|v| v.era() == crate::protocol::Era::Stateless);
         match (req.method(), &session_id) {
             (&Method::POST, _) => {}
             (&Method::GET, Some(id)) if !stateless => return self.listen(req.headers(), id, principal),
@@ -378,7 +379,7 @@ impl State {
             // A version header `initialize` carries must name a version this server knows
             // ("invalid or unsupported … MUST respond with 400"); none is fine.
             if let Some(sent) = header_str(&parts.headers, VERSION_HEADER)
-                && crate::ProtocolVersion::parse(sent).is_none()
+                && crate::protocol::ProtocolVersion::parse(sent).is_none()
             {
                 let id = match &inbound {
                     Inbound::Request { id, .. } => Some(id.clone()),

@@ -2,9 +2,9 @@
 //! principal that opened them, ended by `DELETE` or by idleness. A session with its GET stream
 //! open is not idle.
 
-use crate::context::Principal;
 use crate::dispatch::Dispatcher;
 use crate::peer::{Mailbox, Outbound, Peer};
+use crate::principal::Principal;
 use crate::seal::{RandomUnavailable, random};
 use crate::server::Session;
 use std::collections::HashMap;
@@ -220,7 +220,7 @@ mod tests {
     use crate::seal::tests::without_randomness;
 
     fn session() -> LegacySession {
-        let server = Arc::new(crate::Server::new("t"));
+        let server = Arc::new(crate::server::Server::new("t"));
         let (tx, _rx) = tokio::sync::mpsc::channel(1);
         LegacySession::new(
             None,

@@ -4,9 +4,9 @@
 //! request.
 
 use super::Body;
-use crate::context::Principal;
 use crate::dispatch::Admitted;
 use crate::peer::{Outbound, Peer};
+use crate::principal::Principal;
 use crate::protocol::jsonrpc::Outgoing;
 use bytes::Bytes;
 use http::{HeaderValue, Response, header};

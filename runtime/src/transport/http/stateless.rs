@@ -4,8 +4,8 @@
 //! or as SSE when the client asked for progress.
 
 use super::{Body, State, VERSION_HEADER, empty, error_response, header_str, message_response};
-use crate::context::Principal;
 use crate::dispatch::Dispatch;
+use crate::principal::Principal;
 use crate::protocol::inbound::Inbound;
 use crate::protocol::jsonrpc::raw_str;
 use crate::protocol::messages::ParamsHead;

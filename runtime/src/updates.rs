@@ -7,7 +7,6 @@
 //! or its connection closes. [`ResourceUpdates::updated`] posts one notification to the mailbox
 //! of every session subscribed to the URI, without waiting for any of them.
 
-use super::Server;
 use crate::peer::{Mailbox, Posted};
 use crate::protocol::jsonrpc::{Outgoing, to_raw};
 use crate::protocol::messages::{RESOURCES_UPDATED, ResourceUpdatedParams, TaggedMeta, TaggedUpdateParams};
@@ -195,20 +194,6 @@ impl ResourceUpdates {
             target,
             uris: HashSet::new(),
         }
-    }
-}
-
-impl Server {
-    /// The handle that tells subscribed clients a resource changed ([`ResourceUpdates`]). Take it
-    /// before the server is served; clones share the same subscriptions.
-    ///
-    /// ```
-    /// let server = mcp_resolve_runtime::Server::new("notes");
-    /// let updates = server.resource_updates();
-    /// std::thread::spawn(move || updates.updated("file:///notes/today.md"));
-    /// ```
-    pub fn resource_updates(&self) -> ResourceUpdates {
-        self.updates.clone()
     }
 }
 
