@@ -70,8 +70,15 @@ def code_of(path):
     src = re.sub(r"//[^\n]*", "", src)
     src = re.sub(r"/\*.*?\*/", "", src, flags=re.S)
     src = re.sub(r'"(\\.|[^"\\])*"', '""', src)
-    m = re.search(r"#\[cfg\(test\)\]\s*(pub(\([^)]*\))?\s*)?mod \w+\s*\{", src)
-    return src[: m.start()] if m else src
+    src = re.sub(r"'(\\.|[^'\\])'", "' '", src)
+    # Cut each `#[cfg(test)] mod … { … }` out, braces balanced.
+    while m := re.search(r"#\[cfg\(test\)\]\s*(pub(\([^)]*\))?\s*)?mod \w+\s*\{", src):
+        depth, i = 1, m.end()
+        while depth and i < len(src):
+            depth += {"{": 1, "}": -1}.get(src[i], 0)
+            i += 1
+        src = src[: m.start()] + src[i:]
+    return src
 
 
 def expand(tree):
