@@ -315,7 +315,10 @@ fn bench_mrtr(c: &mut Criterion) {
             .version("1.0.0")
             .tool(greet)
             .state_keys(keys())
-            .state_ttl(Duration::from_secs(3600)),
+            .state_ttl(Duration::from_secs(3600))
+            // `mrtr/round` asks on every iteration: past the default question limit (100 a
+            // minute) it would time the refusal instead of the round.
+            .question_limit(u32::MAX, Duration::from_secs(1)),
     );
     let first = format!(
         r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"greet","arguments":{{"greeting":"hello"}},{META}}}}}"#
@@ -343,6 +346,9 @@ fn bench_mrtr(c: &mut Criterion) {
         b.to_async(&rt).iter(|| server.handle(black_box(&retry)))
     });
     g.finish();
+    // What was timed is still the round, not a refusal.
+    let again: Value = serde_json::from_slice(&rt.block_on(server.handle(&first)).unwrap()).unwrap();
+    assert_eq!(again["result"]["resultType"], "input_required", "{again}");
 }
 
 criterion_group!(benches, bench_state, bench_form, bench_dispatch, bench_mrtr);

@@ -26,7 +26,9 @@ if (( SMOKE && PUBLISH )); then
 fi
 
 if (( SMOKE )); then
-    RUNS="${RUNS:-1}"; N="${N:-20}"; N_PY="${N_PY:-10}"; WARMUP=2; CLIENTS="${CLIENTS:-4}"
+    # 120 calls: past the server's default question limit (100 a minute per tool and caller),
+    # so a `bench_server` that asks on every call without lifting the limit fails the smoke run.
+    RUNS="${RUNS:-1}"; N="${N:-120}"; N_PY="${N_PY:-10}"; WARMUP=2; CLIENTS="${CLIENTS:-4}"
     PROFILE=debug; CARGO_PROFILE=()
     OUT_DIR="$ROOT/target/bench-smoke"
 else

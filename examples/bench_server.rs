@@ -91,6 +91,10 @@ async fn serve(args: Vec<String>) -> std::io::Result<()> {
         // The load driver is one caller calling as fast as it can: a benchmark measures the
         // server, not the per-caller rate limit (100 calls a second by default).
         .unlimited_call_rate()
+        // Nor the question limit (100 questions per tool and caller a minute by default, and
+        // every unauthenticated caller counts as one): `ask_name` asks on every call, and a
+        // run makes hundreds of thousands.
+        .question_limit(u32::MAX, std::time::Duration::from_secs(1))
         .tool(echo)
         .tool(add)
         .tool(ask_name);
