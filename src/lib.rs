@@ -2,6 +2,7 @@
 //! user, tried with the official MCP Python SDK client.
 //!
 #![doc = include_str!("../README.md")]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 #[cfg(feature = "macros")]
 #[doc(inline)]

@@ -142,9 +142,10 @@ where
 
 // ---------------------------------------------------------------- `#[derive(FormSchema)]`
 
+pub use crate::form::fields::{choice_schema, parse_choice};
 pub use crate::form::{
     Choice, ChoiceStyle, DefaultValue, FieldKind, FieldSpec, FormChoice, FormError, FormField, FormSchema, Format,
-    RenderOptions, choice_schema, parse_choice,
+    RenderOptions,
 };
 pub use serde_json::{Map as JsonMap, Value as JsonValue};
 

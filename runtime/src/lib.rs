@@ -9,6 +9,10 @@
 //! let server = Server::new("notes");
 //! assert_eq!(server.info().name, "notes");
 //! ```
+//!
+//! Items behind a cargo feature say which on docs.rs (`docsrs`).
+
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod access;
 mod args;

@@ -391,6 +391,7 @@ pub trait Tool: Send + Sync + 'static {
     /// The tool's metadata; called once, at registration.
     fn definition(&self) -> ToolDefinition;
     /// The parameters filled by resolvers (`#[resolve(fn)]`); none by default.
+    #[doc(hidden)]
     fn resolvers(&self) -> &'static [crate::resolve::def::ResolveSlot] {
         &[]
     }

@@ -5,11 +5,27 @@
 //! types a form may hold: `String`, integers, floats, `bool`, choice enums, `Vec<E>` of a choice
 //! enum (multi-select), and `Option` of any of these.
 
-mod fields;
+pub(crate) mod fields;
 mod format;
 mod spec;
 
-pub use fields::{choice_schema, parse_choice};
+/// The property schema of a single-select field of choice enum `E`.
+#[doc(hidden)]
+#[deprecated(
+    note = "what `#[derive(FormSchema)]` generates calls this; it leaves the public API: derive `FormSchema` instead"
+)]
+pub fn choice_schema<E: FormChoice>(spec: &FieldSpec) -> Map<String, Value> {
+    fields::choice_schema::<E>(spec)
+}
+
+/// Parses a single-select value of choice enum `E`.
+#[doc(hidden)]
+#[deprecated(
+    note = "what `#[derive(FormSchema)]` generates calls this; it leaves the public API: derive `FormSchema` instead"
+)]
+pub fn parse_choice<E: FormChoice>(value: &Value) -> Result<E, String> {
+    fields::parse_choice::<E>(value)
+}
 pub use spec::{Choice, ChoiceStyle, DefaultValue, FieldKind, FieldSpec, FormError, Format, RenderOptions};
 
 use serde_json::{Map, Value};

@@ -882,7 +882,7 @@ impl Server {
     }
 
     /// [`Server::result`] of a complete result.
-    pub(crate) fn complete<T: Serialize>(
+    pub(crate) fn complete_result<T: Serialize>(
         &self,
         body: T,
         version: ProtocolVersion,
@@ -915,7 +915,7 @@ impl Server {
         let items = self.definitions.iter().zip(self.entries.iter().map(|e| &e.scopes));
         let (tools, for_caller) = visible(&self.tools_json, items, principal)?;
         let cache = self.list_hints(version, for_caller);
-        self.complete(ListToolsResult { tools: &tools, cache }, version)
+        self.complete_result(ListToolsResult { tools: &tools, cache }, version)
     }
 
     pub(crate) fn list_prompts(
@@ -926,7 +926,7 @@ impl Server {
         let items = self.prompts.iter().map(|p| (&p.definition, &p.scopes));
         let (prompts, for_caller) = visible(&self.prompts_json, items, principal)?;
         let cache = self.list_hints(version, for_caller);
-        self.complete(
+        self.complete_result(
             ListPromptsResult {
                 prompts: &prompts,
                 cache,
@@ -945,7 +945,7 @@ impl Server {
             .map(|r| (&r.definition, &r.scopes));
         let (resources, for_caller) = visible(&self.resources_json, items, principal)?;
         let cache = self.list_hints(version, for_caller);
-        self.complete(
+        self.complete_result(
             ListResourcesResult {
                 resources: &resources,
                 cache,
@@ -965,7 +965,7 @@ impl Server {
             .map(|&i| (&self.resources[i].definition, &self.resources[i].scopes));
         let (resource_templates, for_caller) = visible(&self.templates_json, items, principal)?;
         let cache = self.list_hints(version, for_caller);
-        self.complete(
+        self.complete_result(
             ListResourceTemplatesResult {
                 resource_templates: &resource_templates,
                 cache,
@@ -988,11 +988,11 @@ impl Server {
             return Err(resource_not_found(uri, version.era()));
         }
         let cache = (version.era() == Era::Stateless && !retry).then(|| self.cache_hints());
-        self.complete(ReadResourceResult { contents, cache }, version)
+        self.complete_result(ReadResourceResult { contents, cache }, version)
     }
 
     pub(crate) fn discover(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
-        self.complete(
+        self.complete_result(
             DiscoverResult {
                 supported_versions: crate::protocol::version::SUPPORTED,
                 // 2026-07-28 subscribes through `subscriptions/listen`'s `resourceSubscriptions`;

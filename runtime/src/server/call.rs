@@ -557,7 +557,7 @@ impl PendingCall {
                         return Err(ErrorObject::internal(format!("prompt `{name}` failed: internal error")));
                     }
                 };
-                server.complete(&result, version)
+                server.complete_result(&result, version)
             }
             Work::Complete { completer, value } => {
                 let values = match completer {
@@ -575,7 +575,7 @@ impl PendingCall {
                         }
                     },
                 };
-                server.complete(crate::completion::CompleteResult::capped(values), version)
+                server.complete_result(crate::completion::CompleteResult::capped(values), version)
             }
             Work::Resource(read) => {
                 let ResourceRead {
@@ -745,7 +745,7 @@ fn finish(server: &Server, result: CallToolResult, version: ProtocolVersion) -> 
             ))
         }
         Some(error) => Err(*error),
-        None => server.complete(&result, version),
+        None => server.complete_result(&result, version),
     }
 }
 

@@ -35,9 +35,9 @@ struct Handshake {
     subscriptions: Subscriptions,
 }
 
-const MODERN_INITIALIZE: &str =
+const STATELESS_INITIALIZE: &str =
     "connection is serving the 2026-07-28 protocol; the initialize handshake is not accepted";
-const LEGACY_ENVELOPE: &str = "this connection serves the handshake protocol era; requests carrying the 2026-07-28 envelope are not accepted on it";
+const HANDSHAKE_ENVELOPE: &str = "this connection serves the handshake protocol era; requests carrying the 2026-07-28 envelope are not accepted on it";
 
 /// One connection's protocol state. On stdio the first request decides the era; on HTTP every
 /// 2026-07-28 request gets a fresh one, and each handshake-era session keeps its own.
@@ -118,7 +118,7 @@ fn stateless(
             .unwrap_or(Value::Null);
         return Route::Reply(Err(ErrorObject::new(
             codes::UNSUPPORTED_PROTOCOL_VERSION,
-            MODERN_INITIALIZE,
+            STATELESS_INITIALIZE,
         )
         .with_data(json!({
             "supported": crate::protocol::version::supported_stateless(),
@@ -205,7 +205,7 @@ fn handshake(
     principal: Option<&Principal>,
 ) -> Route {
     if method != "initialize" && meta.has_envelope() {
-        return Route::Reply(Err(ErrorObject::invalid_request(LEGACY_ENVELOPE)));
+        return Route::Reply(Err(ErrorObject::invalid_request(HANDSHAKE_ENVELOPE)));
     }
     match method {
         "initialize" => {

@@ -4,7 +4,7 @@
 //! GET naming the session opens its stream of notifications that answer no request
 //! (`notifications/resources/updated`); one at a time, the latest taking over.
 
-use super::sessions::LegacySession;
+use super::sessions::HandshakeSession;
 use super::{
     Body, SESSION_HEADER, State, VERSION_HEADER, WithStatus, empty, error_response, guard, header_str, message_response,
 };
@@ -31,14 +31,14 @@ impl State {
             Dispatch::Reply(error) => return message_response(error, true),
             Dispatch::Done | Dispatch::Call(_) | Dispatch::Forbidden(..) => return empty(StatusCode::BAD_REQUEST),
         };
-        let legacy = LegacySession::new(
+        let handshake = HandshakeSession::new(
             principal,
             session,
             dispatcher,
             self.sink.clone(),
             self.server.config.max_waiting,
         );
-        let session_id = match self.sessions.open(legacy) {
+        let session_id = match self.sessions.open(handshake) {
             Ok(Some(id)) => id,
             Ok(None) => return empty(StatusCode::SERVICE_UNAVAILABLE),
             Err(e) => {
@@ -66,14 +66,14 @@ impl State {
         principal: Option<Principal>,
         caller: &CallerKey,
     ) -> http::Response<Body> {
-        let legacy = match self.session(headers, session_id, principal.as_ref()) {
-            Ok(legacy) => legacy,
+        let handshake = match self.session(headers, session_id, principal.as_ref()) {
+            Ok(handshake) => handshake,
             Err(refused) => return refused.response(request_id(&inbound)),
         };
-        let dispatched = match legacy.session.lock() {
-            Ok(mut s) => legacy
+        let dispatched = match handshake.session.lock() {
+            Ok(mut s) => handshake
                 .dispatcher
-                .dispatch(&mut s, Some(&legacy.peer), principal.as_ref(), inbound),
+                .dispatch(&mut s, Some(&handshake.peer), principal.as_ref(), inbound),
             Err(_) => Dispatch::Reply(Outgoing::error(
                 None,
                 ErrorObject::internal("session state unavailable"),
@@ -96,7 +96,7 @@ impl State {
             Dispatch::Reply(message) => message_response(message, false),
             Dispatch::Call(call) => super::sse::stream(
                 call,
-                |out| Some(Peer::sharing(&legacy.peer, out.clone())),
+                |out| Some(Peer::sharing(&handshake.peer, out.clone())),
                 principal,
                 None,
             ),
@@ -113,15 +113,15 @@ impl State {
         headers: &http::HeaderMap,
         session_id: &str,
         principal: Option<&Principal>,
-    ) -> Result<Arc<LegacySession>, Refused> {
-        let legacy = self.sessions.get(session_id, principal).ok_or(Refused::NoSession)?;
+    ) -> Result<Arc<HandshakeSession>, Refused> {
+        let handshake = self.sessions.get(session_id, principal).ok_or(Refused::NoSession)?;
         if let Some(sent) = header_str(headers, VERSION_HEADER) {
             let supported = ProtocolVersion::parse(sent).is_some_and(|v| v.era() == Era::Handshake);
             if !supported {
                 return Err(Refused::Unsupported(sent.to_owned()));
             }
         }
-        Ok(legacy)
+        Ok(handshake)
     }
 
     /// `GET` naming a session: its stream of notifications that answer no request. It needs
@@ -142,17 +142,17 @@ impl State {
             )
             .with_status(StatusCode::NOT_ACCEPTABLE);
         }
-        let legacy = match self.session(headers, session_id, principal.as_ref()) {
-            Ok(legacy) => legacy,
+        let handshake = match self.session(headers, session_id, principal.as_ref()) {
+            Ok(handshake) => handshake,
             Err(refused) => return refused.response(None),
         };
         let (tx, rx) = mpsc::channel(MAX_QUEUED);
         // `None`: the session ended since it was looked up.
-        let Some(attachment) = legacy.mailbox.attach(tx) else {
+        let Some(attachment) = handshake.mailbox.attach(tx) else {
             return Refused::NoSession.response(None);
         };
         let on_close = Detach {
-            session: Arc::downgrade(&legacy),
+            session: Arc::downgrade(&handshake),
             attachment,
         };
         super::sse::listen(rx, self.options.stream_keepalive, on_close)
@@ -204,15 +204,15 @@ fn handshake_versions() -> String {
 /// Closes a session's GET stream on its side when the stream goes (the client left): the
 /// session's idle clock starts again from then.
 struct Detach {
-    session: Weak<LegacySession>,
+    session: Weak<HandshakeSession>,
     attachment: u64,
 }
 
 impl Drop for Detach {
     fn drop(&mut self) {
-        if let Some(legacy) = self.session.upgrade() {
-            legacy.mailbox.detach(self.attachment);
-            legacy.touch();
+        if let Some(handshake) = self.session.upgrade() {
+            handshake.mailbox.detach(self.attachment);
+            handshake.touch();
         }
     }
 }

@@ -15,7 +15,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 /// One handshake-era session.
-pub(super) struct LegacySession {
+pub(super) struct HandshakeSession {
     /// Who opened it; only they may use it.
     pub(super) principal: Option<Principal>,
     pub(super) session: Mutex<Session>,
@@ -28,7 +28,7 @@ pub(super) struct LegacySession {
     last_seen: Mutex<Instant>,
 }
 
-impl LegacySession {
+impl HandshakeSession {
     pub(super) fn new(
         principal: Option<Principal>,
         session: Session,
@@ -81,14 +81,14 @@ pub(super) struct Sessions {
 }
 
 struct Inner {
-    map: HashMap<String, Arc<LegacySession>>,
+    map: HashMap<String, Arc<HandshakeSession>>,
     /// Open sessions per authenticated caller: (issuer, subject).
     owned: HashMap<(Option<String>, String), usize>,
     last_sweep: Instant,
 }
 
 impl Inner {
-    fn remove(&mut self, id: &str) -> Option<Arc<LegacySession>> {
+    fn remove(&mut self, id: &str) -> Option<Arc<HandshakeSession>> {
         let gone = self.map.remove(id)?;
         if let Some(p) = &gone.principal {
             let key = caller(p);
@@ -135,7 +135,7 @@ impl Sessions {
     /// Adds a session under a new random id; `Ok(None)` when a bound is reached (the global one,
     /// or the principal's). Idle sessions are swept at most every quarter of the idle time, or
     /// when the global bound is reached, so opening a session is O(1) amortized.
-    pub(super) fn open(&self, session: LegacySession) -> Result<Option<String>, RandomUnavailable> {
+    pub(super) fn open(&self, session: HandshakeSession) -> Result<Option<String>, RandomUnavailable> {
         let Ok(mut inner) = self.inner.lock() else {
             return Ok(None);
         };
@@ -160,7 +160,7 @@ impl Sessions {
 
     /// The live session named `id`, if `principal` owns it. An expired one is ended and dropped;
     /// another principal's session is as unknown as a missing one.
-    pub(super) fn get(&self, id: &str, principal: Option<&Principal>) -> Option<Arc<LegacySession>> {
+    pub(super) fn get(&self, id: &str, principal: Option<&Principal>) -> Option<Arc<HandshakeSession>> {
         let mut inner = self.inner.lock().ok()?;
         let expired = inner.map.get(id)?.idle_for().is_none_or(|t| t >= self.idle);
         if expired {
@@ -219,10 +219,10 @@ mod tests {
     use super::*;
     use crate::seal::tests::without_randomness;
 
-    fn session() -> LegacySession {
+    fn session() -> HandshakeSession {
         let server = Arc::new(crate::server::Server::new("t"));
         let (tx, _rx) = tokio::sync::mpsc::channel(1);
-        LegacySession::new(
+        HandshakeSession::new(
             None,
             Session::new(),
             Dispatcher::connection(server),

@@ -31,10 +31,10 @@ fn check_headers(
 ) -> Result<(), (RequestId, ErrorObject)> {
     let meta = &head.meta;
     let header_version = header_str(headers, VERSION_HEADER);
-    let legacy_header = header_version
+    let handshake_header = header_version
         .and_then(ProtocolVersion::parse)
         .is_some_and(|v| v.era() == Era::Handshake);
-    if legacy_header && !meta.has_envelope() {
+    if handshake_header && !meta.has_envelope() {
         return Err((
             id.clone(),
             ErrorObject::invalid_request(
