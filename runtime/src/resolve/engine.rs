@@ -21,7 +21,7 @@ pub(crate) struct Keys {
 }
 
 impl Keys {
-    pub(crate) fn for_tool(params: &'static [ResolveSlot]) -> Self {
+    pub(crate) fn of(params: &'static [ResolveSlot]) -> Self {
         let mut keys = Keys::default();
         fn visit(k: &mut Keys, def: &'static ResolverSpec) {
             if k.entries.iter().any(|(d, _)| d.same(def)) {
@@ -323,7 +323,7 @@ mod tests {
             param: "x",
             resolver: &C,
         }];
-        let keys = Keys::for_tool(&PARAMS);
+        let keys = Keys::of(&PARAMS);
         assert_eq!(keys.key(&D), "a");
         assert_eq!(keys.key(&C), "a#2");
         assert!(!keys.any_once());
@@ -354,6 +354,6 @@ mod tests {
             param: "x",
             resolver: &F,
         }];
-        assert!(Keys::for_tool(&PARAMS).any_once());
+        assert!(Keys::of(&PARAMS).any_once());
     }
 }

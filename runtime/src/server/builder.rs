@@ -3,7 +3,7 @@
 
 use crate::budget::Budget;
 use crate::principal::Principal;
-use crate::prompt::{Prompt, PromptDefinition};
+use crate::prompt::PromptDefinition;
 use crate::protocol::jsonrpc::to_raw;
 use crate::protocol::messages::{
     CacheHints, DiscoverResult, Empty, InitializeResult, ListChanged, ListPromptsResult, ListResourceTemplatesResult,
@@ -12,11 +12,11 @@ use crate::protocol::messages::{
 };
 use crate::protocol::{Era, ErrorObject, Implementation, ProtocolVersion};
 use crate::register::{IntoPrompt, IntoResource, IntoTool};
-use crate::resolve::engine::Keys;
-use crate::resource::{MAX_URI_BYTES, Resource, ResourceContents, ResourceDefinition, ResourceUri};
+use crate::resource::{MAX_URI_BYTES, ResourceContents, ResourceDefinition, ResourceUri};
 use crate::seal::{Sealer, StateKeys};
+use crate::server::registry::{Item, Kind, Registry, Variables};
 use crate::store::SharedStore;
-use crate::tool::{Tool, ToolDefinition};
+use crate::tool::ToolDefinition;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -127,47 +127,6 @@ const DEFAULT_CALLS_PER_SECOND: u32 = 100;
 /// Calls one caller may make at once by default.
 const DEFAULT_CALL_BURST: u32 = 200;
 
-/// A registered tool and the keys of its questions.
-pub(crate) struct Entry {
-    pub(crate) tool: Arc<dyn Tool>,
-    pub(crate) keys: Arc<Keys>,
-    /// The scopes a caller needs (from the definition).
-    pub(crate) scopes: Arc<[String]>,
-    /// Arguments mirrored into `Mcp-Param-*` headers: (header name, path of property names).
-    pub(crate) mirrored: Arc<[(String, Vec<String>)]>,
-    /// Its answers are single-use ([`ToolDefinition::single_use`]).
-    pub(crate) single_use: bool,
-    /// The argument names its `inputSchema` allows, when it allows no others
-    /// (`additionalProperties: false`).
-    pub(crate) closed_arguments: Option<Arc<[String]>>,
-}
-
-/// A registered prompt.
-pub(crate) struct PromptEntry {
-    pub(crate) prompt: Arc<dyn Prompt>,
-    /// The keys of its resolvers' questions.
-    pub(crate) keys: Arc<Keys>,
-    /// Its definition: the arguments `prompts/get` checks, the scopes a caller needs.
-    pub(crate) definition: PromptDefinition,
-    pub(crate) scopes: Arc<[String]>,
-    /// Its answers are single-use: a resolver it reaches is `#[resolver(once)]`.
-    pub(crate) single_use: bool,
-}
-
-/// A template's variables and their values, in the template's order.
-pub(crate) type Variables = Vec<(String, String)>;
-
-/// A registered resource (static or template).
-pub(crate) struct ResourceEntry {
-    pub(crate) resource: Arc<dyn Resource>,
-    /// The keys of its resolvers' questions.
-    pub(crate) keys: Arc<Keys>,
-    pub(crate) definition: ResourceDefinition,
-    pub(crate) scopes: Arc<[String]>,
-    /// Its answers are single-use: a resolver it reaches is `#[resolver(once)]`.
-    pub(crate) single_use: bool,
-}
-
 /// An MCP server: its identity, its tools, and its limits. Build it once, then serve it on a
 /// transport ([`Server::serve_stdio`], or [`crate::testing::TestClient`] in tests).
 ///
@@ -184,20 +143,14 @@ pub(crate) struct ResourceEntry {
 pub struct Server {
     info: Implementation,
     instructions: Option<String>,
-    entries: Vec<Entry>,
-    index: HashMap<String, usize>,
+    /// Every tool, prompt and resource.
+    registry: Registry,
+    /// The tools' definitions, in registration order.
     definitions: Vec<ToolDefinition>,
     /// `definitions` as `tools/list` sends them, serialized once, at the first listing.
     tools_json: OnceLock<Result<Box<RawValue>, ErrorObject>>,
-    prompts: Vec<PromptEntry>,
-    prompt_index: HashMap<String, usize>,
     /// The prompts' definitions as `prompts/list` sends them, serialized once.
     prompts_json: OnceLock<Result<Box<RawValue>, ErrorObject>>,
-    resources: Vec<ResourceEntry>,
-    /// Static resources by URI.
-    resource_index: HashMap<String, usize>,
-    /// Template resources, in registration order (matched in that order).
-    templates: Vec<usize>,
     resources_json: OnceLock<Result<Box<RawValue>, ErrorObject>>,
     templates_json: OnceLock<Result<Box<RawValue>, ErrorObject>>,
     capabilities: ServerCapabilities,
@@ -212,7 +165,7 @@ impl std::fmt::Debug for Server {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Server")
             .field("info", &self.info)
-            .field("tools", &self.index.keys().collect::<Vec<_>>())
+            .field("tools", &self.registry.tool_names())
             .field("config", &self.config)
             .finish()
     }
@@ -252,16 +205,10 @@ impl Server {
             result_meta: result_meta(&info),
             info,
             instructions: None,
-            entries: Vec::new(),
-            index: HashMap::new(),
+            registry: Registry::default(),
             definitions: Vec::new(),
             tools_json: OnceLock::new(),
-            prompts: Vec::new(),
-            prompt_index: HashMap::new(),
             prompts_json: OnceLock::new(),
-            resources: Vec::new(),
-            resource_index: HashMap::new(),
-            templates: Vec::new(),
             resources_json: OnceLock::new(),
             templates_json: OnceLock::new(),
             capabilities: ServerCapabilities {
@@ -291,24 +238,8 @@ impl Server {
     /// # Panics
     /// When a tool with the same name is already registered: that is a programming error.
     pub fn tool<A>(mut self, tool: impl IntoTool<A>) -> Self {
-        let tool = tool.into_tool();
-        let def = tool.definition();
-        assert!(
-            !self.index.contains_key(&def.name),
-            "a tool named `{}` is already registered",
-            def.name
-        );
-        self.index.insert(def.name.clone(), self.entries.len());
-        let keys = Arc::new(Keys::for_tool(tool.resolvers()));
-        let single_use = def.single_use(keys.any_once(), !tool.resolvers().is_empty());
-        self.entries.push(Entry {
-            tool: Arc::new(tool),
-            keys,
-            scopes: def.scopes.clone().into(),
-            mirrored: crate::tool::mirrored_arguments(&def.input_schema).into(),
-            single_use,
-            closed_arguments: crate::tool::closed_arguments(&def.input_schema),
-        });
+        let (item, def) = Item::tool(tool.into_tool());
+        self.register(item);
         self.definitions.push(def);
         self
     }
@@ -334,25 +265,14 @@ impl Server {
     /// assert_eq!(server.prompts()[0].name, "hello");
     /// ```
     pub fn prompt<A>(mut self, prompt: impl IntoPrompt<A>) -> Self {
-        let prompt = prompt.into_prompt();
-        let definition = prompt.definition();
-        if definition.arguments.iter().any(|a| a.completer.is_some()) {
+        let item = Item::prompt(prompt.into_prompt());
+        if item
+            .prompt_definition()
+            .is_some_and(|d| d.arguments.iter().any(|a| a.completer.is_some()))
+        {
             self.capabilities.completions = Some(Empty {});
         }
-        assert!(
-            !self.prompt_index.contains_key(&definition.name),
-            "a prompt named `{}` is already registered",
-            definition.name
-        );
-        self.prompt_index.insert(definition.name.clone(), self.prompts.len());
-        let keys = Keys::for_tool(prompt.resolvers());
-        self.prompts.push(PromptEntry {
-            single_use: keys.any_once(),
-            keys: Arc::new(keys),
-            prompt: Arc::new(prompt),
-            scopes: definition.scopes.clone().into(),
-            definition,
-        });
+        self.register(item);
         self.capabilities.prompts = Some(Empty {});
         self
     }
@@ -381,41 +301,20 @@ impl Server {
     /// assert_eq!(server.resources()[0].name, "motd");
     /// ```
     pub fn resource<A>(mut self, resource: impl IntoResource<A>) -> Self {
-        let resource = resource.into_resource();
-        let definition = resource.definition();
-        if !definition.completers.is_empty() {
+        let item = Item::resource(resource.into_resource());
+        if item.resource_definition().is_some_and(|d| !d.completers.is_empty()) {
             self.capabilities.completions = Some(Empty {});
         }
-        let i = self.resources.len();
-        match &definition.uri {
-            ResourceUri::Static(uri) => {
-                assert!(
-                    self.resource_index.insert(uri.clone(), i).is_none(),
-                    "a resource with the URI `{uri}` is already registered"
-                );
-            }
-            ResourceUri::Template(t) => {
-                assert!(
-                    !self
-                        .templates
-                        .iter()
-                        .any(|&j| { matches!(&self.resources[j].definition.uri, ResourceUri::Template(u) if u == t) }),
-                    "a resource with the URI template `{}` is already registered",
-                    t.as_str()
-                );
-                self.templates.push(i);
-            }
-        }
-        let keys = Keys::for_tool(resource.resolvers());
-        self.resources.push(ResourceEntry {
-            single_use: keys.any_once(),
-            keys: Arc::new(keys),
-            resource: Arc::new(resource),
-            scopes: definition.scopes.clone().into(),
-            definition,
-        });
+        self.register(item);
         self.capabilities.resources = Some(ResourcesCapability { subscribe: Some(true) });
         self
+    }
+    /// Adds `item` to the registry; a name, URI or template registered twice is a programming
+    /// error, and panics saying which.
+    fn register(&mut self, item: Item) {
+        if let Err(twice) = self.registry.add(item) {
+            panic!("{twice}");
+        }
     }
     /// The largest frame (one JSON-RPC message) accepted, in bytes; larger frames are refused with
     /// -32600 and the connection goes on. Default 4 MiB.
@@ -759,52 +658,48 @@ impl Server {
     }
     /// The registered resources' definitions (static and templates), in registration order.
     pub fn resources(&self) -> Vec<&ResourceDefinition> {
-        self.resources.iter().map(|r| &r.definition).collect()
+        self.registry
+            .of(Kind::Resource)
+            .filter_map(|r| r.resource_definition())
+            .collect()
     }
     /// The registered prompts' definitions, in registration order.
     pub fn prompts(&self) -> Vec<&PromptDefinition> {
-        self.prompts.iter().map(|p| &p.definition).collect()
+        self.registry
+            .of(Kind::Prompt)
+            .filter_map(|p| p.prompt_definition())
+            .collect()
     }
 }
 
 /// What the protocol layer reads of a built server.
 impl Server {
-    pub(crate) fn entry(&self, name: &str) -> Option<&Entry> {
-        self.index.get(name).map(|&i| &self.entries[i])
+    /// The tool named `name`.
+    pub(crate) fn tool_item(&self, name: &str) -> Option<&Arc<Item>> {
+        self.registry.tool(name)
     }
 
     /// Whether any prompt is registered: without one, the prompt methods are unknown (-32601),
     /// as the capability is not declared.
     pub(crate) fn has_prompts(&self) -> bool {
-        !self.prompts.is_empty()
+        self.registry.of(Kind::Prompt).next().is_some()
     }
 
     /// Whether any resource is registered (else the resource methods are unknown, -32601).
     pub(crate) fn has_resources(&self) -> bool {
-        !self.resources.is_empty()
+        self.registry.of(Kind::Resource).next().is_some()
     }
 
     /// The resource `uri` names, and the template's variables: an exact static URI first, then
     /// the templates in registration order. A URI longer than [`MAX_URI_BYTES`] is -32602; no
     /// resource is [`resource_not_found`] as `era` answers it.
-    pub(crate) fn find_resource(&self, uri: &str, era: Era) -> Result<(&ResourceEntry, Variables), ErrorObject> {
+    pub(crate) fn find_resource(&self, uri: &str, era: Era) -> Result<(&Arc<Item>, Variables), ErrorObject> {
         if uri.len() > MAX_URI_BYTES {
             return Err(ErrorObject::invalid_params(format!(
                 "Invalid params: `uri` is longer than {MAX_URI_BYTES} bytes"
             )));
         }
-        if let Some(&i) = self.resource_index.get(uri) {
-            return Ok((&self.resources[i], Vec::new()));
-        }
-        for &i in &self.templates {
-            let entry = &self.resources[i];
-            if let ResourceUri::Template(t) = &entry.definition.uri
-                && let Some(vars) = t.matches(uri)
-            {
-                return Ok((entry, vars));
-            }
-        }
-        Err(resource_not_found(uri, era))
+        self.registry.resource(uri).ok_or_else(|| resource_not_found(uri, era))
     }
 
     /// Whether some argument or template variable has a completer (else `completion/complete`
@@ -821,27 +716,28 @@ impl Server {
         req: &crate::completion::CompleteRequest,
     ) -> Result<(Option<crate::completion::Completer>, Arc<[String]>), ErrorObject> {
         if req.prompt {
-            let Some(entry) = self.prompt_entry(&req.target) else {
+            let Some((item, definition)) = self
+                .prompt_item(&req.target)
+                .and_then(|p| Some((p, p.prompt_definition()?)))
+            else {
                 return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", req.target))
                     .with_data(serde_json::json!({ "name": req.target })));
             };
-            let c = entry.definition.arguments.iter().find(|a| a.name == req.argument);
-            return Ok((c.and_then(|a| a.completer), entry.scopes.clone()));
+            let c = definition.arguments.iter().find(|a| a.name == req.argument);
+            return Ok((c.and_then(|a| a.completer), item.scopes.clone()));
         }
-        let entry = self.resources.iter().find(|r| match &r.definition.uri {
-            ResourceUri::Static(u) => *u == req.target,
-            ResourceUri::Template(t) => t.as_str() == req.target,
-        });
-        let Some(entry) = entry else {
+        let found = self.registry.resource_named(&req.target);
+        let Some((item, definition)) = found.and_then(|r| Some((r, r.resource_definition()?))) else {
             // An unknown completion target is a parameter error on both eras.
             return Err(resource_not_found(&req.target, Era::Stateless));
         };
-        let c = entry.definition.completers.iter().find(|(v, _)| *v == req.argument);
-        Ok((c.map(|(_, c)| *c), entry.scopes.clone()))
+        let c = definition.completers.iter().find(|(v, _)| *v == req.argument);
+        Ok((c.map(|(_, c)| *c), item.scopes.clone()))
     }
 
-    pub(crate) fn prompt_entry(&self, name: &str) -> Option<&PromptEntry> {
-        self.prompt_index.get(name).map(|&i| &self.prompts[i])
+    /// The prompt named `name`.
+    pub(crate) fn prompt_item(&self, name: &str) -> Option<&Arc<Item>> {
+        self.registry.prompt(name)
     }
 
     /// What URL-mode questions of a call by `principal` need.
@@ -912,7 +808,10 @@ impl Server {
         version: ProtocolVersion,
         principal: Option<&Principal>,
     ) -> Result<Box<RawValue>, ErrorObject> {
-        let items = self.definitions.iter().zip(self.entries.iter().map(|e| &e.scopes));
+        let items = self
+            .definitions
+            .iter()
+            .zip(self.registry.of(Kind::Tool).map(|t| &t.scopes));
         let (tools, for_caller) = visible(&self.tools_json, items, principal)?;
         let cache = self.list_hints(version, for_caller);
         self.complete_result(ListToolsResult { tools: &tools, cache }, version)
@@ -923,7 +822,7 @@ impl Server {
         version: ProtocolVersion,
         principal: Option<&Principal>,
     ) -> Result<Box<RawValue>, ErrorObject> {
-        let items = self.prompts.iter().map(|p| (&p.definition, &p.scopes));
+        let items = (self.registry.of(Kind::Prompt)).filter_map(|p| Some((p.prompt_definition()?, &p.scopes)));
         let (prompts, for_caller) = visible(&self.prompts_json, items, principal)?;
         let cache = self.list_hints(version, for_caller);
         self.complete_result(
@@ -940,9 +839,9 @@ impl Server {
         version: ProtocolVersion,
         principal: Option<&Principal>,
     ) -> Result<Box<RawValue>, ErrorObject> {
-        let items = (self.resources.iter())
-            .filter(|r| matches!(r.definition.uri, ResourceUri::Static(_)))
-            .map(|r| (&r.definition, &r.scopes));
+        let items = (self.registry.of(Kind::Resource))
+            .filter_map(|r| Some((r.resource_definition()?, &r.scopes)))
+            .filter(|(d, _)| matches!(d.uri, ResourceUri::Static(_)));
         let (resources, for_caller) = visible(&self.resources_json, items, principal)?;
         let cache = self.list_hints(version, for_caller);
         self.complete_result(
@@ -959,10 +858,7 @@ impl Server {
         version: ProtocolVersion,
         principal: Option<&Principal>,
     ) -> Result<Box<RawValue>, ErrorObject> {
-        let items = self
-            .templates
-            .iter()
-            .map(|&i| (&self.resources[i].definition, &self.resources[i].scopes));
+        let items = (self.registry.templates()).filter_map(|r| Some((r.resource_definition()?, &r.scopes)));
         let (resource_templates, for_caller) = visible(&self.templates_json, items, principal)?;
         let cache = self.list_hints(version, for_caller);
         self.complete_result(

@@ -4,12 +4,12 @@
 //! a prompt's or resource's, JSON-RPC errors.
 
 use super::Server;
+use super::registry::{Body, Finished, Input, Item, Kind};
 use crate::access::Forbidden;
 use crate::budget::{Budget, EXPANSION, Hold, Short, max_tree_cost, tree_cost};
 use crate::context::{Context, ContextParts};
 use crate::peer::{Outbound, Peer};
 use crate::principal::Principal;
-use crate::prompt::{Prompt, PromptCall};
 use crate::protocol::envelope::Envelope;
 use crate::protocol::jsonrpc::raw_str;
 use crate::protocol::messages::{InputRequiredResult, ParamsHead};
@@ -20,8 +20,6 @@ use crate::resolve::def::ResolveSlot;
 use crate::resolve::engine::Keys;
 use crate::resolve::engine::{Asker, Engine, Outcome};
 use crate::resolve::state::{CallBinding, RoundState, invalid_state};
-use crate::resource::{Resource, ResourceCall, ResourceUri};
-use crate::tool::{Tool, ToolCall};
 use crate::tool_result::CallToolResult;
 use futures_util::FutureExt;
 use serde_json::value::RawValue;
@@ -52,34 +50,19 @@ pub(crate) enum Route {
 /// What a call runs once admitted. Every kind shares the rest of [`PendingCall`]: the scopes
 /// check, the JSON budget, the `Context`, cancellation and the panic guard; only the body differs.
 pub(crate) enum Work {
-    /// `tools/call`: resolvers (the engine), then the tool body; `closed`: the only argument
-    /// names its schema allows, when it allows no others.
-    Tool {
-        tool: Arc<dyn Tool>,
-        keys: Arc<Keys>,
-        closed: Option<Arc<[String]>>,
+    /// `tools/call`, `prompts/get`, `resources/read`: resolvers (the engine), then the item's
+    /// body, with a resource's template variables (empty for the other kinds).
+    Item {
+        item: Arc<Item>,
+        variables: Vec<(String, String)>,
     },
-    /// `prompts/get`: resolvers, then the prompt body (arguments checked when the call was read).
-    Prompt { prompt: Arc<dyn Prompt>, keys: Arc<Keys> },
     /// `completion/complete`: a completer (none: no values) and the value typed so far.
     Complete {
         completer: Option<crate::completion::Completer>,
         value: String,
     },
-    /// `resources/read`: resolvers, then the resource body, with the template's variables.
-    Resource(Box<ResourceRead>),
     /// `subscriptions/listen` (2026-07-28): a stream of the notifications it honours.
     Listen(Box<super::listen::Listen>),
-}
-
-/// What a `resources/read` runs (boxed: the largest kind of [`Work`]).
-pub(crate) struct ResourceRead {
-    resource: Arc<dyn Resource>,
-    keys: Arc<Keys>,
-    variables: Vec<(String, String)>,
-    /// Its template (its URI when static): what the question limit counts, so one caller
-    /// reading many URIs of a template spends one budget.
-    item: String,
 }
 
 impl Work {
@@ -87,7 +70,7 @@ impl Work {
     /// template, else the name (a tool's or prompt's).
     fn item<'a>(&'a self, name: &'a str) -> &'a str {
         match self {
-            Self::Resource(read) => &read.item,
+            Self::Item { item, .. } => &item.id,
             _ => name,
         }
     }
@@ -95,9 +78,7 @@ impl Work {
     /// What the caller asked for, in messages (`tool`, `prompt`, `resource`).
     fn kind(&self) -> &'static str {
         match self {
-            Self::Tool { .. } => "tool",
-            Self::Prompt { .. } => "prompt",
-            Self::Resource(_) => "resource",
+            Self::Item { item, .. } => item.kind().as_str(),
             Self::Complete { .. } => "completion target",
             Self::Listen(_) => "subscription",
         }
@@ -106,9 +87,7 @@ impl Work {
     /// The method, which sealed state is bound to.
     fn method(&self) -> &'static str {
         match self {
-            Self::Tool { .. } => "tools/call",
-            Self::Prompt { .. } => "prompts/get",
-            Self::Resource(_) => "resources/read",
+            Self::Item { item, .. } => item.kind().method(),
             Self::Complete { .. } => "completion/complete",
             Self::Listen(_) => "subscriptions/listen",
         }
@@ -234,21 +213,16 @@ impl PendingCall {
 
     fn read_tool(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Result<Self, ErrorObject> {
         let name = required_str(head.name, "name")?;
-        let Some(entry) = server.entry(&name) else {
+        let Some(item) = server.tool_item(&name) else {
             return Err(ErrorObject::invalid_params(format!("Unknown tool: {name}")).with_data(json!({ "name": name })));
         };
-        let work = Work::Tool {
-            tool: entry.tool.clone(),
-            keys: entry.keys.clone(),
-            closed: entry.closed_arguments.clone(),
-        };
-        Ok(Self::new(
-            work,
-            (entry.scopes.clone(), entry.single_use),
+        Self::of_item(
+            item,
+            Vec::new(),
             name.into_owned(),
             envelope,
             Common::read(server, head)?,
-        ))
+        )
     }
 
     /// Reads a `prompts/get`'s params: the prompt (known, or -32602), its arguments (strings,
@@ -259,24 +233,17 @@ impl PendingCall {
 
     fn read_prompt(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Result<Self, ErrorObject> {
         let name = required_str(head.name, "name")?;
-        let Some(entry) = server.prompt_entry(&name) else {
+        let Some((item, definition)) = server
+            .prompt_item(&name)
+            .and_then(|p| Some((p, p.prompt_definition()?)))
+        else {
             return Err(
                 ErrorObject::invalid_params(format!("Unknown prompt: {name}")).with_data(json!({ "name": name }))
             );
         };
         let common = Common::read(server, head)?;
-        crate::prompt::check_arguments(&entry.definition, &common.arguments)?;
-        let work = Work::Prompt {
-            prompt: entry.prompt.clone(),
-            keys: entry.keys.clone(),
-        };
-        Ok(Self::new(
-            work,
-            (entry.scopes.clone(), entry.single_use),
-            name.into_owned(),
-            envelope,
-            common,
-        ))
+        crate::prompt::check_arguments(definition, &common.arguments)?;
+        Self::of_item(item, Vec::new(), name.into_owned(), envelope, common)
     }
 
     /// Reads a `resources/read`'s params: the URI (a static resource's, or one a template
@@ -287,23 +254,28 @@ impl PendingCall {
 
     fn read_resource(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Result<Self, ErrorObject> {
         let uri = required_str(head.uri, "uri")?;
-        let (entry, variables) = server.find_resource(&uri, envelope.version.era())?;
-        let item = match &entry.definition.uri {
-            ResourceUri::Static(u) => u.clone(),
-            ResourceUri::Template(t) => t.as_str().to_owned(),
-        };
-        let work = Work::Resource(Box::new(ResourceRead {
-            resource: entry.resource.clone(),
-            keys: entry.keys.clone(),
+        let (item, variables) = server.find_resource(&uri, envelope.version.era())?;
+        Self::of_item(item, variables, uri.into_owned(), envelope, Common::read(server, head)?)
+    }
+
+    /// A call of a tool, prompt or resource named `name` (a resource: by its URI).
+    fn of_item(
+        item: &Arc<Item>,
+        variables: Vec<(String, String)>,
+        name: String,
+        envelope: Envelope,
+        common: Common,
+    ) -> Result<Self, ErrorObject> {
+        let work = Work::Item {
+            item: item.clone(),
             variables,
-            item,
-        }));
+        };
         Ok(Self::new(
             work,
-            (entry.scopes.clone(), entry.single_use),
-            uri.into_owned(),
+            (item.scopes.clone(), item.single_use),
+            name,
             envelope,
-            Common::read(server, head)?,
+            common,
         ))
     }
 
@@ -434,7 +406,7 @@ impl PendingCall {
             (Some(token), true) => {
                 // A resource's state is bound to its URI and the variables read from it.
                 let variables = match &work {
-                    Work::Resource(read) => Some(variables_map(&read.variables)),
+                    Work::Item { item, variables } if item.kind() == Kind::Resource => Some(variables_map(variables)),
                     _ => None,
                 };
                 let bound = binding(
@@ -499,65 +471,71 @@ impl PendingCall {
             Work::Listen(_) => Err(ErrorObject::internal(
                 "Internal error: a listen stream was run as a call",
             )),
-            Work::Tool { tool, keys, closed } => {
-                // Tools: "Validate all tool inputs": a name the schema does not allow is refused
-                // before anything runs, as a result the model can correct.
-                if let Some(known) = closed
-                    && let Some(unknown) = arguments.keys().find(|k| !known.contains(k))
-                {
-                    let takes = if known.is_empty() {
-                        "it takes no arguments".to_owned()
-                    } else {
-                        let names: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
-                        format!("it takes {}", names.join(", "))
-                    };
-                    let shown: String = unknown.chars().take(64).collect();
-                    let message = format!("argument `{shown}`: tool `{name}` has no such argument; {takes}");
-                    return finish(server, CallToolResult::error(message), version);
+            Work::Item { item, variables } => {
+                let kind = item.kind();
+                if kind == Kind::Tool {
+                    // Tools: "Validate all tool inputs": a name the schema does not allow is
+                    // refused before anything runs, as a result the model can correct.
+                    if let Some(known) = &item.closed_arguments
+                        && let Some(unknown) = arguments.keys().find(|k| !known.contains(k))
+                    {
+                        let takes = if known.is_empty() {
+                            "it takes no arguments".to_owned()
+                        } else {
+                            let names: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
+                            format!("it takes {}", names.join(", "))
+                        };
+                        let shown: String = unknown.chars().take(64).collect();
+                        let message = format!("argument `{shown}`: tool `{name}` has no such argument; {takes}");
+                        return finish(server, CallToolResult::error(message), version);
+                    }
+                    if let Body::Tool(tool) = &item.body
+                        && !tool.resolvers().is_empty()
+                        && let Err(result) = tool.check_arguments(&arguments)
+                    {
+                        return finish(server, result, version);
+                    }
                 }
-                if !tool.resolvers().is_empty()
-                    && let Err(result) = tool.check_arguments(&arguments)
-                {
-                    return finish(server, result, version);
-                }
-                let (arguments, resolved) = match resolving(tool.resolvers(), keys)
-                    .run(server, &name, arguments, &context)
+                // A resource's resolvers read its template's variables as their arguments.
+                let read = match kind {
+                    Kind::Resource => variables_map(&variables),
+                    _ => arguments,
+                };
+                let (arguments, resolved) = match resolving(item.resolvers(), item.keys.clone())
+                    .run(server, &name, read, &context)
                     .await
                 {
                     Resolved::Ready(arguments, values) => (arguments, values),
-                    Resolved::Stop(message) => return finish(server, CallToolResult::error(message), version),
-                    Resolved::Answer(answer) => return answer,
-                };
-                let mut call = ToolCall::new(arguments, context);
-                call.resolved = resolved;
-                let result = match AssertUnwindSafe(tool.call(call)).catch_unwind().await {
-                    Ok(r) => r,
-                    Err(payload) => panicked(&name, &payload),
-                };
-                finish(server, result, version)
-            }
-            Work::Prompt { prompt, keys } => {
-                let (arguments, resolved) = match resolving(prompt.resolvers(), keys)
-                    .run(server, &name, arguments, &context)
-                    .await
-                {
-                    Resolved::Ready(arguments, values) => (arguments, values),
+                    Resolved::Stop(message) if kind == Kind::Tool => {
+                        return finish(server, CallToolResult::error(message), version);
+                    }
                     Resolved::Stop(message) => return Err(ErrorObject::internal(message)),
                     Resolved::Answer(answer) => return answer,
                 };
-                let mut call = PromptCall::new(arguments, context);
-                call.resolved = resolved;
-                let result = match AssertUnwindSafe(async move { prompt.get(call).await })
-                    .catch_unwind()
-                    .await
-                {
-                    Ok(r) => r?,
-                    Err(payload) => {
-                        panic_text("prompt", &name, &payload);
-                        return Err(ErrorObject::internal(format!("prompt `{name}` failed: internal error")));
-                    }
+                let input = Input {
+                    name: name.clone(),
+                    arguments,
+                    variables,
+                    context,
                 };
-                server.complete_result(&result, version)
+                // One guard for every kind: a panic, where the body is called or while it runs.
+                let body = AssertUnwindSafe(async { item.run(input, resolved).await }).catch_unwind();
+                match body.await {
+                    Ok(Ok(Finished::Tool(result))) => finish(server, result, version),
+                    Ok(Ok(Finished::Prompt(result))) => server.complete_result(&result, version),
+                    Ok(Ok(Finished::Resource(contents))) => server.read_result(&name, &contents, version, retry),
+                    Ok(Err(e)) => Err(e),
+                    Err(payload) => {
+                        panic_text(kind.as_str(), &name, &payload);
+                        let failed = format!("{} `{name}` failed: internal error", kind.as_str());
+                        match kind {
+                            // A tool's failure is a result the model sees; a prompt's or a
+                            // resource's, a JSON-RPC error.
+                            Kind::Tool => finish(server, CallToolResult::error(failed), version),
+                            Kind::Prompt | Kind::Resource => Err(ErrorObject::internal(failed)),
+                        }
+                    }
+                }
             }
             Work::Complete { completer, value } => {
                 let values = match completer {
@@ -576,37 +554,6 @@ impl PendingCall {
                     },
                 };
                 server.complete_result(crate::completion::CompleteResult::capped(values), version)
-            }
-            Work::Resource(read) => {
-                let ResourceRead {
-                    resource,
-                    keys,
-                    variables,
-                    item: _,
-                } = *read;
-                let resolved = match resolving(resource.resolvers(), keys)
-                    .run(server, &name, variables_map(&variables), &context)
-                    .await
-                {
-                    Resolved::Ready(_, values) => values,
-                    Resolved::Stop(message) => return Err(ErrorObject::internal(message)),
-                    Resolved::Answer(answer) => return answer,
-                };
-                let mut call = ResourceCall::new(name.clone(), variables, context);
-                call.resolved = resolved;
-                let contents = match AssertUnwindSafe(async move { resource.read(call).await })
-                    .catch_unwind()
-                    .await
-                {
-                    Ok(r) => r?,
-                    Err(payload) => {
-                        panic_text("resource", &name, &payload);
-                        return Err(ErrorObject::internal(format!(
-                            "resource `{name}` failed: internal error"
-                        )));
-                    }
-                };
-                server.read_result(&name, &contents, version, retry)
             }
         }
     }
@@ -747,11 +694,6 @@ fn finish(server: &Server, result: CallToolResult, version: ProtocolVersion) -> 
         Some(error) => Err(*error),
         None => server.complete_result(&result, version),
     }
-}
-
-fn panicked(tool: &str, payload: &Box<dyn std::any::Any + Send>) -> CallToolResult {
-    panic_text("tool", tool, payload);
-    CallToolResult::error(format!("tool `{tool}` failed: internal error"))
 }
 
 /// Logs a panic of the server author's code (rate-limited); the client sees only that it failed.

@@ -7,6 +7,7 @@ pub(crate) mod builder;
 pub(crate) mod call;
 pub(crate) mod listen;
 pub(crate) mod rate;
+pub(crate) mod registry;
 pub(crate) mod session;
 
 pub use builder::{CacheScope, Server};

@@ -71,7 +71,7 @@ fn check_headers(
         }
     }
     if method == "tools/call"
-        && let Some(entry) = name.as_deref().and_then(|n| server.entry(n))
+        && let Some(entry) = name.as_deref().and_then(|n| server.tool_item(n))
         && !entry.mirrored.is_empty()
         && let Err(why) = super::mirror::check_params(headers, head.arguments, &entry.mirrored)
     {

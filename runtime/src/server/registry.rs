@@ -1,0 +1,330 @@
+//! What the server keeps of each registered tool, prompt and resource: one [`Item`], built once
+//! at registration, whatever its kind. Reading a call, running it (resolvers, then the body under
+//! one panic guard) and answering it go through `Item`; only [`Body`] and [`Finished`] know the
+//! three kinds apart.
+
+use crate::prompt::{GetPromptResult, Prompt, PromptCall, PromptDefinition};
+use crate::protocol::ErrorObject;
+use crate::protocol::content::ResourceContents;
+use crate::question::Settled;
+use crate::resolve::def::ResolveSlot;
+use crate::resolve::engine::Keys;
+use crate::resource::{Resource, ResourceCall, ResourceDefinition, ResourceUri};
+use crate::tool::{Tool, ToolCall, ToolDefinition};
+use crate::tool_result::CallToolResult;
+use futures_util::future::BoxFuture;
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// A template's variables and their values, in the template's order.
+pub(crate) type Variables = Vec<(String, String)>;
+
+/// What an item is: the one place its name in messages and its method live.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Tool,
+    Prompt,
+    Resource,
+}
+
+impl Kind {
+    /// Its name in messages (`tool`, `prompt`, `resource`).
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Tool => "tool",
+            Self::Prompt => "prompt",
+            Self::Resource => "resource",
+        }
+    }
+
+    /// The method that runs it, which sealed state is bound to.
+    pub(crate) fn method(self) -> &'static str {
+        match self {
+            Self::Tool => "tools/call",
+            Self::Prompt => "prompts/get",
+            Self::Resource => "resources/read",
+        }
+    }
+}
+
+/// The server author's code behind an item, with the definition the server reads at call time.
+pub(crate) enum Body {
+    Tool(Arc<dyn Tool>),
+    /// Its definition: the arguments `prompts/get` checks, the completers.
+    Prompt(Arc<dyn Prompt>, PromptDefinition),
+    /// Its definition: the URI or template `resources/read` matches, the completers.
+    Resource(Arc<dyn Resource>, ResourceDefinition),
+}
+
+/// A registered tool, prompt or resource.
+pub(crate) struct Item {
+    pub(crate) body: Body,
+    /// The keys of its resolvers' questions.
+    pub(crate) keys: Arc<Keys>,
+    /// The scopes a caller needs (from the definition).
+    pub(crate) scopes: Arc<[String]>,
+    /// Its answers are single-use: a resolver it reaches is `#[resolver(once)]`, or (tools) it
+    /// is destructive and asks ([`ToolDefinition::single_use`]).
+    pub(crate) single_use: bool,
+    /// What the question limit counts: a tool's or prompt's name, a resource's template (its
+    /// URI when static), so one caller reading many URIs of a template spends one budget.
+    pub(crate) id: String,
+    /// Tools: arguments mirrored into `Mcp-Param-*` headers (header name, path of property
+    /// names); empty for the other kinds.
+    pub(crate) mirrored: Arc<[(String, Vec<String>)]>,
+    /// Tools: the argument names its `inputSchema` allows, when it allows no others
+    /// (`additionalProperties: false`).
+    pub(crate) closed_arguments: Option<Arc<[String]>>,
+}
+
+impl Item {
+    /// A tool, and its definition (which the server lists).
+    pub(crate) fn tool(tool: impl Tool) -> (Self, ToolDefinition) {
+        let def = tool.definition();
+        let keys = Keys::of(tool.resolvers());
+        let single_use = def.single_use(keys.any_once(), !tool.resolvers().is_empty());
+        let item = Self {
+            id: def.name.clone(),
+            scopes: def.scopes.clone().into(),
+            mirrored: crate::tool::mirrored_arguments(&def.input_schema).into(),
+            closed_arguments: crate::tool::closed_arguments(&def.input_schema),
+            single_use,
+            keys: Arc::new(keys),
+            body: Body::Tool(Arc::new(tool)),
+        };
+        (item, def)
+    }
+
+    /// A prompt.
+    pub(crate) fn prompt(prompt: impl Prompt) -> Self {
+        let definition = prompt.definition();
+        let keys = Keys::of(prompt.resolvers());
+        Self::new(
+            definition.name.clone(),
+            definition.scopes.clone().into(),
+            keys,
+            Body::Prompt(Arc::new(prompt), definition),
+        )
+    }
+
+    /// A resource, static or template.
+    pub(crate) fn resource(resource: impl Resource) -> Self {
+        let definition = resource.definition();
+        let keys = Keys::of(resource.resolvers());
+        let id = match &definition.uri {
+            ResourceUri::Static(u) => u.clone(),
+            ResourceUri::Template(t) => t.as_str().to_owned(),
+        };
+        Self::new(
+            id,
+            definition.scopes.clone().into(),
+            keys,
+            Body::Resource(Arc::new(resource), definition),
+        )
+    }
+
+    /// A prompt or resource: single-use when a resolver it reaches is `#[resolver(once)]`.
+    fn new(id: String, scopes: Arc<[String]>, keys: Keys, body: Body) -> Self {
+        Self {
+            single_use: keys.any_once(),
+            keys: Arc::new(keys),
+            body,
+            scopes,
+            id,
+            mirrored: Arc::from(Vec::new()),
+            closed_arguments: None,
+        }
+    }
+
+    pub(crate) fn kind(&self) -> Kind {
+        match self.body {
+            Body::Tool(_) => Kind::Tool,
+            Body::Prompt(..) => Kind::Prompt,
+            Body::Resource(..) => Kind::Resource,
+        }
+    }
+
+    /// Its `#[resolve]` parameters.
+    pub(crate) fn resolvers(&self) -> &'static [ResolveSlot] {
+        match &self.body {
+            Body::Tool(t) => t.resolvers(),
+            Body::Prompt(p, _) => p.resolvers(),
+            Body::Resource(r, _) => r.resolvers(),
+        }
+    }
+
+    /// The prompt's definition (`None` for another kind).
+    pub(crate) fn prompt_definition(&self) -> Option<&PromptDefinition> {
+        match &self.body {
+            Body::Prompt(_, d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The resource's definition (`None` for another kind).
+    pub(crate) fn resource_definition(&self) -> Option<&ResourceDefinition> {
+        match &self.body {
+            Body::Resource(_, d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// Runs the body with its arguments (a resource: the URI `name` and its template's
+    /// variables) and its resolved values.
+    pub(crate) fn run(
+        &self,
+        input: Input,
+        resolved: Vec<Settled>,
+    ) -> BoxFuture<'static, Result<Finished, ErrorObject>> {
+        let Input {
+            name,
+            arguments,
+            variables,
+            context,
+        } = input;
+        match &self.body {
+            Body::Tool(tool) => {
+                let mut call = ToolCall::new(arguments, context);
+                call.resolved = resolved;
+                let body = tool.call(call);
+                Box::pin(async move { Ok(Finished::Tool(body.await)) })
+            }
+            Body::Prompt(prompt, _) => {
+                let mut call = PromptCall::new(arguments, context);
+                call.resolved = resolved;
+                let body = prompt.get(call);
+                Box::pin(async move { body.await.map(Finished::Prompt) })
+            }
+            Body::Resource(resource, _) => {
+                let mut call = ResourceCall::new(name, variables, context);
+                call.resolved = resolved;
+                let body = resource.read(call);
+                Box::pin(async move { body.await.map(Finished::Resource) })
+            }
+        }
+    }
+}
+
+/// What a body is called with.
+pub(crate) struct Input {
+    /// The tool's or prompt's name, the resource's URI.
+    pub(crate) name: String,
+    pub(crate) arguments: Map<String, Value>,
+    /// A resource's template variables (empty for the other kinds).
+    pub(crate) variables: Variables,
+    pub(crate) context: crate::context::Context,
+}
+
+/// What a body returned.
+pub(crate) enum Finished {
+    Tool(CallToolResult),
+    Prompt(GetPromptResult),
+    Resource(Vec<ResourceContents>),
+}
+
+/// Every registered item, found by what a request names: a tool's or prompt's name, a static
+/// resource's URI, or the first template (in registration order) that matches a URI.
+#[derive(Default)]
+pub(crate) struct Registry {
+    items: Vec<Arc<Item>>,
+    /// Per kind, in registration order: positions in `items`.
+    tools: Vec<usize>,
+    prompts: Vec<usize>,
+    resources: Vec<usize>,
+    tool_names: HashMap<String, usize>,
+    prompt_names: HashMap<String, usize>,
+    /// Static resources by URI.
+    static_uris: HashMap<String, usize>,
+    /// Template resources, matched in registration order.
+    templates: Vec<usize>,
+}
+
+impl Registry {
+    /// Adds `item`; one with the same name, URI or template already registered is refused with
+    /// the message the server panics with (a programming error).
+    pub(crate) fn add(&mut self, item: Item) -> Result<(), String> {
+        let i = self.items.len();
+        match &item.body {
+            Body::Tool(_) => {
+                if self.tool_names.insert(item.id.clone(), i).is_some() {
+                    return Err(format!("a tool named `{}` is already registered", item.id));
+                }
+                self.tools.push(i);
+            }
+            Body::Prompt(..) => {
+                if self.prompt_names.insert(item.id.clone(), i).is_some() {
+                    return Err(format!("a prompt named `{}` is already registered", item.id));
+                }
+                self.prompts.push(i);
+            }
+            Body::Resource(_, definition) => {
+                match &definition.uri {
+                    ResourceUri::Static(uri) => {
+                        if self.static_uris.insert(uri.clone(), i).is_some() {
+                            return Err(format!("a resource with the URI `{uri}` is already registered"));
+                        }
+                    }
+                    ResourceUri::Template(t) => {
+                        if self.templates.iter().any(|&j| self.items[j].id == item.id) {
+                            return Err(format!(
+                                "a resource with the URI template `{}` is already registered",
+                                t.as_str()
+                            ));
+                        }
+                        self.templates.push(i);
+                    }
+                }
+                self.resources.push(i);
+            }
+        }
+        self.items.push(Arc::new(item));
+        Ok(())
+    }
+
+    /// The items of `kind`, in registration order.
+    pub(crate) fn of(&self, kind: Kind) -> impl Iterator<Item = &Arc<Item>> + Clone {
+        let order = match kind {
+            Kind::Tool => &self.tools,
+            Kind::Prompt => &self.prompts,
+            Kind::Resource => &self.resources,
+        };
+        order.iter().map(|&i| &self.items[i])
+    }
+
+    /// The template resources, in registration order.
+    pub(crate) fn templates(&self) -> impl Iterator<Item = &Arc<Item>> + Clone {
+        self.templates.iter().map(|&i| &self.items[i])
+    }
+
+    pub(crate) fn tool(&self, name: &str) -> Option<&Arc<Item>> {
+        self.tool_names.get(name).map(|&i| &self.items[i])
+    }
+
+    pub(crate) fn prompt(&self, name: &str) -> Option<&Arc<Item>> {
+        self.prompt_names.get(name).map(|&i| &self.items[i])
+    }
+
+    /// The resource `uri` names, and its template's variables: an exact static URI first, then
+    /// the templates in registration order.
+    pub(crate) fn resource(&self, uri: &str) -> Option<(&Arc<Item>, Variables)> {
+        if let Some(&i) = self.static_uris.get(uri) {
+            return Some((&self.items[i], Vec::new()));
+        }
+        self.templates()
+            .find_map(|item| match item.resource_definition().map(|d| &d.uri) {
+                Some(ResourceUri::Template(t)) => t.matches(uri).map(|vars| (item, vars)),
+                _ => None,
+            })
+    }
+
+    /// The resource whose URI or template is `target` (what `completion/complete` names).
+    pub(crate) fn resource_named(&self, target: &str) -> Option<&Arc<Item>> {
+        self.of(Kind::Resource).find(|item| item.id == target)
+    }
+
+    /// The tools' names, for a debug print.
+    pub(crate) fn tool_names(&self) -> Vec<&str> {
+        self.of(Kind::Tool).map(|t| t.id.as_str()).collect()
+    }
+}
