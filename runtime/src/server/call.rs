@@ -16,8 +16,6 @@ use crate::protocol::messages::{InputRequiredResult, ParamsHead};
 use crate::protocol::{Era, ErrorObject, ProtocolVersion, RequestId};
 use crate::question::Settled;
 use crate::resolve::ask::{BackChannel, Collect};
-use crate::resolve::def::ResolveSlot;
-use crate::resolve::engine::Keys;
 use crate::resolve::engine::{Asker, Engine, Outcome};
 use crate::resolve::state::{CallBinding, RoundState, invalid_state};
 use crate::tool_result::CallToolResult;
@@ -453,19 +451,6 @@ impl PendingCall {
         });
         // However the call ends, its context sends no progress after its answer.
         let _finished = FinishOnDrop(context.clone());
-        let (kind, method) = (work.kind(), work.method());
-        let item = work.item(&name).to_owned();
-        let resolving = |slots, keys| Resolving {
-            kind,
-            item,
-            method,
-            slots,
-            keys,
-            input_responses,
-            state,
-            principal,
-            peer,
-        };
         match work {
             // Served before a `Context` is made (see the top of this function).
             Work::Listen(_) => Err(ErrorObject::internal(
@@ -501,10 +486,14 @@ impl PendingCall {
                     Kind::Resource => variables_map(&variables),
                     _ => arguments,
                 };
-                let (arguments, resolved) = match resolving(item.resolvers(), item.keys.clone())
-                    .run(server, &name, read, &context)
-                    .await
-                {
+                let resolving = Resolving {
+                    item: item.clone(),
+                    input_responses,
+                    state,
+                    principal,
+                    peer,
+                };
+                let (arguments, resolved) = match resolving.run(server, &name, read, &context).await {
                     Resolved::Ready(arguments, values) => (arguments, values),
                     Resolved::Stop(message) if kind == Kind::Tool => {
                         return finish(server, CallToolResult::error(message), version);
@@ -579,12 +568,7 @@ enum Resolved {
 
 /// The resolver part of a call, the same for tools, prompts and resources.
 struct Resolving {
-    kind: &'static str,
-    /// What the question limit counts ([`Work::item`]).
-    item: String,
-    method: &'static str,
-    slots: &'static [ResolveSlot],
-    keys: Arc<Keys>,
+    item: Arc<Item>,
     input_responses: Map<String, Value>,
     state: RoundState,
     principal: Option<Principal>,
@@ -597,16 +581,13 @@ impl Resolving {
     /// `arguments`.
     async fn run(self, server: &Server, name: &str, arguments: Map<String, Value>, context: &Context) -> Resolved {
         let Self {
-            kind,
             item,
-            method,
-            slots,
-            keys,
             input_responses,
             state,
             principal,
             peer,
         } = self;
+        let (kind, method, slots) = (item.kind().as_str(), item.kind().method(), item.resolvers());
         if slots.is_empty() {
             return Resolved::Ready(arguments, Vec::new());
         }
@@ -626,8 +607,8 @@ impl Resolving {
         };
         let engine = Engine::new(
             kind,
-            (name, &item),
-            &keys,
+            (name, &item.id),
+            &item.keys,
             shared.clone(),
             context.clone(),
             asker,
