@@ -1,131 +1,22 @@
 //! The server as its author builds it: identity, tools, limits. Built once, then shared by every
 //! connection.
 
+use super::config::{CacheScope, Config};
 use crate::budget::Budget;
 use crate::principal::Principal;
 use crate::prompt::PromptDefinition;
 use crate::protocol::jsonrpc::to_raw;
-use crate::protocol::messages::{
-    CacheHints, DiscoverResult, Empty, InitializeResult, ListChanged, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, ReadResourceResult, ResourcesCapability, ResultMeta, ServerCapabilities,
-    Stamped,
-};
-use crate::protocol::{Era, ErrorObject, Implementation, ProtocolVersion};
+use crate::protocol::messages::{Empty, ListChanged, ResourcesCapability, ResultMeta, ServerCapabilities};
+use crate::protocol::{ErrorObject, Implementation};
 use crate::register::{IntoPrompt, IntoResource, IntoTool};
-use crate::resource::{MAX_URI_BYTES, ResourceContents, ResourceDefinition, ResourceUri};
+use crate::resource::ResourceDefinition;
 use crate::seal::{Sealer, StateKeys};
-use crate::server::registry::{Item, Kind, Registry, Variables};
+use crate::server::registry::{Item, Kind, Registry};
 use crate::store::SharedStore;
 use crate::tool::ToolDefinition;
-use serde::Serialize;
 use serde_json::value::RawValue;
-use std::borrow::Cow;
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
-
-/// Who may cache list results (`cacheScope` on 2026-07-28), with [`Server::list_cache`].
-///
-/// ```
-/// use mcp_resolve_runtime::{CacheScope, Server};
-/// let server = Server::new("notes").list_cache(60_000, CacheScope::Private);
-/// # let _ = server;
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CacheScope {
-    /// Any cache may keep the result.
-    Public,
-    /// Only the requesting user's cache may keep it.
-    Private,
-}
-
-impl CacheScope {
-    fn as_str(self) -> &'static str {
-        match self {
-            Self::Public => "public",
-            Self::Private => "private",
-        }
-    }
-}
-
-/// Limits and knobs. Every field has a safe default.
-#[derive(Clone, Debug)]
-pub(crate) struct Config {
-    pub(crate) max_frame_bytes: usize,
-    pub(crate) max_in_flight: usize,
-    pub(crate) list_ttl_ms: u64,
-    pub(crate) list_cache_scope: CacheScope,
-    pub(crate) max_rounds: u64,
-    pub(crate) elicitation_timeout: Duration,
-    /// `None` until keys are given, or made at the first seal.
-    pub(crate) sealer: Sealer,
-    pub(crate) audience: Option<String>,
-    /// Memory of the JSON trees made from clients' `arguments` and `inputResponses`.
-    pub(crate) json_memory: Budget,
-    /// How many calls of one connection or session may wait for the client's answer at once.
-    pub(crate) max_waiting: usize,
-    /// What outlives a request and is shared by replicas: used single-use answers, URL flows.
-    pub(crate) store: SharedStore,
-    /// How long a URL-mode flow waits for its page.
-    pub(crate) url_flow_ttl: Duration,
-    /// How long a 2026-07-28 retry whose user accepted a URL-mode question waits for the page
-    /// before asking again.
-    pub(crate) url_wait: Duration,
-    /// How many questions one tool, prompt or resource may ask one caller per window.
-    pub(crate) question_limit: Arc<crate::resolve::limit::QuestionLimit>,
-    /// The URL-mode flows each caller has waiting, and how many it may (shared with every
-    /// [`UrlFlows`](crate::UrlFlows) taken from the server, so the bound set later holds too).
-    pub(crate) waiting_flows: Arc<crate::url_flow::Waiting>,
-    /// The `subscriptions/listen` streams open, their bounds and lifetime.
-    pub(crate) listens: Arc<super::listen::ListenLimits>,
-    /// Scope implications the server declares: a broader scope → the narrower ones it grants.
-    pub(crate) scope_implications: HashMap<String, Vec<String>>,
-    /// URL-mode questions may be asked of unauthenticated callers ([`Server::anonymous_url_flows`]).
-    pub(crate) anonymous_url_flows: bool,
-    /// How often a handshake-era stdio client is pinged ([`Server::ping_interval`]).
-    pub(crate) ping_interval: Option<Duration>,
-    /// Calls per caller ([`Server::call_rate_limit`]); `None`: unlimited.
-    pub(crate) call_rate: Option<Arc<super::rate::CallRate>>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Self {
-            max_frame_bytes: 4 * 1024 * 1024,
-            max_in_flight: 64,
-            list_ttl_ms: 0,
-            list_cache_scope: CacheScope::Public,
-            max_rounds: 10,
-            elicitation_timeout: Duration::from_secs(600),
-            sealer: Sealer::new(None, Duration::from_secs(600)),
-            audience: None,
-            json_memory: Budget::new(256 * 1024 * 1024),
-            max_waiting: 64,
-            store: SharedStore(Arc::new(crate::store::MemoryStore::default())),
-            url_flow_ttl: Duration::from_secs(600),
-            url_wait: Duration::from_secs(30),
-            question_limit: Arc::new(crate::resolve::limit::QuestionLimit::new(100, Duration::from_secs(60))),
-            waiting_flows: Arc::default(),
-            listens: Arc::new(super::listen::ListenLimits::new(
-                1024,
-                16,
-                Duration::from_secs(24 * 3600),
-            )),
-            scope_implications: HashMap::new(),
-            anonymous_url_flows: false,
-            ping_interval: Some(Duration::from_secs(60)),
-            call_rate: Some(Arc::new(super::rate::CallRate::new(
-                std::num::NonZeroU32::MIN.saturating_add(DEFAULT_CALLS_PER_SECOND - 1),
-                std::num::NonZeroU32::MIN.saturating_add(DEFAULT_CALL_BURST - 1),
-            ))),
-        }
-    }
-}
-
-/// Calls per second one caller may make by default ([`Server::call_rate_limit`]).
-const DEFAULT_CALLS_PER_SECOND: u32 = 100;
-/// Calls one caller may make at once by default.
-const DEFAULT_CALL_BURST: u32 = 200;
 
 /// An MCP server: its identity, its tools, and its limits. Build it once, then serve it on a
 /// transport ([`Server::serve_stdio`], or [`crate::testing::TestClient`] in tests).
@@ -141,21 +32,21 @@ const DEFAULT_CALL_BURST: u32 = 200;
 /// assert!(server.tools().is_empty());
 /// ```
 pub struct Server {
-    info: Implementation,
-    instructions: Option<String>,
+    pub(super) info: Implementation,
+    pub(super) instructions: Option<String>,
     /// Every tool, prompt and resource.
-    registry: Registry,
+    pub(super) registry: Registry,
     /// The tools' definitions, in registration order.
-    definitions: Vec<ToolDefinition>,
+    pub(super) definitions: Vec<ToolDefinition>,
     /// `definitions` as `tools/list` sends them, serialized once, at the first listing.
-    tools_json: OnceLock<Result<Box<RawValue>, ErrorObject>>,
+    pub(super) tools_json: OnceLock<Result<Box<RawValue>, ErrorObject>>,
     /// The prompts' definitions as `prompts/list` sends them, serialized once.
-    prompts_json: OnceLock<Result<Box<RawValue>, ErrorObject>>,
-    resources_json: OnceLock<Result<Box<RawValue>, ErrorObject>>,
-    templates_json: OnceLock<Result<Box<RawValue>, ErrorObject>>,
-    capabilities: ServerCapabilities,
+    pub(super) prompts_json: OnceLock<Result<Box<RawValue>, ErrorObject>>,
+    pub(super) resources_json: OnceLock<Result<Box<RawValue>, ErrorObject>>,
+    pub(super) templates_json: OnceLock<Result<Box<RawValue>, ErrorObject>>,
+    pub(super) capabilities: ServerCapabilities,
     /// The `_meta` of every 2026-07-28 result (`serverInfo`), serialized once.
-    result_meta: Box<RawValue>,
+    pub(super) result_meta: Box<RawValue>,
     pub(crate) config: Config,
     /// Who subscribed to which resource ([`Server::resource_updates`]).
     pub(crate) updates: crate::updates::ResourceUpdates,
@@ -177,24 +68,6 @@ fn result_meta(info: &Implementation) -> Box<RawValue> {
 
 fn empty_object() -> Box<RawValue> {
     RawValue::from_string("{}".into()).unwrap_or_else(|_| unreachable!("`{{}}` is JSON"))
-}
-
-/// What a list shows `principal`: every item (serialized once, into `all`) when the caller holds
-/// the scopes of each; otherwise only the items it may use, serialized for this answer, and
-/// `true`: the list is this caller's. An item the caller lacks the scopes for is hidden, as a
-/// call of it would be refused.
-fn visible<'a, D: Serialize + 'a>(
-    all: &'a OnceLock<Result<Box<RawValue>, ErrorObject>>,
-    items: impl Iterator<Item = (&'a D, &'a Arc<[String]>)> + Clone,
-    principal: Option<&Principal>,
-) -> Result<(Cow<'a, RawValue>, bool), ErrorObject> {
-    let allowed = |(_, scopes): &(&'a D, &'a Arc<[String]>)| crate::access::allows(scopes, principal);
-    if items.clone().all(|item| allowed(&item)) {
-        let every = all.get_or_init(|| to_raw(&items.map(|(d, _)| d).collect::<Vec<_>>()));
-        return Ok((Cow::Borrowed(every.as_ref().map_err(Clone::clone)?), false));
-    }
-    let shown: Vec<&D> = items.filter(allowed).map(|(d, _)| d).collect();
-    Ok((Cow::Owned(to_raw(&shown)?), true))
 }
 
 impl Server {
@@ -670,267 +543,6 @@ impl Server {
             .filter_map(|p| p.prompt_definition())
             .collect()
     }
-}
-
-/// What the protocol layer reads of a built server.
-impl Server {
-    /// The tool named `name`.
-    pub(crate) fn tool_item(&self, name: &str) -> Option<&Arc<Item>> {
-        self.registry.tool(name)
-    }
-
-    /// Whether any prompt is registered: without one, the prompt methods are unknown (-32601),
-    /// as the capability is not declared.
-    pub(crate) fn has_prompts(&self) -> bool {
-        self.registry.of(Kind::Prompt).next().is_some()
-    }
-
-    /// Whether any resource is registered (else the resource methods are unknown, -32601).
-    pub(crate) fn has_resources(&self) -> bool {
-        self.registry.of(Kind::Resource).next().is_some()
-    }
-
-    /// The resource `uri` names, and the template's variables: an exact static URI first, then
-    /// the templates in registration order. A URI longer than [`MAX_URI_BYTES`] is -32602; no
-    /// resource is [`resource_not_found`] as `era` answers it.
-    pub(crate) fn find_resource(&self, uri: &str, era: Era) -> Result<(&Arc<Item>, Variables), ErrorObject> {
-        if uri.len() > MAX_URI_BYTES {
-            return Err(ErrorObject::invalid_params(format!(
-                "Invalid params: `uri` is longer than {MAX_URI_BYTES} bytes"
-            )));
-        }
-        self.registry.resource(uri).ok_or_else(|| resource_not_found(uri, era))
-    }
-
-    /// Whether some argument or template variable has a completer (else `completion/complete`
-    /// is unknown, -32601, as the capability is not declared).
-    pub(crate) fn has_completions(&self) -> bool {
-        self.capabilities.completions.is_some()
-    }
-
-    /// What `completion/complete` runs: the completer of the prompt's argument or the template's
-    /// variable (`None`: no completer, no values), and the target's scopes. An unknown prompt or
-    /// resource is -32602.
-    pub(crate) fn completer(
-        &self,
-        req: &crate::completion::CompleteRequest,
-    ) -> Result<(Option<crate::completion::Completer>, Arc<[String]>), ErrorObject> {
-        if req.prompt {
-            let Some((item, definition)) = self
-                .prompt_item(&req.target)
-                .and_then(|p| Some((p, p.prompt_definition()?)))
-            else {
-                return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", req.target))
-                    .with_data(serde_json::json!({ "name": req.target })));
-            };
-            let c = definition.arguments.iter().find(|a| a.name == req.argument);
-            return Ok((c.and_then(|a| a.completer), item.scopes.clone()));
-        }
-        let found = self.registry.resource_named(&req.target);
-        let Some((item, definition)) = found.and_then(|r| Some((r, r.resource_definition()?))) else {
-            // An unknown completion target is a parameter error on both eras.
-            return Err(resource_not_found(&req.target, Era::Stateless));
-        };
-        let c = definition.completers.iter().find(|(v, _)| *v == req.argument);
-        Ok((c.map(|(_, c)| *c), item.scopes.clone()))
-    }
-
-    /// The prompt named `name`.
-    pub(crate) fn prompt_item(&self, name: &str) -> Option<&Arc<Item>> {
-        self.registry.prompt(name)
-    }
-
-    /// What URL-mode questions of a call by `principal` need.
-    pub(crate) fn ask_context(
-        &self,
-        principal: Option<crate::principal::Principal>,
-    ) -> crate::resolve::ask::AskContext {
-        crate::resolve::ask::AskContext {
-            flows: self.url_flows(),
-            principal,
-            wait: self.config.url_wait,
-            limit: self.config.question_limit.clone(),
-            anonymous_url_flows: self.config.anonymous_url_flows,
-        }
-    }
-
-    /// The audience bound into sealed state.
-    pub(crate) fn audience(&self) -> &str {
-        self.config.audience.as_deref().unwrap_or(&self.info.name)
-    }
-
-    /// A result body as `version` sends it: 2026-07-28 results carry `resultType` (`kind`) and
-    /// the server's name in `_meta`; handshake-era results go as they are.
-    pub(crate) fn result<T: Serialize>(
-        &self,
-        body: T,
-        version: ProtocolVersion,
-        kind: &'static str,
-    ) -> Result<Box<RawValue>, ErrorObject> {
-        match version.era() {
-            Era::Stateless => to_raw(&Stamped {
-                body,
-                result_type: kind,
-                meta: &self.result_meta,
-            }),
-            Era::Handshake => to_raw(&body),
-        }
-    }
-
-    /// [`Server::result`] of a complete result.
-    pub(crate) fn complete_result<T: Serialize>(
-        &self,
-        body: T,
-        version: ProtocolVersion,
-    ) -> Result<Box<RawValue>, ErrorObject> {
-        self.result(body, version, "complete")
-    }
-
-    fn cache_hints(&self) -> CacheHints {
-        CacheHints {
-            ttl_ms: self.config.list_ttl_ms,
-            cache_scope: self.config.list_cache_scope.as_str(),
-        }
-    }
-
-    /// The caching hints of a list, when `version` sends them: `private` when the list was
-    /// made for this caller (scoped items hidden), whatever the configured scope.
-    fn list_hints(&self, version: ProtocolVersion, for_caller: bool) -> Option<CacheHints> {
-        let mut hints = (version.era() == Era::Stateless).then(|| self.cache_hints())?;
-        if for_caller {
-            hints.cache_scope = CacheScope::Private.as_str();
-        }
-        Some(hints)
-    }
-
-    pub(crate) fn list_tools(
-        &self,
-        version: ProtocolVersion,
-        principal: Option<&Principal>,
-    ) -> Result<Box<RawValue>, ErrorObject> {
-        let items = self
-            .definitions
-            .iter()
-            .zip(self.registry.of(Kind::Tool).map(|t| &t.scopes));
-        let (tools, for_caller) = visible(&self.tools_json, items, principal)?;
-        let cache = self.list_hints(version, for_caller);
-        self.complete_result(ListToolsResult { tools: &tools, cache }, version)
-    }
-
-    pub(crate) fn list_prompts(
-        &self,
-        version: ProtocolVersion,
-        principal: Option<&Principal>,
-    ) -> Result<Box<RawValue>, ErrorObject> {
-        let items = (self.registry.of(Kind::Prompt)).filter_map(|p| Some((p.prompt_definition()?, &p.scopes)));
-        let (prompts, for_caller) = visible(&self.prompts_json, items, principal)?;
-        let cache = self.list_hints(version, for_caller);
-        self.complete_result(
-            ListPromptsResult {
-                prompts: &prompts,
-                cache,
-            },
-            version,
-        )
-    }
-
-    pub(crate) fn list_resources(
-        &self,
-        version: ProtocolVersion,
-        principal: Option<&Principal>,
-    ) -> Result<Box<RawValue>, ErrorObject> {
-        let items = (self.registry.of(Kind::Resource))
-            .filter_map(|r| Some((r.resource_definition()?, &r.scopes)))
-            .filter(|(d, _)| matches!(d.uri, ResourceUri::Static(_)));
-        let (resources, for_caller) = visible(&self.resources_json, items, principal)?;
-        let cache = self.list_hints(version, for_caller);
-        self.complete_result(
-            ListResourcesResult {
-                resources: &resources,
-                cache,
-            },
-            version,
-        )
-    }
-
-    pub(crate) fn list_resource_templates(
-        &self,
-        version: ProtocolVersion,
-        principal: Option<&Principal>,
-    ) -> Result<Box<RawValue>, ErrorObject> {
-        let items = (self.registry.templates()).filter_map(|r| Some((r.resource_definition()?, &r.scopes)));
-        let (resource_templates, for_caller) = visible(&self.templates_json, items, principal)?;
-        let cache = self.list_hints(version, for_caller);
-        self.complete_result(
-            ListResourceTemplatesResult {
-                resource_templates: &resource_templates,
-                cache,
-            },
-            version,
-        )
-    }
-
-    /// A `resources/read` result: never empty (an empty one is "not found"), with the caching
-    /// hints on 2026-07-28 unless it answers a `retry` (a request carrying `inputResponses` or
-    /// `requestState`, whose result must not be cached).
-    pub(crate) fn read_result(
-        &self,
-        uri: &str,
-        contents: &[ResourceContents],
-        version: ProtocolVersion,
-        retry: bool,
-    ) -> Result<Box<RawValue>, ErrorObject> {
-        if contents.is_empty() {
-            return Err(resource_not_found(uri, version.era()));
-        }
-        let cache = (version.era() == Era::Stateless && !retry).then(|| self.cache_hints());
-        self.complete_result(ReadResourceResult { contents, cache }, version)
-    }
-
-    pub(crate) fn discover(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
-        self.complete_result(
-            DiscoverResult {
-                supported_versions: crate::protocol::version::SUPPORTED,
-                // 2026-07-28 subscribes through `subscriptions/listen`'s `resourceSubscriptions`;
-                // any tool may log through its `Context` (`notifications/message` to a request
-                // carrying a `logLevel`): "servers that emit log notifications MUST declare".
-                capabilities: &self.logging_capabilities(),
-                instructions: self.instructions.as_deref(),
-                cache: self.cache_hints(),
-            },
-            version,
-        )
-    }
-
-    /// The server's capabilities with `logging`: any tool may log through its `Context`, on
-    /// either era.
-    fn logging_capabilities(&self) -> ServerCapabilities {
-        ServerCapabilities {
-            logging: Some(Empty {}),
-            ..self.capabilities.clone()
-        }
-    }
-
-    pub(crate) fn initialize_result(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
-        let capabilities = self.logging_capabilities();
-        to_raw(&InitializeResult {
-            protocol_version: version.as_str(),
-            capabilities: &capabilities,
-            server_info: &self.info,
-            instructions: self.instructions.as_deref(),
-        })
-    }
-}
-
-/// -32602 for a URI no resource answers, with the URI in `data`.
-/// No resource at `uri`: -32002 on the handshake era (2025-11-25 resources: "Resource not
-/// found: -32002"), -32602 on 2026-07-28 (which does not use -32002), `data.uri` on both.
-pub(crate) fn resource_not_found(uri: &str, era: Era) -> ErrorObject {
-    let code = match era {
-        Era::Handshake => crate::protocol::codes::RESOURCE_NOT_FOUND,
-        Era::Stateless => crate::protocol::codes::INVALID_PARAMS,
-    };
-    ErrorObject::new(code, format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
 }
 
 impl Server {

@@ -4,24 +4,20 @@
 //! a prompt's or resource's, JSON-RPC errors.
 
 use super::Server;
-use super::registry::{Body, Finished, Input, Item, Kind};
+use super::registry::{Body, Finished, Input, Item, Kind, panic_text};
+use super::resolving::{Resolved, Resolving, binding};
 use crate::access::Forbidden;
-use crate::budget::{Budget, EXPANSION, Hold, Short, max_tree_cost, tree_cost};
+use crate::budget::Hold;
 use crate::context::{Context, ContextParts};
 use crate::peer::{Outbound, Peer};
 use crate::principal::Principal;
 use crate::protocol::envelope::Envelope;
-use crate::protocol::jsonrpc::raw_str;
-use crate::protocol::messages::{InputRequiredResult, ParamsHead};
 use crate::protocol::{Era, ErrorObject, ProtocolVersion, RequestId};
-use crate::question::Settled;
-use crate::resolve::ask::{BackChannel, Collect};
-use crate::resolve::engine::{Asker, Engine, Outcome};
-use crate::resolve::state::{CallBinding, RoundState, invalid_state};
+use crate::resolve::state::RoundState;
 use crate::tool_result::CallToolResult;
 use futures_util::FutureExt;
 use serde_json::value::RawValue;
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use tokio_util::sync::CancellationToken;
@@ -95,243 +91,23 @@ impl Work {
 /// A call ready to run: a `tools/call` (or, through [`Work`], another method whose body is the
 /// server author's code), admitted by the dispatcher like any other.
 pub(crate) struct PendingCall {
-    work: Work,
+    pub(super) work: Work,
     /// The scopes the caller needs.
-    scopes: Arc<[String]>,
+    pub(super) scopes: Arc<[String]>,
     /// Its answers are single-use: each `requestState` opens once.
-    single_use: bool,
+    pub(super) single_use: bool,
     /// The tool's or prompt's name, the resource's URI.
-    name: String,
-    arguments: Map<String, Value>,
-    envelope: Envelope,
+    pub(super) name: String,
+    pub(super) arguments: Map<String, Value>,
+    pub(super) envelope: Envelope,
     /// 2026-07-28 retries: the answers and the sealed state.
-    input_responses: Map<String, Value>,
-    request_state: Option<String>,
+    pub(super) input_responses: Map<String, Value>,
+    pub(super) request_state: Option<String>,
     /// The share of the server's JSON budget its trees take, held until the call ends.
-    memory: Hold,
-}
-
-/// The members every call kind reads the same way: `arguments`, and on a 2026-07-28 retry
-/// `inputResponses` and `requestState`; the trees' memory is taken from the server's budget.
-struct Common {
-    arguments: Map<String, Value>,
-    input_responses: Map<String, Value>,
-    request_state: Option<String>,
-    memory: Hold,
-}
-
-impl Common {
-    fn read(server: &Server, head: &ParamsHead<'_>) -> Result<Self, ErrorObject> {
-        let budget = &server.config.json_memory;
-        let mut memory = Hold::default();
-        let arguments = object(head.arguments, "arguments", budget, &mut memory)?;
-        let input_responses = object(head.input_responses, "inputResponses", budget, &mut memory)?;
-        let request_state = match head.request_state {
-            None => None,
-            Some(r) if r.get() == "null" => None,
-            Some(r) => Some(raw_str(r).ok_or_else(invalid_state)?.into_owned()),
-        };
-        Ok(Self {
-            arguments,
-            input_responses,
-            request_state,
-            memory,
-        })
-    }
-}
-
-/// A required string member of the params (`name`, `uri`), or -32602 naming it.
-pub(crate) fn required_str<'a>(
-    raw: Option<&'a RawValue>,
-    what: &str,
-) -> Result<std::borrow::Cow<'a, str>, ErrorObject> {
-    match raw {
-        None => Err(ErrorObject::invalid_params(format!(
-            "Invalid params: `{what}` is required"
-        ))),
-        Some(raw) => raw_str(raw)
-            .ok_or_else(|| ErrorObject::invalid_params(format!("Invalid params: `{what}` must be a string"))),
-    }
-}
-
-/// An object member: absent or `null` is empty; anything else but an object is `what`'s error.
-/// The tree's estimated memory is taken from the server's JSON budget first, and held in `hold`.
-fn object(
-    raw: Option<&RawValue>,
-    what: &str,
-    budget: &Budget,
-    hold: &mut Hold,
-) -> Result<Map<String, Value>, ErrorObject> {
-    match raw {
-        None => Ok(Map::new()),
-        Some(r) if r.get() == "null" => Ok(Map::new()),
-        Some(r) if crate::protocol::jsonrpc::is_object(r) => {
-            let cost = tree_cost(r.get());
-            if cost > max_tree_cost(r.get().len()) {
-                return Err(ErrorObject::invalid_params(format!(
-                    "Invalid params: `{what}` would take about {} KiB of memory once parsed, more than {EXPANSION} times its {} bytes; send fewer, larger values (e.g. one string instead of many small objects)",
-                    cost.div_ceil(1024),
-                    r.get().len()
-                )));
-            }
-            budget.grow(hold, cost).map_err(|short| match short {
-                Short::TooLarge => ErrorObject::invalid_params(format!(
-                    "Invalid params: `{what}` would take about {} KiB of memory once parsed, more than this server's limit of {} KiB",
-                    cost.div_ceil(1024),
-                    budget.limit() / 1024
-                )),
-                Short::Busy => ErrorObject::internal(
-                    "Server busy: other calls hold the memory for their arguments; retry later",
-                ),
-            })?;
-            serde_json::from_str(r.get())
-                .map_err(|e| ErrorObject::invalid_params(format!("Invalid params: `{what}`: {e}")))
-        }
-        Some(_) => Err(ErrorObject::invalid_params(match what {
-            "inputResponses" => "Invalid params: `inputResponses` must be an object keyed like `inputRequests`".into(),
-            _ => format!("Invalid params: `{what}` must be an object"),
-        })),
-    }
+    pub(super) memory: Hold,
 }
 
 impl PendingCall {
-    /// Reads a `tools/call`'s params: the tool (known, or -32602), its arguments, and on a retry
-    /// the answers and the state.
-    pub(crate) fn prepare(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Route {
-        Self::route(Self::read_tool(server, head, envelope))
-    }
-
-    /// A prepared call, or the error that is the request's answer.
-    pub(crate) fn route(call: Result<Self, ErrorObject>) -> Route {
-        match call {
-            Ok(call) => Route::Call(Box::new(call)),
-            Err(e) => Route::Reply(Err(e)),
-        }
-    }
-
-    fn read_tool(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Result<Self, ErrorObject> {
-        let name = required_str(head.name, "name")?;
-        let Some(item) = server.tool_item(&name) else {
-            return Err(ErrorObject::invalid_params(format!("Unknown tool: {name}")).with_data(json!({ "name": name })));
-        };
-        Self::of_item(
-            item,
-            Vec::new(),
-            name.into_owned(),
-            envelope,
-            Common::read(server, head)?,
-        )
-    }
-
-    /// Reads a `prompts/get`'s params: the prompt (known, or -32602), its arguments (strings,
-    /// the required ones present, or -32602 naming them).
-    pub(crate) fn prepare_prompt(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Route {
-        Self::route(Self::read_prompt(server, head, envelope))
-    }
-
-    fn read_prompt(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Result<Self, ErrorObject> {
-        let name = required_str(head.name, "name")?;
-        let Some((item, definition)) = server
-            .prompt_item(&name)
-            .and_then(|p| Some((p, p.prompt_definition()?)))
-        else {
-            return Err(
-                ErrorObject::invalid_params(format!("Unknown prompt: {name}")).with_data(json!({ "name": name }))
-            );
-        };
-        let common = Common::read(server, head)?;
-        crate::prompt::check_arguments(definition, &common.arguments)?;
-        Self::of_item(item, Vec::new(), name.into_owned(), envelope, common)
-    }
-
-    /// Reads a `resources/read`'s params: the URI (a static resource's, or one a template
-    /// matches; else -32602 with the URI in `data`).
-    pub(crate) fn prepare_resource(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Route {
-        Self::route(Self::read_resource(server, head, envelope))
-    }
-
-    fn read_resource(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Result<Self, ErrorObject> {
-        let uri = required_str(head.uri, "uri")?;
-        let (item, variables) = server.find_resource(&uri, envelope.version.era())?;
-        Self::of_item(item, variables, uri.into_owned(), envelope, Common::read(server, head)?)
-    }
-
-    /// A call of a tool, prompt or resource named `name` (a resource: by its URI).
-    fn of_item(
-        item: &Arc<Item>,
-        variables: Vec<(String, String)>,
-        name: String,
-        envelope: Envelope,
-        common: Common,
-    ) -> Result<Self, ErrorObject> {
-        let work = Work::Item {
-            item: item.clone(),
-            variables,
-        };
-        Ok(Self::new(
-            work,
-            (item.scopes.clone(), item.single_use),
-            name,
-            envelope,
-            common,
-        ))
-    }
-
-    /// Reads a `completion/complete`'s params: `ref` (a known prompt or resource, or -32602) and
-    /// `argument`.
-    pub(crate) fn prepare_complete(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Route {
-        Self::route(Self::read_complete(server, head, envelope))
-    }
-
-    fn read_complete(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Result<Self, ErrorObject> {
-        let req = crate::completion::CompleteRequest::read(head.reference, head.argument)?;
-        if req.target.len() > crate::resource::MAX_URI_BYTES || req.value.len() > crate::resource::MAX_URI_BYTES {
-            return Err(ErrorObject::invalid_params(format!(
-                "Invalid params: `ref` and `argument.value` may hold at most {} bytes",
-                crate::resource::MAX_URI_BYTES
-            )));
-        }
-        let (completer, scopes) = server.completer(&req)?;
-        let work = Work::Complete {
-            completer,
-            value: req.value,
-        };
-        Ok(Self::new(
-            work,
-            (scopes, false),
-            req.target,
-            envelope,
-            Common::read(server, head)?,
-        ))
-    }
-
-    /// A call of `work`, with the scopes it needs and whether its answers are single-use.
-    fn new(
-        work: Work,
-        (scopes, single_use): (Arc<[String]>, bool),
-        name: String,
-        envelope: Envelope,
-        common: Common,
-    ) -> Self {
-        let Common {
-            arguments,
-            input_responses,
-            request_state,
-            memory,
-        } = common;
-        Self {
-            work,
-            scopes,
-            single_use,
-            name,
-            arguments,
-            envelope,
-            input_responses,
-            request_state,
-            memory,
-        }
-    }
-
     /// Whether `principal` may run this call: its token grants every scope the tool needs.
     pub(crate) fn allowed(&self, principal: Option<&Principal>) -> Result<(), Forbidden> {
         crate::access::check(self.work.kind(), &self.name, &self.scopes, principal)
@@ -346,26 +122,6 @@ impl PendingCall {
     /// Whether this is a `subscriptions/listen` stream (long-lived: HTTP keeps it alive).
     pub(crate) fn is_listen(&self) -> bool {
         matches!(self.work, Work::Listen(_))
-    }
-
-    /// Reads a `subscriptions/listen` from `principal` (2026-07-28): its filter, within the
-    /// bounds, before anything is sent.
-    pub(crate) fn prepare_listen(
-        server: &Server,
-        head: &ParamsHead<'_>,
-        envelope: Envelope,
-        principal: Option<&Principal>,
-    ) -> Route {
-        let listen = super::listen::Listen::read(server, head.notifications, principal);
-        Self::route(listen.and_then(|listen| {
-            Ok(Self::new(
-                Work::Listen(Box::new(listen)),
-                (Arc::from(Vec::new()), false),
-                "subscriptions/listen".to_owned(),
-                envelope,
-                Common::read(server, head)?,
-            ))
-        }))
     }
 
     /// Runs the call to completion and returns its result (serialized) or its JSON-RPC error.
@@ -556,110 +312,6 @@ fn variables_map(variables: &[(String, String)]) -> Map<String, Value> {
         .collect()
 }
 
-/// What resolving a call's `#[resolve]` parameters gave.
-enum Resolved {
-    /// Every value, in the order of the slots, and the arguments back: the body runs.
-    Ready(Map<String, Value>, Vec<Settled>),
-    /// The call stops with this message (a tool's `isError` result, else a JSON-RPC error).
-    Stop(String),
-    /// The call's answer is this: an `InputRequiredResult` (2026-07-28), or a JSON-RPC error.
-    Answer(Result<Box<RawValue>, ErrorObject>),
-}
-
-/// The resolver part of a call, the same for tools, prompts and resources.
-struct Resolving {
-    item: Arc<Item>,
-    input_responses: Map<String, Value>,
-    state: RoundState,
-    principal: Option<Principal>,
-    peer: Option<Peer>,
-}
-
-impl Resolving {
-    /// Runs the engine over `slots` (nothing to do without any): the values, a stop, or the
-    /// round's `InputRequiredResult`, whose state is sealed and bound to the method, `name` and
-    /// `arguments`.
-    async fn run(self, server: &Server, name: &str, arguments: Map<String, Value>, context: &Context) -> Resolved {
-        let Self {
-            item,
-            input_responses,
-            state,
-            principal,
-            peer,
-        } = self;
-        let (kind, method, slots) = (item.kind().as_str(), item.kind().method(), item.resolvers());
-        if slots.is_empty() {
-            return Resolved::Ready(arguments, Vec::new());
-        }
-        let version = context.protocol_version();
-        let stateless = version.era() == Era::Stateless;
-        let shared = Arc::new(arguments);
-        let asking = server.ask_context(principal.clone());
-        let asker = match (stateless, peer) {
-            (false, Some(peer)) => Asker::BackChannel(BackChannel {
-                peer,
-                timeout: server.config.elicitation_timeout,
-                max_questions: server.config.max_rounds,
-                questions: 0,
-                asking,
-            }),
-            _ => Asker::Collect(Collect::new(state, input_responses, asking)),
-        };
-        let engine = Engine::new(
-            kind,
-            (name, &item.id),
-            &item.keys,
-            shared.clone(),
-            context.clone(),
-            asker,
-            server.config.max_rounds,
-        );
-        let outcome = match AssertUnwindSafe(engine.run(slots)).catch_unwind().await {
-            Ok(o) => o,
-            Err(payload) => {
-                panic_text("resolver", name, &payload);
-                Outcome::Stop(format!("{kind} `{name}` failed: internal error"))
-            }
-        };
-        match outcome {
-            Outcome::Ready(values) => Resolved::Ready(Arc::try_unwrap(shared).unwrap_or_else(|a| (*a).clone()), values),
-            Outcome::Stop(message) => Resolved::Stop(message),
-            Outcome::Abort(e) => Resolved::Answer(Err(e)),
-            Outcome::InputRequired { requests, state } if stateless => {
-                let sealed =
-                    binding(method, name, &shared, server, principal.as_ref()).seal(&server.config.sealer, &state);
-                Resolved::Answer(sealed.and_then(|request_state| {
-                    let body = InputRequiredResult {
-                        input_requests: requests,
-                        request_state,
-                    };
-                    server.result(&body, version, "input_required")
-                }))
-            }
-            Outcome::InputRequired { .. } => Resolved::Answer(Err(ErrorObject::internal(
-                "a handshake-era call cannot return InputRequiredResult",
-            ))),
-        }
-    }
-}
-
-/// What sealed state of a call is bound to.
-fn binding<'a>(
-    method: &'static str,
-    name: &'a str,
-    arguments: &'a Map<String, Value>,
-    server: &'a Server,
-    principal: Option<&'a Principal>,
-) -> CallBinding<'a> {
-    CallBinding {
-        method,
-        tool: name,
-        arguments,
-        audience: server.audience(),
-        principal,
-    }
-}
-
 /// A tool's result as the answer: the result, or the JSON-RPC error it stands for.
 fn finish(server: &Server, result: CallToolResult, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
     match result.protocol_error {
@@ -674,19 +326,6 @@ fn finish(server: &Server, result: CallToolResult, version: ProtocolVersion) -> 
         }
         Some(error) => Err(*error),
         None => server.complete_result(&result, version),
-    }
-}
-
-/// Logs a panic of the server author's code (rate-limited); the client sees only that it failed.
-fn panic_text(kind: &'static str, name: &str, payload: &Box<dyn std::any::Any + Send>) {
-    let what = payload
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| payload.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a non-string payload".into());
-    static PANICKED: crate::throttle::Throttle = crate::throttle::Throttle::new();
-    if let Some(left_out) = PANICKED.admit() {
-        tracing::error!(kind, name, panic = %what, left_out, "server code panicked");
     }
 }
 

@@ -328,3 +328,16 @@ impl Registry {
         self.of(Kind::Tool).map(|t| t.id.as_str()).collect()
     }
 }
+
+/// Logs a panic of the server author's code (rate-limited); the client sees only that it failed.
+pub(crate) fn panic_text(kind: &'static str, name: &str, payload: &Box<dyn std::any::Any + Send>) {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a non-string payload".into());
+    static PANICKED: crate::throttle::Throttle = crate::throttle::Throttle::new();
+    if let Some(left_out) = PANICKED.admit() {
+        tracing::error!(kind, name, panic = %what, left_out, "server code panicked");
+    }
+}

@@ -286,7 +286,7 @@ fn subscription(
     let Some(hs) = hs else {
         return Ok(Err(not_initialized()));
     };
-    let uri = match super::call::required_str(head.uri, "uri") {
+    let uri = match super::read::required_str(head.uri, "uri") {
         Ok(uri) => uri,
         Err(e) => return Ok(Err(e)),
     };

@@ -1,0 +1,297 @@
+//! What the protocol layer reads of a built server: the items a request names, the lists (each
+//! caller sees what its scopes allow, serialized once when that is everything), and results
+//! stamped for their era and encoded.
+use super::builder::Server;
+use super::config::CacheScope;
+use super::registry::{Item, Kind, Variables};
+use crate::principal::Principal;
+use crate::protocol::jsonrpc::to_raw;
+use crate::protocol::messages::{
+    CacheHints, DiscoverResult, Empty, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, ReadResourceResult, ServerCapabilities, Stamped,
+};
+use crate::protocol::{Era, ErrorObject, ProtocolVersion};
+use crate::resource::{MAX_URI_BYTES, ResourceContents, ResourceUri};
+use serde::Serialize;
+use serde_json::value::RawValue;
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
+
+/// What a list shows `principal`: every item (serialized once, into `all`) when the caller holds
+/// the scopes of each; otherwise only the items it may use, serialized for this answer, and
+/// `true`: the list is this caller's. An item the caller lacks the scopes for is hidden, as a
+/// call of it would be refused.
+fn visible<'a, D: Serialize + 'a>(
+    all: &'a OnceLock<Result<Box<RawValue>, ErrorObject>>,
+    items: impl Iterator<Item = (&'a D, &'a Arc<[String]>)> + Clone,
+    principal: Option<&Principal>,
+) -> Result<(Cow<'a, RawValue>, bool), ErrorObject> {
+    let allowed = |(_, scopes): &(&'a D, &'a Arc<[String]>)| crate::access::allows(scopes, principal);
+    if items.clone().all(|item| allowed(&item)) {
+        let every = all.get_or_init(|| to_raw(&items.map(|(d, _)| d).collect::<Vec<_>>()));
+        return Ok((Cow::Borrowed(every.as_ref().map_err(Clone::clone)?), false));
+    }
+    let shown: Vec<&D> = items.filter(allowed).map(|(d, _)| d).collect();
+    Ok((Cow::Owned(to_raw(&shown)?), true))
+}
+
+/// What the protocol layer reads of a built server.
+impl Server {
+    /// The tool named `name`.
+    pub(crate) fn tool_item(&self, name: &str) -> Option<&Arc<Item>> {
+        self.registry.tool(name)
+    }
+
+    /// Whether any prompt is registered: without one, the prompt methods are unknown (-32601),
+    /// as the capability is not declared.
+    pub(crate) fn has_prompts(&self) -> bool {
+        self.registry.of(Kind::Prompt).next().is_some()
+    }
+
+    /// Whether any resource is registered (else the resource methods are unknown, -32601).
+    pub(crate) fn has_resources(&self) -> bool {
+        self.registry.of(Kind::Resource).next().is_some()
+    }
+
+    /// The resource `uri` names, and the template's variables: an exact static URI first, then
+    /// the templates in registration order. A URI longer than [`MAX_URI_BYTES`] is -32602; no
+    /// resource is [`resource_not_found`] as `era` answers it.
+    pub(crate) fn find_resource(&self, uri: &str, era: Era) -> Result<(&Arc<Item>, Variables), ErrorObject> {
+        if uri.len() > MAX_URI_BYTES {
+            return Err(ErrorObject::invalid_params(format!(
+                "Invalid params: `uri` is longer than {MAX_URI_BYTES} bytes"
+            )));
+        }
+        self.registry.resource(uri).ok_or_else(|| resource_not_found(uri, era))
+    }
+
+    /// Whether some argument or template variable has a completer (else `completion/complete`
+    /// is unknown, -32601, as the capability is not declared).
+    pub(crate) fn has_completions(&self) -> bool {
+        self.capabilities.completions.is_some()
+    }
+
+    /// What `completion/complete` runs: the completer of the prompt's argument or the template's
+    /// variable (`None`: no completer, no values), and the target's scopes. An unknown prompt or
+    /// resource is -32602.
+    pub(crate) fn completer(
+        &self,
+        req: &crate::completion::CompleteRequest,
+    ) -> Result<(Option<crate::completion::Completer>, Arc<[String]>), ErrorObject> {
+        if req.prompt {
+            let Some((item, definition)) = self
+                .prompt_item(&req.target)
+                .and_then(|p| Some((p, p.prompt_definition()?)))
+            else {
+                return Err(ErrorObject::invalid_params(format!("Unknown prompt: {}", req.target))
+                    .with_data(serde_json::json!({ "name": req.target })));
+            };
+            let c = definition.arguments.iter().find(|a| a.name == req.argument);
+            return Ok((c.and_then(|a| a.completer), item.scopes.clone()));
+        }
+        let found = self.registry.resource_named(&req.target);
+        let Some((item, definition)) = found.and_then(|r| Some((r, r.resource_definition()?))) else {
+            // An unknown completion target is a parameter error on both eras.
+            return Err(resource_not_found(&req.target, Era::Stateless));
+        };
+        let c = definition.completers.iter().find(|(v, _)| *v == req.argument);
+        Ok((c.map(|(_, c)| *c), item.scopes.clone()))
+    }
+
+    /// The prompt named `name`.
+    pub(crate) fn prompt_item(&self, name: &str) -> Option<&Arc<Item>> {
+        self.registry.prompt(name)
+    }
+
+    /// What URL-mode questions of a call by `principal` need.
+    pub(crate) fn ask_context(
+        &self,
+        principal: Option<crate::principal::Principal>,
+    ) -> crate::resolve::ask::AskContext {
+        crate::resolve::ask::AskContext {
+            flows: self.url_flows(),
+            principal,
+            wait: self.config.url_wait,
+            limit: self.config.question_limit.clone(),
+            anonymous_url_flows: self.config.anonymous_url_flows,
+        }
+    }
+
+    /// The audience bound into sealed state.
+    pub(crate) fn audience(&self) -> &str {
+        self.config.audience.as_deref().unwrap_or(&self.info.name)
+    }
+
+    /// A result body as `version` sends it: 2026-07-28 results carry `resultType` (`kind`) and
+    /// the server's name in `_meta`; handshake-era results go as they are.
+    pub(crate) fn result<T: Serialize>(
+        &self,
+        body: T,
+        version: ProtocolVersion,
+        kind: &'static str,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        match version.era() {
+            Era::Stateless => to_raw(&Stamped {
+                body,
+                result_type: kind,
+                meta: &self.result_meta,
+            }),
+            Era::Handshake => to_raw(&body),
+        }
+    }
+
+    /// [`Server::result`] of a complete result.
+    pub(crate) fn complete_result<T: Serialize>(
+        &self,
+        body: T,
+        version: ProtocolVersion,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        self.result(body, version, "complete")
+    }
+
+    fn cache_hints(&self) -> CacheHints {
+        CacheHints {
+            ttl_ms: self.config.list_ttl_ms,
+            cache_scope: self.config.list_cache_scope.as_str(),
+        }
+    }
+
+    /// The caching hints of a list, when `version` sends them: `private` when the list was
+    /// made for this caller (scoped items hidden), whatever the configured scope.
+    fn list_hints(&self, version: ProtocolVersion, for_caller: bool) -> Option<CacheHints> {
+        let mut hints = (version.era() == Era::Stateless).then(|| self.cache_hints())?;
+        if for_caller {
+            hints.cache_scope = CacheScope::Private.as_str();
+        }
+        Some(hints)
+    }
+
+    pub(crate) fn list_tools(
+        &self,
+        version: ProtocolVersion,
+        principal: Option<&Principal>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let items = self
+            .definitions
+            .iter()
+            .zip(self.registry.of(Kind::Tool).map(|t| &t.scopes));
+        let (tools, for_caller) = visible(&self.tools_json, items, principal)?;
+        let cache = self.list_hints(version, for_caller);
+        self.complete_result(ListToolsResult { tools: &tools, cache }, version)
+    }
+
+    pub(crate) fn list_prompts(
+        &self,
+        version: ProtocolVersion,
+        principal: Option<&Principal>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let items = (self.registry.of(Kind::Prompt)).filter_map(|p| Some((p.prompt_definition()?, &p.scopes)));
+        let (prompts, for_caller) = visible(&self.prompts_json, items, principal)?;
+        let cache = self.list_hints(version, for_caller);
+        self.complete_result(
+            ListPromptsResult {
+                prompts: &prompts,
+                cache,
+            },
+            version,
+        )
+    }
+
+    pub(crate) fn list_resources(
+        &self,
+        version: ProtocolVersion,
+        principal: Option<&Principal>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let items = (self.registry.of(Kind::Resource))
+            .filter_map(|r| Some((r.resource_definition()?, &r.scopes)))
+            .filter(|(d, _)| matches!(d.uri, ResourceUri::Static(_)));
+        let (resources, for_caller) = visible(&self.resources_json, items, principal)?;
+        let cache = self.list_hints(version, for_caller);
+        self.complete_result(
+            ListResourcesResult {
+                resources: &resources,
+                cache,
+            },
+            version,
+        )
+    }
+
+    pub(crate) fn list_resource_templates(
+        &self,
+        version: ProtocolVersion,
+        principal: Option<&Principal>,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let items = (self.registry.templates()).filter_map(|r| Some((r.resource_definition()?, &r.scopes)));
+        let (resource_templates, for_caller) = visible(&self.templates_json, items, principal)?;
+        let cache = self.list_hints(version, for_caller);
+        self.complete_result(
+            ListResourceTemplatesResult {
+                resource_templates: &resource_templates,
+                cache,
+            },
+            version,
+        )
+    }
+
+    /// A `resources/read` result: never empty (an empty one is "not found"), with the caching
+    /// hints on 2026-07-28 unless it answers a `retry` (a request carrying `inputResponses` or
+    /// `requestState`, whose result must not be cached).
+    pub(crate) fn read_result(
+        &self,
+        uri: &str,
+        contents: &[ResourceContents],
+        version: ProtocolVersion,
+        retry: bool,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        if contents.is_empty() {
+            return Err(resource_not_found(uri, version.era()));
+        }
+        let cache = (version.era() == Era::Stateless && !retry).then(|| self.cache_hints());
+        self.complete_result(ReadResourceResult { contents, cache }, version)
+    }
+
+    pub(crate) fn discover(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
+        self.complete_result(
+            DiscoverResult {
+                supported_versions: crate::protocol::version::SUPPORTED,
+                // 2026-07-28 subscribes through `subscriptions/listen`'s `resourceSubscriptions`;
+                // any tool may log through its `Context` (`notifications/message` to a request
+                // carrying a `logLevel`): "servers that emit log notifications MUST declare".
+                capabilities: &self.logging_capabilities(),
+                instructions: self.instructions.as_deref(),
+                cache: self.cache_hints(),
+            },
+            version,
+        )
+    }
+
+    /// The server's capabilities with `logging`: any tool may log through its `Context`, on
+    /// either era.
+    fn logging_capabilities(&self) -> ServerCapabilities {
+        ServerCapabilities {
+            logging: Some(Empty {}),
+            ..self.capabilities.clone()
+        }
+    }
+
+    pub(crate) fn initialize_result(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
+        let capabilities = self.logging_capabilities();
+        to_raw(&InitializeResult {
+            protocol_version: version.as_str(),
+            capabilities: &capabilities,
+            server_info: &self.info,
+            instructions: self.instructions.as_deref(),
+        })
+    }
+}
+
+/// -32602 for a URI no resource answers, with the URI in `data`.
+/// No resource at `uri`: -32002 on the handshake era (2025-11-25 resources: "Resource not
+/// found: -32002"), -32602 on 2026-07-28 (which does not use -32002), `data.uri` on both.
+pub(crate) fn resource_not_found(uri: &str, era: Era) -> ErrorObject {
+    let code = match era {
+        Era::Handshake => crate::protocol::codes::RESOURCE_NOT_FOUND,
+        Era::Stateless => crate::protocol::codes::INVALID_PARAMS,
+    };
+    ErrorObject::new(code, format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
+}
