@@ -3,14 +3,14 @@
 //! values (hidden from the argument list, asked like a tool's); the signature rules, `scopes` and
 //! the function it becomes are the tool's (`tool::validate`, `FnValue`).
 
-use crate::tool::args::AsWritten;
 use crate::tool::validate;
+use crate::util::attr_fn::{self, AsWritten, Options};
+use crate::util::docs;
 use crate::util::errors::Errors;
 use crate::util::fn_value::{BodyParam, KeptFn, result_slot};
 use crate::util::param_attrs::{Helper, ParamAttrs};
 use crate::util::resolved::{Slots, args_type, has_args, ty};
 use crate::util::spans::unraw;
-use crate::util::{attr_fn, docs};
 use darling::FromMeta;
 use darling::util::SpannedValue;
 use proc_macro2::{Span, TokenStream};
@@ -34,6 +34,12 @@ pub(crate) struct PromptArgs {
     krate: Option<syn::Path>,
     /// OAuth scopes a caller's token must grant.
     scopes: Option<AsWritten>,
+}
+
+impl Options for PromptArgs {
+    fn krate(&self) -> Option<&syn::Path> {
+        self.krate.as_ref()
+    }
 }
 
 /// What a parameter is.
@@ -228,17 +234,13 @@ fn prompt_type(ident: &Ident) -> Ident {
 /// Expands `#[prompt(args)] item`.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let (func, args) = match attr_fn::parse::<PromptArgs>("prompt", args, item, &mut errors) {
+    let f = match attr_fn::parse::<PromptArgs>("prompt", args, item, &mut errors) {
         Ok(parsed) => parsed,
         Err(out) => return out,
     };
-    let krate = attr_fn::krate(args.krate.as_ref());
-    let syn::ItemFn {
-        attrs, vis, sig, block, ..
-    } = func;
-    let (doc_attrs, fn_attrs) = docs::take_docs(attrs);
-    validate::signature_of("prompt", &sig, &mut errors);
-    let params = parse_params(&sig, &mut errors);
+    let (args, sig, krate) = (&f.args, &f.sig, &f.krate);
+    validate::signature_of("prompt", sig, &mut errors);
+    let params = parse_params(sig, &mut errors);
     let scopes = args
         .scopes
         .as_ref()
@@ -257,12 +259,10 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let ty_ident = prompt_type(&sig.ident);
     if !errors.is_empty() {
-        let mut out = errors.into_tokens();
-        if sig.receiver().is_some() {
-            out.extend(attr_fn::method_fallback(&doc_attrs, &fn_attrs, &vis, sig, &block));
-        } else {
-            let value = crate::util::fn_value::placeholder(&krate, &vis, &sig.ident, &ty_ident, &doc_attrs);
-            out.extend(quote! {
+        return f.failed(errors, |f| {
+            let krate = &f.krate;
+            let value = crate::util::fn_value::placeholder(krate, &f.vis, &f.sig.ident, &ty_ident, &f.doc_attrs);
+            quote! {
                 #value
                 #[doc(hidden)]
                 const _: () = {
@@ -282,13 +282,12 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                         }
                     }
                 };
-            });
-        }
-        return out;
+            }
+        });
     }
     let description = match &args.description {
         Some(d) => quote!(#d),
-        None => docs::description(&doc_attrs),
+        None => docs::description(&f.doc_attrs),
     };
     let title = match &args.title {
         Some(t) => quote!(::core::option::Option::Some(#t)),
@@ -302,7 +301,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             Some(d) => quote!(::core::option::Option::Some(#d)),
             None => quote!(::core::option::Option::None),
         };
-        let complete = completer(&krate, p.complete.as_ref());
+        let complete = completer(krate, p.complete.as_ref());
         match p.kind {
             Kind::Context | Kind::Resolved(_) => None,
             Kind::Required => Some(quote!((#key, #desc, true, #complete))),
@@ -331,12 +330,12 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                 Kind::Context => quote! { let #local = __call.context.clone(); },
                 Kind::Required => quote! { let #local = #krate::__private::prompt_required(&__call, #key)?; },
                 Kind::Optional => quote! { let #local = #krate::__private::prompt_optional(&__call, #key); },
-                Kind::Resolved(path) => slots.bind(&krate, &args_ty, (path, ident, &p.ty), local, "prompt_resolved"),
+                Kind::Resolved(path) => slots.bind(krate, &args_ty, (path, ident, &p.ty), local, "prompt_resolved"),
             }
         })
         .collect();
     let has_args = has_args(
-        &krate,
+        krate,
         &args_ty,
         params.iter().filter_map(|p| match p.kind {
             Kind::Required | Kind::Optional => Some((p.key.as_str(), ty(&p.ty))),
@@ -344,18 +343,18 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         }),
     );
     let resolver_checks = slots.checks();
-    let resolvers_fn = slots.resolvers_fn(&krate);
-    let (ret_span, out, ret_krate) = result_slot(&krate, ident, output);
+    let resolvers_fn = slots.resolvers_fn(krate);
+    let (ret_span, out, ret_krate) = result_slot(krate, ident, output);
     let into_result = quote_spanned! {ret_span=>
         #ret_krate::__private::IntoPromptResult::into_prompt_result(#out)
     };
     let value_items = KeptFn {
-        krate: &krate,
-        vis: &vis,
+        krate,
+        vis: &f.vis,
         ident,
         ty_ident: &ty_ident,
-        doc_attrs: &doc_attrs,
-        fn_attrs: &fn_attrs,
+        doc_attrs: &f.doc_attrs,
+        fn_attrs: &f.fn_attrs,
         params: params
             .iter()
             .map(|p| BodyParam {
@@ -366,7 +365,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             })
             .collect(),
         output,
-        block: &block,
+        block: &f.block,
     }
     .value();
     quote! {

@@ -4,14 +4,14 @@
 //! the variables). The signature rules, `scopes` and the function it becomes are the
 //! tool's.
 
-use crate::tool::args::AsWritten;
 use crate::tool::validate;
+use crate::util::attr_fn::{self, AsWritten, Options};
+use crate::util::docs;
 use crate::util::errors::Errors;
 use crate::util::fn_value::{BodyParam, KeptFn, result_slot};
 use crate::util::param_attrs::{Helper, ParamAttrs};
 use crate::util::resolved::{Slots, args_type, has_args};
 use crate::util::spans::unraw;
-use crate::util::{attr_fn, docs};
 use darling::FromMeta;
 use darling::util::SpannedValue;
 use proc_macro2::{Span, TokenStream};
@@ -39,6 +39,12 @@ pub(crate) struct ResourceArgs {
     krate: Option<syn::Path>,
     /// OAuth scopes a caller's token must grant.
     scopes: Option<AsWritten>,
+}
+
+impl Options for ResourceArgs {
+    fn krate(&self) -> Option<&syn::Path> {
+        self.krate.as_ref()
+    }
 }
 
 /// The `{var}` names of a URI template (RFC 6570 level 1), or what is wrong with it. The runtime's
@@ -109,16 +115,12 @@ fn resource_type(ident: &Ident) -> Ident {
 /// Expands `#[resource(args)] item`.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let (func, args) = match attr_fn::parse::<ResourceArgs>("resource", args, item, &mut errors) {
+    let f = match attr_fn::parse::<ResourceArgs>("resource", args, item, &mut errors) {
         Ok(parsed) => parsed,
         Err(out) => return out,
     };
-    let krate = attr_fn::krate(args.krate.as_ref());
-    let syn::ItemFn {
-        attrs, vis, sig, block, ..
-    } = func;
-    let (doc_attrs, fn_attrs) = docs::take_docs(attrs);
-    validate::signature_of("resource", &sig, &mut errors);
+    let (args, sig, krate) = (&f.args, &f.sig, &f.krate);
+    validate::signature_of("resource", sig, &mut errors);
     let scopes = args
         .scopes
         .as_ref()
@@ -283,12 +285,10 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
 
     let ty_ident = resource_type(&sig.ident);
     if !errors.is_empty() {
-        let mut out = errors.into_tokens();
-        if sig.receiver().is_some() {
-            out.extend(attr_fn::method_fallback(&doc_attrs, &fn_attrs, &vis, sig, &block));
-        } else {
-            let value = crate::util::fn_value::placeholder(&krate, &vis, &sig.ident, &ty_ident, &doc_attrs);
-            out.extend(quote! {
+        return f.failed(errors, |f| {
+            let krate = &f.krate;
+            let value = crate::util::fn_value::placeholder(krate, &f.vis, &f.sig.ident, &ty_ident, &f.doc_attrs);
+            quote! {
                 #value
                 #[doc(hidden)]
                 const _: () = {
@@ -311,21 +311,20 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                         }
                     }
                 };
-            });
-        }
-        return out;
+            }
+        });
     }
 
     let description = match &args.description {
         Some(d) => quote!(#d),
-        None => docs::description(&doc_attrs),
+        None => docs::description(&f.doc_attrs),
     };
     let opt = |v: &Option<String>| match v {
         Some(t) => quote!(::core::option::Option::Some(#t)),
         None => quote!(::core::option::Option::None),
     };
     let completer_items = completers.iter().map(|(name, path)| {
-        let c = crate::prompt::completer_value(&krate, path);
+        let c = crate::prompt::completer_value(krate, path);
         quote!(.complete(#name, #c))
     });
     let title = opt(&args.title);
@@ -352,28 +351,28 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
                     let name = unraw(ident);
                     quote! { let #local = #krate::__private::resource_variable(&__call, #name)?; }
                 }
-                Kind::Resolved(path) => slots.bind(&krate, &args_ty, (path, ident, &p.ty), local, "resource_resolved"),
+                Kind::Resolved(path) => slots.bind(krate, &args_ty, (path, ident, &p.ty), local, "resource_resolved"),
             }
         })
         .collect();
     let has_args = has_args(
-        &krate,
+        krate,
         &args_ty,
         variables.iter().map(|v| (v.as_str(), quote!(::std::string::String))),
     );
     let resolver_checks = slots.checks();
-    let resolvers_fn = slots.resolvers_fn(&krate);
-    let (ret_span, out, ret_krate) = result_slot(&krate, ident, output);
+    let resolvers_fn = slots.resolvers_fn(krate);
+    let (ret_span, out, ret_krate) = result_slot(krate, ident, output);
     let into_contents = quote_spanned! {ret_span=>
         #ret_krate::__private::IntoResourceContents::into_contents(#out, &__call.uri, #mime)
     };
     let value_items = KeptFn {
-        krate: &krate,
-        vis: &vis,
+        krate,
+        vis: &f.vis,
         ident,
         ty_ident: &ty_ident,
-        doc_attrs: &doc_attrs,
-        fn_attrs: &fn_attrs,
+        doc_attrs: &f.doc_attrs,
+        fn_attrs: &f.fn_attrs,
         params: params
             .iter()
             .map(|p| BodyParam {
@@ -384,7 +383,7 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
             })
             .collect(),
         output,
-        block: &block,
+        block: &f.block,
     }
     .value();
     quote! {

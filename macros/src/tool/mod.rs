@@ -15,17 +15,12 @@ use quote::quote;
 /// Expands `#[tool(args)] item`.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    let (func, args) = match attr_fn::parse::<ToolArgs>("tool", args, item, &mut errors) {
+    let f = match attr_fn::parse::<ToolArgs>("tool", args, item, &mut errors) {
         Ok(parsed) => parsed,
         Err(out) => return out,
     };
-    let krate = attr_fn::krate(args.krate.as_ref());
-
-    let syn::ItemFn {
-        attrs, vis, sig, block, ..
-    } = func;
-    let (doc_attrs, fn_attrs) = docs::take_docs(attrs);
-    validate::signature(&sig, &mut errors);
+    let (args, sig) = (&f.args, &f.sig);
+    validate::signature(sig, &mut errors);
     let params = param::parse_params(sig.inputs.iter(), &mut errors);
     validate::unique_keys(&params, &mut errors);
     validate::confirm_messages(&params, &mut errors);
@@ -50,35 +45,30 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     };
 
     if !errors.is_empty() {
-        let mut out = errors.into_tokens();
-        if sig.receiver().is_some() {
-            // A method sits in an `impl` or a trait, where the tool's items cannot go: give the
-            // method back as written, so its callers do not cascade into more errors.
-            out.extend(attr_fn::method_fallback(&doc_attrs, &fn_attrs, &vis, sig, &block));
-        } else {
-            out.extend(codegen::fallback(&krate, &vis, &sig.ident, &doc_attrs));
-        }
-        return out;
+        return f.failed(errors, |f| {
+            codegen::fallback(&f.krate, &f.vis, &f.sig.ident, &f.doc_attrs)
+        });
     }
     let description = match &args.description {
         Some(d) => quote!(#d),
-        None => docs::description(&doc_attrs),
+        None => docs::description(&f.doc_attrs),
     };
+    let annotations = [args.read_only, args.destructive, args.idempotent, args.open_world];
     codegen::expand(&codegen::ToolModel {
-        krate,
-        vis,
-        ident: sig.ident,
+        krate: f.krate,
+        vis: f.vis,
+        ident: f.sig.ident,
         wire_name,
-        title: args.title,
+        title: f.args.title,
         description,
-        annotations: [args.read_only, args.destructive, args.idempotent, args.open_world],
+        annotations,
         scopes,
         replayable,
-        doc_attrs,
-        fn_attrs,
+        doc_attrs: f.doc_attrs,
+        fn_attrs: f.fn_attrs,
         params,
-        output: sig.output,
-        block: *block,
+        output: f.sig.output,
+        block: *f.block,
     })
 }
 
