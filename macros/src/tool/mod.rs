@@ -1,80 +1,95 @@
-//! `#[tool]`: parse → validate → generate.
+//! `#[tool]`: a function the client calls with JSON arguments, each parameter an argument its
+//! type describes in the inputSchema, or a value asked of the human (`#[resolve]`, `#[confirm]`).
+//! The steps every item takes are `item::expand`'s.
 
-pub(crate) mod args;
+mod args;
 mod codegen;
-mod param;
-pub(crate) mod validate;
+mod validate;
 
+use crate::item::{self, Cx, Generated, Helpers, ItemKind, Kind, Param, Source};
 use crate::util::errors::Errors;
-use crate::util::spans::unraw;
-use crate::util::{attr_fn, docs};
+use crate::util::param_attrs::ParamAttrs;
 use args::ToolArgs;
 use proc_macro2::TokenStream;
-use quote::quote;
+use syn::{Ident, PatType, Type};
+
+/// A `#[tool]` being expanded.
+pub(crate) struct Tool {
+    args: ToolArgs,
+    wire_name: String,
+    /// The OAuth scopes a caller needs.
+    scopes: Vec<String>,
+    /// `#[tool(destructive = true, replayable)]`: opted out of single-use answers.
+    replayable: bool,
+}
+
+impl ItemKind for Tool {
+    const KIND: Kind = Kind::Tool;
+    type Args = ToolArgs;
+
+    fn new(args: ToolArgs, _: &mut Errors) -> Self {
+        Tool {
+            args,
+            wire_name: String::new(),
+            scopes: Vec::new(),
+            replayable: false,
+        }
+    }
+
+    fn helpers<'a>(&self, attrs: &'a ParamAttrs, _: &PatType, errors: &mut Errors) -> Option<Helpers<'a>> {
+        Some(validate::param_attrs(attrs, errors))
+    }
+
+    fn source(&mut self, pt: &PatType, _: &Ident, helpers: &Helpers<'_>, errors: &mut Errors) -> Option<Source> {
+        if let Type::ImplTrait(it) = &*pt.ty {
+            errors.spanned(
+                it,
+                "`#[tool]` parameters need concrete types to build the inputSchema: replace `impl Trait` with a type",
+            );
+            return None;
+        }
+        Some(helpers.source.clone().unwrap_or(Source::ARGUMENT))
+    }
+
+    fn check(&mut self, ident: &Ident, params: &[Param], errors: &mut Errors) {
+        validate::unique_keys(params, errors);
+        validate::confirm_messages(params, errors);
+        validate::headers(params, errors);
+        let args = &self.args;
+        self.replayable = args
+            .replayable
+            .as_ref()
+            .map(|flag| validate::replayable(flag, args.destructive, params, errors))
+            .is_some();
+        self.scopes = args
+            .scopes
+            .as_ref()
+            .map_or_else(Vec::new, |e| item::scopes(&e.0, errors));
+        self.wire_name = item::wire_name(args.name.as_ref(), ident, validate::tool_name, errors);
+    }
+
+    fn wire_name(&self) -> &str {
+        &self.wire_name
+    }
+
+    fn description(&self) -> Option<&String> {
+        self.args.description.as_ref()
+    }
+
+    fn generate(&self, cx: &mut Cx<'_>) -> Generated {
+        codegen::generate(self, cx)
+    }
+}
 
 /// Expands `#[tool(args)] item`.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    let mut errors = Errors::default();
-    let f = match attr_fn::parse::<ToolArgs>("tool", args, item, &mut errors) {
-        Ok(parsed) => parsed,
-        Err(out) => return out,
-    };
-    let (args, sig) = (&f.args, &f.sig);
-    validate::signature(sig, &mut errors);
-    let params = param::parse_params(sig.inputs.iter(), &mut errors);
-    validate::unique_keys(&params, &mut errors);
-    validate::confirm_messages(&params, &mut errors);
-    validate::headers(&params, &mut errors);
-    let replayable = args
-        .replayable
-        .as_ref()
-        .map(|flag| validate::replayable(flag, args.destructive, &params, &mut errors))
-        .is_some();
-    let scopes = args
-        .scopes
-        .as_ref()
-        .map_or_else(Vec::new, |e| validate::scopes(&e.0, &mut errors));
-    let wire_name = match &args.name {
-        Some(n) => {
-            if let Err(msg) = validate::tool_name(n) {
-                errors.push(syn::Error::new(n.span(), msg));
-            }
-            (**n).clone()
-        }
-        None => unraw(&sig.ident),
-    };
-
-    if !errors.is_empty() {
-        return f.failed(errors, |f| {
-            codegen::fallback(&f.krate, &f.vis, &f.sig.ident, &f.doc_attrs)
-        });
-    }
-    let description = match &args.description {
-        Some(d) => quote!(#d),
-        None => docs::description(&f.doc_attrs),
-    };
-    let annotations = [args.read_only, args.destructive, args.idempotent, args.open_world];
-    codegen::expand(&codegen::ToolModel {
-        krate: f.krate,
-        vis: f.vis,
-        ident: f.sig.ident,
-        wire_name,
-        title: f.args.title,
-        description,
-        annotations,
-        scopes,
-        replayable,
-        doc_attrs: f.doc_attrs,
-        fn_attrs: f.fn_attrs,
-        params,
-        output: f.sig.output,
-        block: *f.block,
-    })
+    item::expand::<Tool>(args, item)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use quote::quote;
 
     fn errors_of(args: TokenStream, item: TokenStream) -> usize {
         expand(args, item).to_string().matches("compile_error").count()
