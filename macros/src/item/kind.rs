@@ -14,6 +14,15 @@ pub(crate) enum Kind {
     Resource,
 }
 
+/// Which `#[arg(...)]` attributes a parameter takes.
+pub(crate) enum ArgRule {
+    /// One, with any options; a second is an error.
+    Once,
+    /// Any number without `rename` or `description` (the last is kept); one with them is an error
+    /// saying the hint.
+    Unnamed(&'static str),
+}
+
 /// The trait an item's marker type implements: `Tool`, with `definition() -> ToolDefinition` and
 /// `call(ToolCall) -> BoxFuture<CallToolResult>`; `Prompt` with `get`; `Resource` with `read`.
 pub(crate) struct Trait {
@@ -33,6 +42,21 @@ impl Kind {
             Kind::Tool => "tool",
             Kind::Prompt => "prompt",
             Kind::Resource => "resource",
+        }
+    }
+
+    /// Whether its parameters may be `#[confirm("…")]` questions (a tool's).
+    pub(crate) fn takes_confirm(self) -> bool {
+        self == Kind::Tool
+    }
+
+    /// Which `#[arg(...)]` attributes its parameters take.
+    pub(crate) fn arg_rule(self) -> ArgRule {
+        match self {
+            Kind::Tool | Kind::Prompt => ArgRule::Once,
+            Kind::Resource => ArgRule::Unnamed(
+                "`#[arg]` takes only `complete = …` on `#[resource]` parameters: a template variable is named by its parameter",
+            ),
         }
     }
 

@@ -24,8 +24,9 @@ use proc_macro2::TokenStream;
 use quote::quote;
 use syn::{FnArg, Ident, Pat, PatType, Signature};
 
-/// What one kind of item decides. [`expand`] calls these in order: `new`, then `helpers` and
-/// `source` for each parameter, `check`, and `generate` if nothing failed.
+/// What one kind of item decides, beyond what its [`Kind`] says. [`expand`] calls these in
+/// order: `new`, then `helpers` and `source` for each parameter, `check`, and `generate` if
+/// nothing failed.
 pub(crate) trait ItemKind: Sized {
     const KIND: Kind;
     /// The attribute's options.
@@ -35,9 +36,8 @@ pub(crate) trait ItemKind: Sized {
     /// template) before the parameters are.
     fn new(args: Self::Args, errors: &mut Errors) -> Self;
 
-    /// Which helper attributes a parameter may carry, and how many; `None` leaves the parameter
-    /// out (its attribute was refused, and its type says nothing more).
-    fn helpers<'a>(&self, attrs: &'a ParamAttrs, pt: &PatType, errors: &mut Errors) -> Option<Helpers<'a>>;
+    /// Checks a parameter's helper attributes beyond what its kind takes (`Helpers::read`).
+    fn helpers(&self, _helpers: &Helpers<'_>, _pt: &PatType, _errors: &mut Errors) {}
 
     /// Where the value of the parameter `ident` comes from, given its helpers and its type;
     /// `None` leaves it out.
@@ -128,9 +128,11 @@ fn params<K: ItemKind>(kind: &mut K, sig: &Signature, errors: &mut Errors) -> Ve
             FnArg::Typed(pt) => pt,
         };
         let attrs = ParamAttrs::parse(&pt.attrs, errors);
-        let Some(helpers) = kind.helpers(&attrs, pt, errors) else {
+        // A parameter whose attribute was refused is left out: its type says nothing more.
+        let Some(helpers) = Helpers::read(K::KIND, &attrs, errors) else {
             continue;
         };
+        kind.helpers(&helpers, pt, errors);
         let (ident, mutability) = match &*pt.pat {
             Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => (pi.ident.clone(), pi.mutability),
             other => {
@@ -147,7 +149,12 @@ fn params<K: ItemKind>(kind: &mut K, sig: &Signature, errors: &mut Errors) -> Ve
         let Some(source) = kind.source(pt, &ident, &helpers, errors) else {
             continue;
         };
-        params.push(Param::new(source, (ident, mutability, &pt.ty), helpers.arg, &attrs));
+        params.push(Param::new(
+            source,
+            (ident, mutability, &pt.ty),
+            helpers.options(),
+            &attrs,
+        ));
     }
     params
 }

@@ -1,9 +1,11 @@
 //! The model of a `#[tool]`, `#[prompt]` or `#[resource]` function's parameters: where each
 //! value comes from, and what its `#[arg]` options and doc comment say about it.
 
+use super::kind::{ArgRule, Kind};
 use crate::util::docs;
+use crate::util::errors::Errors;
 use crate::util::fn_value::BodyParam;
-use crate::util::param_attrs::{ArgOptions, ParamAttrs};
+use crate::util::param_attrs::{ArgOptions, Helper, ParamAttrs};
 use crate::util::spans::unraw;
 use proc_macro2::{Span, TokenStream};
 use quote::quote;
@@ -31,10 +33,73 @@ impl Source {
 
 /// What a parameter's helper attributes say, once its kind has accepted them.
 pub(crate) struct Helpers<'a> {
-    /// `#[arg(...)]`'s options.
-    pub(crate) arg: Option<&'a ArgOptions>,
-    /// `#[resolve]` or `#[confirm]`: where the value comes from instead of the client.
-    pub(crate) source: Option<Source>,
+    /// `#[arg(...)]`'s options, and the attribute.
+    pub(crate) arg: Option<(&'a ArgOptions, &'a Attribute)>,
+    /// `#[resolve]` or `#[confirm]`: where the value comes from instead of the client, and how
+    /// the user wrote it (`` `#[resolve]` ``).
+    pub(crate) source: Option<(Source, &'static str)>,
+}
+
+impl<'a> Helpers<'a> {
+    /// Sorts the helper attributes of a `kind` parameter, in the order written: the `#[arg]`s
+    /// its rule takes, and one `#[resolve]` (on a tool's parameter, one `#[resolve]` or
+    /// `#[confirm]`); every other is an error. `None` when a `#[confirm]` was refused: the
+    /// parameter is left out, since its type says nothing more.
+    pub(crate) fn read(kind: Kind, attrs: &'a ParamAttrs, errors: &mut Errors) -> Option<Self> {
+        let rule = kind.arg_rule();
+        let mut arg = None;
+        let mut source: Option<(Source, &'static str)> = None;
+        let mut refused = false;
+        for h in &attrs.helpers {
+            let taken = match &h.helper {
+                Helper::Arg(options) => {
+                    match rule {
+                        ArgRule::Once if arg.is_some() => errors.spanned(
+                            h.attr.path(),
+                            "duplicate `#[arg]` attribute: put every option in one `#[arg(...)]`",
+                        ),
+                        ArgRule::Unnamed(hint) if options.rename.is_some() || options.description.is_some() => {
+                            errors.spanned(h.attr.path(), hint);
+                        }
+                        ArgRule::Once | ArgRule::Unnamed(_) => arg = Some((options, &h.attr)),
+                    }
+                    continue;
+                }
+                Helper::Resolve(path) => Source::Resolve(path.clone()),
+                Helper::Confirm(message) if kind.takes_confirm() => Source::Confirm(message.clone()),
+                Helper::Confirm(_) => {
+                    refused = true;
+                    errors.spanned(
+                        h.attr.path(),
+                        format!(
+                            "`#[confirm]` is not supported on `#[{}]` parameters: write a `#[resolver]` that returns `Elicit::<Confirm>::form(\"…\")` and take it with `#[resolve(that_resolver)]`",
+                            kind.name()
+                        ),
+                    );
+                    continue;
+                }
+            };
+            if source.is_some() {
+                let one = if kind.takes_confirm() {
+                    "`#[resolve]` or `#[confirm]`"
+                } else {
+                    "`#[resolve]`"
+                };
+                errors.spanned(
+                    h.attr.path(),
+                    format!("a parameter takes one {one}: remove this {}", h.name()),
+                );
+            } else {
+                source = Some((taken, h.name()));
+            }
+        }
+        (!refused).then_some(Helpers { arg, source })
+    }
+
+    /// The `#[arg]` options.
+    pub(crate) fn options(&self) -> Option<&'a ArgOptions> {
+        self.arg.map(|(options, _)| options)
+    }
 }
 
 /// One parameter of the function.

@@ -5,7 +5,6 @@
 use crate::item::{self, Cx, Generated, Helpers, ItemKind, Kind, Param, Source, completer, direct_call, option};
 use crate::util::attr_fn::{AsWritten, Options};
 use crate::util::errors::Errors;
-use crate::util::param_attrs::{Helper, ParamAttrs};
 use darling::FromMeta;
 use darling::util::SpannedValue;
 use proc_macro2::TokenStream;
@@ -60,6 +59,7 @@ fn source_of(ty: &Type) -> Option<Source> {
 }
 
 /// A `#[prompt]` being expanded.
+#[derive(Default)]
 pub(crate) struct Prompt {
     args: PromptArgs,
     wire_name: String,
@@ -74,42 +74,13 @@ impl ItemKind for Prompt {
     fn new(args: PromptArgs, _: &mut Errors) -> Self {
         Prompt {
             args,
-            wire_name: String::new(),
-            scopes: Vec::new(),
+            ..Prompt::default()
         }
     }
 
-    /// One `#[arg]`, one `#[resolve]`, no `#[confirm]`; a `#[resolve]` parameter takes no
-    /// `#[arg]` options.
-    fn helpers<'a>(&self, attrs: &'a ParamAttrs, pt: &PatType, errors: &mut Errors) -> Option<Helpers<'a>> {
-        let mut arg = None;
-        let mut resolve: Option<&syn::Path> = None;
-        let mut refused = false;
-        for h in &attrs.helpers {
-            match &h.helper {
-                Helper::Arg(options) if arg.is_none() => arg = Some(options),
-                Helper::Arg(_) => errors.spanned(
-                    h.attr.path(),
-                    "duplicate `#[arg]` attribute: put every option in one `#[arg(...)]`",
-                ),
-                Helper::Resolve(path) if resolve.is_none() => resolve = Some(path),
-                Helper::Resolve(_) => errors.spanned(
-                    h.attr.path(),
-                    "a parameter takes one `#[resolve]`: remove this `#[resolve]`",
-                ),
-                Helper::Confirm(_) => {
-                    refused = true;
-                    errors.spanned(
-                        h.attr.path(),
-                        "`#[confirm]` is not supported on `#[prompt]` parameters: write a `#[resolver]` that returns `Elicit::<Confirm>::form(\"…\")` and take it with `#[resolve(that_resolver)]`",
-                    );
-                }
-            }
-        }
-        if refused {
-            return None;
-        }
-        if let (Some(_), Some(options)) = (resolve, arg)
+    /// A `#[resolve]` parameter takes no `#[arg]` options.
+    fn helpers(&self, helpers: &Helpers<'_>, pt: &PatType, errors: &mut Errors) {
+        if let (Some(_), Some(options)) = (&helpers.source, helpers.options())
             && (options.rename.is_some() || options.description.is_some() || options.complete.is_some())
         {
             errors.spanned(
@@ -117,15 +88,11 @@ impl ItemKind for Prompt {
                 "a `#[resolve]` parameter is not an argument, so `#[arg(...)]` options do not apply to it: remove them",
             );
         }
-        Some(Helpers {
-            arg,
-            source: resolve.map(|path| Source::Resolve(path.clone())),
-        })
     }
 
     fn source(&mut self, pt: &PatType, _: &Ident, helpers: &Helpers<'_>, errors: &mut Errors) -> Option<Source> {
         let source = match &helpers.source {
-            Some(source) => source.clone(),
+            Some((source, _)) => source.clone(),
             None => match source_of(&pt.ty) {
                 Some(source) => source,
                 None => {
@@ -134,7 +101,7 @@ impl ItemKind for Prompt {
                 }
             },
         };
-        if let (Source::Context, Some(options)) = (&source, helpers.arg)
+        if let (Source::Context, Some(options)) = (&source, helpers.options())
             && (options.rename.is_some() || options.description.is_some() || options.complete.is_some())
         {
             errors.spanned(

@@ -8,7 +8,6 @@ mod template;
 use crate::item::{self, Cx, Generated, Helpers, ItemKind, Kind, Param, Source, completer, direct_call, option};
 use crate::util::attr_fn::{AsWritten, Options};
 use crate::util::errors::Errors;
-use crate::util::param_attrs::{Helper, ParamAttrs};
 use crate::util::resolved::args_type;
 use crate::util::spans::unraw;
 use darling::FromMeta;
@@ -129,45 +128,10 @@ impl ItemKind for Resource {
         }
     }
 
-    /// `#[arg(complete = …)]` and one `#[resolve]`; no `#[confirm]`.
-    fn helpers<'a>(&self, attrs: &'a ParamAttrs, _: &PatType, errors: &mut Errors) -> Option<Helpers<'a>> {
-        let mut arg = None;
-        let mut resolve: Option<&syn::Path> = None;
-        let mut refused = false;
-        for h in &attrs.helpers {
-            let hint = match &h.helper {
-                Helper::Arg(o) if o.rename.is_none() && o.description.is_none() => {
-                    arg = Some(o);
-                    continue;
-                }
-                Helper::Arg(_) => {
-                    "`#[arg]` takes only `complete = …` on `#[resource]` parameters: a template variable is named by its parameter"
-                }
-                Helper::Resolve(path) if resolve.is_none() => {
-                    resolve = Some(path);
-                    continue;
-                }
-                Helper::Resolve(_) => "a parameter takes one `#[resolve]`: remove this `#[resolve]`",
-                Helper::Confirm(_) => {
-                    refused = true;
-                    "`#[confirm]` is not supported on `#[resource]` parameters: write a `#[resolver]` that returns `Elicit::<Confirm>::form(\"…\")` and take it with `#[resolve(that_resolver)]`"
-                }
-            };
-            errors.spanned(h.attr.path(), hint);
-        }
-        if refused {
-            return None;
-        }
-        Some(Helpers {
-            arg,
-            source: resolve.map(|path| Source::Resolve(path.clone())),
-        })
-    }
-
     /// A `#[resolve]` value, the `Context`, or a template variable (a `String` named like it).
     fn source(&mut self, pt: &PatType, ident: &Ident, helpers: &Helpers<'_>, errors: &mut Errors) -> Option<Source> {
-        let complete = helpers.arg.and_then(|a| a.complete.as_ref());
-        if let Some(Source::Resolve(path)) = &helpers.source {
+        let complete = helpers.options().and_then(|a| a.complete.as_ref());
+        if let Some((Source::Resolve(path), _)) = &helpers.source {
             if let Some(c) = complete {
                 errors.spanned(
                     c,

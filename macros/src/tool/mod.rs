@@ -8,12 +8,12 @@ mod validate;
 
 use crate::item::{self, Cx, Generated, Helpers, ItemKind, Kind, Param, Source};
 use crate::util::errors::Errors;
-use crate::util::param_attrs::ParamAttrs;
 use args::ToolArgs;
 use proc_macro2::TokenStream;
 use syn::{Ident, PatType, Type};
 
 /// A `#[tool]` being expanded.
+#[derive(Default)]
 pub(crate) struct Tool {
     args: ToolArgs,
     wire_name: String,
@@ -30,14 +30,12 @@ impl ItemKind for Tool {
     fn new(args: ToolArgs, _: &mut Errors) -> Self {
         Tool {
             args,
-            wire_name: String::new(),
-            scopes: Vec::new(),
-            replayable: false,
+            ..Tool::default()
         }
     }
 
-    fn helpers<'a>(&self, attrs: &'a ParamAttrs, _: &PatType, errors: &mut Errors) -> Option<Helpers<'a>> {
-        Some(validate::param_attrs(attrs, errors))
+    fn helpers(&self, helpers: &Helpers<'_>, _: &PatType, errors: &mut Errors) {
+        validate::arg_options(helpers, errors);
     }
 
     fn source(&mut self, pt: &PatType, _: &Ident, helpers: &Helpers<'_>, errors: &mut Errors) -> Option<Source> {
@@ -48,7 +46,12 @@ impl ItemKind for Tool {
             );
             return None;
         }
-        Some(helpers.source.clone().unwrap_or(Source::ARGUMENT))
+        Some(
+            helpers
+                .source
+                .as_ref()
+                .map_or(Source::ARGUMENT, |(source, _)| source.clone()),
+        )
     }
 
     fn check(&mut self, ident: &Ident, params: &[Param], errors: &mut Errors) {

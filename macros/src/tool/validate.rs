@@ -4,43 +4,14 @@
 use crate::item::{self, Helpers, Param, Source};
 use crate::util::attr_fn::Flag;
 use crate::util::errors::Errors;
-use crate::util::param_attrs::{ArgOptions, Helper, ParamAttrs};
+use crate::util::param_attrs::ArgOptions;
 use std::collections::HashSet;
 
-/// A tool parameter takes at most one `#[arg]` and one `#[resolve]` or `#[confirm]`, and a
-/// parameter that is not an argument takes no `#[arg]` options.
-pub(crate) fn param_attrs<'a>(attrs: &'a ParamAttrs, errors: &mut Errors) -> Helpers<'a> {
-    let mut arg: Option<(&ArgOptions, &syn::Attribute)> = None;
-    let mut source: Option<(Source, &'static str)> = None;
-    for h in &attrs.helpers {
-        let taken = match &h.helper {
-            Helper::Arg(options) => {
-                if arg.is_some() {
-                    errors.spanned(
-                        h.attr.path(),
-                        "duplicate `#[arg]` attribute: put every option in one `#[arg(...)]`",
-                    );
-                } else {
-                    arg = Some((options, &h.attr));
-                }
-                continue;
-            }
-            Helper::Resolve(path) => Source::Resolve(path.clone()),
-            Helper::Confirm(message) => Source::Confirm(message.clone()),
-        };
-        if source.is_some() {
-            errors.spanned(
-                h.attr.path(),
-                format!(
-                    "a parameter takes one `#[resolve]` or `#[confirm]`: remove this {}",
-                    h.name()
-                ),
-            );
-        } else {
-            source = Some((taken, h.name()));
-        }
-    }
-    if let (Some((_, by)), Some((options, attr))) = (&source, arg)
+/// A parameter that is not an argument takes no `#[arg]` options, and a tool argument no
+/// `complete`. (`Helpers::read` has taken one `#[arg]` and one `#[resolve]` or `#[confirm]`.)
+pub(crate) fn arg_options(helpers: &Helpers<'_>, errors: &mut Errors) {
+    let Helpers { arg, source } = helpers;
+    if let (Some((_, by)), Some((options, attr))) = (source, arg)
         && (options.rename.is_some() || options.description.is_some())
     {
         errors.spanned(
@@ -59,10 +30,6 @@ pub(crate) fn param_attrs<'a>(attrs: &'a ParamAttrs, errors: &mut Errors) -> Hel
             path,
             "`complete` applies to `#[prompt]` arguments and `#[resource]` template variables; tool arguments have no completions: remove it",
         );
-    }
-    Helpers {
-        arg: arg.map(|(options, _)| options),
-        source: source.map(|(s, _)| s),
     }
 }
 
