@@ -143,13 +143,12 @@ impl ItemKind for Prompt {
     fn generate(&self, cx: &mut Cx<'_>) -> Generated {
         let krate = cx.krate;
         let arguments = cx.params.iter().filter_map(|p| {
-            let key = &p.key;
-            let desc = option(p.description.as_ref());
-            let complete = option(p.complete.as_ref().map(|path| completer(krate, path)));
             let Source::Argument { optional } = p.source else {
                 return None;
             };
-            let required = !optional;
+            let (key, required) = (&p.key, !optional);
+            let desc = option(p.description.as_ref());
+            let complete = option(p.complete.as_ref().map(|path| completer(krate, path)));
             Some(quote!((#key, #desc, #required, #complete)))
         });
         let (wire_name, title, description, scopes) = (

@@ -29,7 +29,7 @@ pub(crate) struct ToolArgs {
     /// checked by `validate::replayable`.
     pub(crate) replayable: Option<Flag>,
     /// OAuth scopes a caller's token must grant: `scopes = ["notes:write"]`. Checked by
-    /// `validate::scopes`, which reports anything but a list of scope tokens at its token.
+    /// `item::scopes`, which reports anything but a list of scope tokens at its token.
     pub(crate) scopes: Option<AsWritten>,
 }
 

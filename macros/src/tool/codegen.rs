@@ -12,6 +12,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
 use syn::spanned::Spanned;
 
+/// The tool's part of its `Tool` impl.
 pub(super) fn generate(tool: &Tool, cx: &mut Cx<'_>) -> Generated {
     let Cx {
         krate,
@@ -54,6 +55,8 @@ pub(super) fn generate(tool: &Tool, cx: &mut Cx<'_>) -> Generated {
             let key = &p.key;
             let name = unraw(&p.ident);
             match &p.source {
+                // (A tool's `Context` is an argument its type describes: `Source::Context` is a
+                // prompt's or a resource's.)
                 Source::Argument { .. } | Source::Context => quote_spanned! {ty.span()=>
                     let #slot = __errors.take::<#ty>(&__call, #key);
                 },
