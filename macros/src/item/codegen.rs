@@ -12,7 +12,7 @@ use quote::{ToTokens, quote, quote_spanned};
 use syn::spanned::Spanned;
 use syn::{Ident, ReturnType};
 
-/// What a kind's [`generate`](super::ItemKind::generate) reads and fills in.
+/// What a kind's `ItemKind::generate` reads and fills in.
 pub(crate) struct Cx<'a> {
     pub(crate) krate: &'a TokenStream,
     /// The function's name.

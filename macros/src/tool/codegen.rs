@@ -2,7 +2,6 @@
 //! of its `#[confirm]` parameters, `check_arguments`, and `call`, which reads every argument and
 //! reports all that are wrong at once. Quote only, no parsing.
 
-use super::Tool;
 use crate::item::{Cx, Generated, Source, option};
 use crate::util::resolved::Slots;
 use crate::util::return_type;
@@ -12,8 +11,20 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::Ident;
 use syn::spanned::Spanned;
 
+/// What a tool's definition says besides its arguments.
+pub(super) struct Definition<'a> {
+    pub(super) wire_name: &'a str,
+    pub(super) title: Option<&'a String>,
+    /// `readOnlyHint`, `destructiveHint`, `idempotentHint`, `openWorldHint`.
+    pub(super) annotations: [Option<bool>; 4],
+    /// The OAuth scopes a caller needs.
+    pub(super) scopes: &'a [String],
+    /// Opted out of single-use answers.
+    pub(super) replayable: bool,
+}
+
 /// The tool's part of its `Tool` impl.
-pub(super) fn generate(tool: &Tool, cx: &mut Cx<'_>) -> Generated {
+pub(super) fn generate(d: &Definition<'_>, cx: &mut Cx<'_>) -> Generated {
     let Cx {
         krate,
         ident,
@@ -26,12 +37,11 @@ pub(super) fn generate(tool: &Tool, cx: &mut Cx<'_>) -> Generated {
         result: (ret_span, out, ret_krate),
     } = cx;
     let krate = *krate;
-    let wire_name = &tool.wire_name;
-    let title = option(tool.args.title.as_ref());
-    let scopes = &tool.scopes;
-    let replayable = tool.replayable;
-    let args = &tool.args;
-    let ann = [args.read_only, args.destructive, args.idempotent, args.open_world].map(option);
+    let wire_name = d.wire_name;
+    let title = option(d.title);
+    let scopes = d.scopes;
+    let replayable = d.replayable;
+    let ann = d.annotations.map(option);
     let describes = params.iter().filter(|p| p.is_argument()).map(|p| {
         let ty = &p.ty;
         let key = &p.key;

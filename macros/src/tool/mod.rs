@@ -80,7 +80,15 @@ impl ItemKind for Tool {
     }
 
     fn generate(&self, cx: &mut Cx<'_>) -> Generated {
-        codegen::generate(self, cx)
+        let a = &self.args;
+        let definition = codegen::Definition {
+            wire_name: &self.wire_name,
+            title: a.title.as_ref(),
+            annotations: [a.read_only, a.destructive, a.idempotent, a.open_world],
+            scopes: &self.scopes,
+            replayable: self.replayable,
+        };
+        codegen::generate(&definition, cx)
     }
 }
 
