@@ -5,6 +5,7 @@
 //! offending token, and the user's item is still emitted next to them.
 
 mod form_schema;
+mod item;
 mod prompt;
 mod resolver;
 mod resource;

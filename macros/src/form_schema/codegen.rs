@@ -1,6 +1,8 @@
 //! Code generation for `#[derive(FormSchema)]`: quote only, no parsing.
 
-use super::validate::{Checked, DefaultLit, EnumModel, FieldModel, StructModel};
+use super::choice::EnumModel;
+use super::literals::{Checked, DefaultLit};
+use super::validate::{FieldModel, StructModel};
 use crate::util::spans::located_at;
 use proc_macro2::{Literal, Span, TokenStream};
 use quote::{format_ident, quote, quote_spanned};

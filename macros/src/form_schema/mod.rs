@@ -5,8 +5,10 @@
 //! known (which options apply to a field, whether a default fits) is generated as `const` checks
 //! spanned at the option, so rustc reports them there.
 
+mod choice;
 mod codegen;
 mod input;
+mod literals;
 mod validate;
 
 use crate::util::errors::Errors;
@@ -66,7 +68,7 @@ pub(crate) fn expand(item: TokenStream) -> TokenStream {
         }
         Data::Enum(e) => {
             validate::no_generics(&input.generics, "enums", &mut errors);
-            let model = validate::choice(&attrs, ident, e, &mut errors);
+            let model = choice::choice(&attrs, ident, e, &mut errors);
             if errors.is_empty() {
                 codegen::choice(&krate, ident, &model)
             } else {

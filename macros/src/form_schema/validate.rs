@@ -1,14 +1,15 @@
-//! Receivers → a checked model. Every mistake is collected, each at its option or literal.
+//! Receivers → a checked form model. Every mistake is collected, each at its option or literal.
 
-use super::input::{FormField, FormInput, FormVariant, Opt};
+use super::input::{FormField, FormInput};
+use super::literals::{Checked, DefaultLit, checked, default_lit, lit_f64, lit_str, lit_u64};
 use crate::util::docs;
 use crate::util::errors::Errors;
 use crate::util::spans::unraw;
 use darling::FromAttributes;
-use proc_macro2::{Span, TokenStream};
+use proc_macro2::TokenStream;
 use quote::quote;
 use std::collections::HashSet;
-use syn::{Attribute, DataEnum, Expr, ExprLit, Fields, FieldsNamed, Generics, Ident, Lit, LitStr, Type, UnOp};
+use syn::{Attribute, FieldsNamed, Generics, Ident, LitStr, Type};
 
 /// A struct, checked.
 pub(crate) struct StructModel {
@@ -16,13 +17,6 @@ pub(crate) struct StructModel {
     /// A `&'static str` expression.
     pub(crate) description: Option<TokenStream>,
     pub(crate) fields: Vec<FieldModel>,
-}
-
-/// A value from an option, with the spans of its key and of its value.
-pub(crate) struct Checked<T> {
-    pub(crate) value: T,
-    pub(crate) key: Span,
-    pub(crate) lit: Span,
 }
 
 /// One form field, checked.
@@ -43,28 +37,6 @@ pub(crate) struct FieldModel {
     pub(crate) min_items: Option<Checked<u64>>,
     pub(crate) max_items: Option<Checked<u64>>,
     pub(crate) default: Option<Checked<DefaultLit>>,
-}
-
-/// A `default = …` literal.
-pub(crate) enum DefaultLit {
-    Str(String),
-    Int(i64),
-    Float(f64),
-    Bool(bool),
-    List(Vec<String>),
-}
-
-/// A unit enum, checked.
-pub(crate) struct EnumModel {
-    pub(crate) enum_names: bool,
-    pub(crate) variants: Vec<VariantModel>,
-}
-
-/// One choice.
-pub(crate) struct VariantModel {
-    pub(crate) ident: Ident,
-    pub(crate) value: String,
-    pub(crate) title: Option<LitStr>,
 }
 
 /// `#[form(...)]` on the type, parsed; on error, the defaults (and the error is collected).
@@ -305,250 +277,9 @@ pub(crate) fn is_secret(wire: &str) -> bool {
     SECRET_WORDS.0.iter().any(|w| norm.contains(w)) || SECRET_WORDS.1.contains(&norm.as_str())
 }
 
-// ---------------------------------------------------------------- literals
-
-fn lit_str(o: &Opt, key: &str, errors: &mut Errors) -> Option<LitStr> {
-    match &o.value {
-        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(s.clone()),
-        other => {
-            errors.spanned(other, format!("`{key}` takes a string literal: `{key} = \"...\"`"));
-            None
-        }
-    }
-}
-
-/// An option's literal, read by `read`, with the spans of its key and literal.
-fn checked<T>(
-    o: &Option<Opt>,
-    key: &str,
-    read: fn(&Opt, &str, &mut Errors) -> Option<T>,
-    errors: &mut Errors,
-) -> Option<Checked<T>> {
-    let o = o.as_ref()?;
-    read(o, key, errors).map(|value| Checked {
-        value,
-        key: o.key,
-        lit: o.span(),
-    })
-}
-
-fn lit_u64(o: &Opt, key: &str, errors: &mut Errors) -> Option<u64> {
-    if let Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) = &o.value
-        && let Ok(n) = i.base10_parse::<u64>()
-    {
-        return Some(n);
-    }
-    errors.spanned(
-        &o.value,
-        format!("`{key}` takes a non-negative integer literal, e.g. `{key} = 1`"),
-    );
-    None
-}
-
-/// An integer or float literal, maybe negated: its value and whether it was an integer.
-fn number(e: &Expr) -> Option<(f64, Option<i64>)> {
-    let (neg, inner) = match e {
-        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => (true, &*u.expr),
-        other => (false, other),
-    };
-    let sign = if neg { -1.0 } else { 1.0 };
-    match inner {
-        Expr::Lit(ExprLit { lit: Lit::Int(i), .. }) => {
-            let n = i.base10_parse::<i128>().ok()?;
-            let n = if neg { -n } else { n };
-            Some((n as f64, i64::try_from(n).ok()))
-        }
-        Expr::Lit(ExprLit { lit: Lit::Float(f), .. }) => {
-            let v = f.base10_parse::<f64>().ok()?;
-            v.is_finite().then_some((sign * v, None))
-        }
-        _ => None,
-    }
-}
-
-fn lit_f64(o: &Opt, key: &str, errors: &mut Errors) -> Option<f64> {
-    let n = number(&o.value).map(|(v, _)| v);
-    if n.is_none() {
-        errors.spanned(
-            &o.value,
-            format!("`{key}` takes a number literal, e.g. `{key} = 0` or `{key} = -1.5`"),
-        );
-    }
-    n
-}
-
-fn default_lit(o: &Opt, errors: &mut Errors) -> Option<DefaultLit> {
-    let v = match &o.value {
-        Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => Some(DefaultLit::Str(s.value())),
-        Expr::Lit(ExprLit { lit: Lit::Bool(b), .. }) => Some(DefaultLit::Bool(b.value)),
-        Expr::Array(a) => {
-            let mut items = Vec::new();
-            for e in &a.elems {
-                match e {
-                    Expr::Lit(ExprLit { lit: Lit::Str(s), .. }) => items.push(s.value()),
-                    other => {
-                        errors.spanned(
-                            other,
-                            "a multi-select `default` lists choice values as strings: `default = [\"a\", \"b\"]`",
-                        );
-                        return None;
-                    }
-                }
-            }
-            Some(DefaultLit::List(items))
-        }
-        e => match number(e) {
-            Some((_, Some(i))) => Some(DefaultLit::Int(i)),
-            Some((f, None)) if !is_int_lit(e) => Some(DefaultLit::Float(f)),
-            _ => None,
-        },
-    };
-    if v.is_none() {
-        errors.spanned(
-            &o.value,
-            "`default` takes a literal: a string, an integer, a number, `true`/`false`, or `[\"a\", \"b\"]` for a multi-select",
-        );
-    }
-    v
-}
-
-fn is_int_lit(e: &Expr) -> bool {
-    let e = match e {
-        Expr::Unary(u) => &*u.expr,
-        e => e,
-    };
-    matches!(e, Expr::Lit(ExprLit { lit: Lit::Int(_), .. }))
-}
-
-// ---------------------------------------------------------------- enums
-
-/// How `rename_all` turns a variant name into a wire value.
-#[derive(Clone, Copy)]
-enum Case {
-    Lower,
-    Snake,
-    Kebab,
-    ScreamingSnake,
-    Camel,
-}
-
-impl Case {
-    fn apply(self, name: &str) -> String {
-        let mut snake = String::new();
-        for (i, c) in name.char_indices() {
-            if c.is_uppercase() && i > 0 {
-                snake.push('_');
-            }
-            snake.extend(c.to_lowercase());
-        }
-        match self {
-            Self::Lower => name.to_ascii_lowercase(),
-            Self::Snake => snake,
-            Self::Kebab => snake.replace('_', "-"),
-            Self::ScreamingSnake => snake.to_ascii_uppercase(),
-            Self::Camel => {
-                let mut cs = name.chars();
-                cs.next()
-                    .map(|c| c.to_lowercase().chain(cs).collect())
-                    .unwrap_or_default()
-            }
-        }
-    }
-}
-
-/// A unit-only enum → a choice.
-pub(crate) fn choice(input: &FormInput, ident: &Ident, data: &DataEnum, errors: &mut Errors) -> EnumModel {
-    for (o, key) in [(&input.title, "title"), (&input.description, "description")] {
-        if let Some(o) = o {
-            errors.push(syn::Error::new(
-                o.key,
-                format!(
-                    "`{key}` on a choice enum has nowhere to go: put `#[form({key} = \"...\")]` on the form field of this type, and `#[form(title = \"...\")]` on variants to title the choices"
-                ),
-            ));
-        }
-    }
-    let case = input.rename_all.as_ref().and_then(|o| {
-        let s = lit_str(o, "rename_all", errors)?;
-        match s.value().as_str() {
-            "lowercase" => Some(Case::Lower),
-            "snake_case" => Some(Case::Snake),
-            "kebab-case" => Some(Case::Kebab),
-            "SCREAMING_SNAKE_CASE" => Some(Case::ScreamingSnake),
-            "camelCase" => Some(Case::Camel),
-            other => {
-                errors.spanned(
-                    &s,
-                    format!(
-                        "unknown `rename_all` `{other}`; expected `\"lowercase\"`, `\"snake_case\"`, `\"kebab-case\"`, `\"SCREAMING_SNAKE_CASE\"` or `\"camelCase\"`"
-                    ),
-                );
-                None
-            }
-        }
-    });
-    if data.variants.is_empty() {
-        errors.spanned(
-            ident,
-            format!("`{ident}` has no variants, so a form could offer no choice: add unit variants, one per choice"),
-        );
-    }
-    let mut seen = HashSet::new();
-    let mut variants = Vec::new();
-    for v in &data.variants {
-        let attr = FormVariant::from_attributes(&v.attrs).unwrap_or_else(|e| {
-            errors.darling(e);
-            FormVariant::default()
-        });
-        if !matches!(v.fields, Fields::Unit) {
-            errors.spanned(
-                &v.fields,
-                format!(
-                    "choice `{}` carries data, but a form choice is a plain value: remove the fields, or ask for the data in separate form fields",
-                    v.ident
-                ),
-            );
-            continue;
-        }
-        let name = unraw(&v.ident);
-        let (value, span) = match attr.rename.as_ref().and_then(|o| lit_str(o, "rename", errors)) {
-            Some(s) => (s.value(), s.span()),
-            None => (case.unwrap_or(Case::Snake).apply(&name), v.ident.span()),
-        };
-        if !seen.insert(value.clone()) {
-            errors.push(syn::Error::new(
-                span,
-                format!(
-                    "two choices have the value `{value}`: give one another value with `#[form(rename = \"...\")]`"
-                ),
-            ));
-        }
-        let title = attr.title.as_ref().and_then(|o| lit_str(o, "title", errors));
-        variants.push(VariantModel {
-            ident: v.ident.clone(),
-            value,
-            title,
-        });
-    }
-    EnumModel {
-        enum_names: input.enum_names.is_present(),
-        variants,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn cases() {
-        assert_eq!(Case::Snake.apply("Stg"), "stg");
-        assert_eq!(Case::Snake.apply("InProgress"), "in_progress");
-        assert_eq!(Case::Kebab.apply("InProgress"), "in-progress");
-        assert_eq!(Case::ScreamingSnake.apply("InProgress"), "IN_PROGRESS");
-        assert_eq!(Case::Camel.apply("InProgress"), "inProgress");
-        assert_eq!(Case::Lower.apply("InProgress"), "inprogress");
-    }
 
     #[test]
     fn secrets() {

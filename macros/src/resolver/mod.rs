@@ -15,9 +15,9 @@ mod parse;
 mod validate;
 pub(crate) mod visit;
 
+use crate::util::attr_fn;
 use crate::util::errors::Errors;
 use crate::util::spans::unraw;
-use crate::util::{attr_fn, docs};
 use parse::ResolverArgs;
 use proc_macro2::TokenStream;
 
@@ -33,49 +33,39 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
     // Unique among resolvers that share a name: the name and a hash of the whole item.
     let item_hash = fnv(item.to_string().as_bytes());
-    let (func, args) = match attr_fn::parse::<ResolverArgs>("resolver", args, item, &mut errors) {
+    let f = match attr_fn::parse::<ResolverArgs>("resolver", args, item, &mut errors) {
         Ok(parsed) => parsed,
         Err(out) => return out,
     };
-    let krate = attr_fn::krate(args.krate.as_ref());
-    let syn::ItemFn {
-        attrs, vis, sig, block, ..
-    } = func;
-    let (doc_attrs, fn_attrs) = docs::take_docs(attrs);
-    validate::signature(&sig, &mut errors);
-    let params = parse::params(sig.inputs.iter(), &mut errors);
-    let name = unraw(&sig.ident);
-    let key = validate::key(args.key.as_ref(), &name, &mut errors);
-    let once = args
+    validate::signature(&f.sig, &mut errors);
+    let params = parse::params(f.sig.inputs.iter(), &mut errors);
+    let name = unraw(&f.sig.ident);
+    let key = validate::key(f.args.key.as_ref(), &name, &mut errors);
+    let once = f
+        .args
         .once
         .as_ref()
-        .map(|f| f.check("#[resolver(once)]", &mut errors))
+        .map(|flag| flag.check("#[resolver(once)]", &mut errors))
         .is_some();
 
     if !errors.is_empty() {
-        let mut out = errors.into_tokens();
-        if sig.receiver().is_some() {
-            // A method sits in an `impl` or a trait, where the resolver's items cannot go: give
-            // the method back as written, so its callers do not cascade into more errors.
-            out.extend(attr_fn::method_fallback(&doc_attrs, &fn_attrs, &vis, sig, &block));
-        } else {
-            out.extend(codegen::fallback(&krate, &vis, &sig, &name, &key, &doc_attrs));
-        }
-        return out;
+        return f.failed(errors, |f| {
+            codegen::fallback(&f.krate, &f.vis, &f.sig, &name, &key, &f.doc_attrs)
+        });
     }
     codegen::expand(&codegen::ResolverModel {
-        krate,
-        vis,
-        ident: sig.ident,
+        krate: f.krate,
+        vis: f.vis,
+        ident: f.sig.ident,
         id: format!("{name}#{item_hash:016x}"),
         name,
         key,
         once,
-        doc_attrs,
-        fn_attrs,
+        doc_attrs: f.doc_attrs,
+        fn_attrs: f.fn_attrs,
         params,
-        output: sig.output,
-        block: *block,
+        output: f.sig.output,
+        block: *f.block,
     })
 }
 

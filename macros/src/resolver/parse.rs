@@ -1,7 +1,7 @@
 //! The model of a `#[resolver]` function: its options and its parameters.
 
 use super::validate;
-use crate::util::attr_fn::Flag;
+use crate::util::attr_fn::{Flag, Options};
 use crate::util::errors::Errors;
 use crate::util::param_attrs::ParamAttrs;
 use darling::FromMeta;
@@ -19,6 +19,12 @@ pub(crate) struct ResolverArgs {
     /// Path of the facade crate.
     #[darling(rename = "crate")]
     pub(crate) krate: Option<syn::Path>,
+}
+
+impl Options for ResolverArgs {
+    fn krate(&self) -> Option<&syn::Path> {
+        self.krate.as_ref()
+    }
 }
 
 /// One parameter of a resolver: a tool argument, or the value of another resolver.

@@ -1,5 +1,6 @@
 //! `#[tool(...)]` options.
 
+use crate::util::attr_fn::{AsWritten, Flag, Options};
 use darling::FromMeta;
 use darling::util::SpannedValue;
 
@@ -26,19 +27,14 @@ pub(crate) struct ToolArgs {
     pub(crate) open_world: Option<bool>,
     /// `replayable`: a destructive tool's answers may be replayed (opts out of single use);
     /// checked by `validate::replayable`.
-    pub(crate) replayable: Option<crate::util::attr_fn::Flag>,
+    pub(crate) replayable: Option<Flag>,
     /// OAuth scopes a caller's token must grant: `scopes = ["notes:write"]`. Checked by
-    /// `validate::scopes`, which reports anything but a list of scope tokens at its token.
+    /// `item::scopes`, which reports anything but a list of scope tokens at its token.
     pub(crate) scopes: Option<AsWritten>,
 }
 
-/// An option's value exactly as written (darling would read a string literal's contents as an
-/// expression), so that validation can say what is wrong with it.
-#[derive(Debug)]
-pub(crate) struct AsWritten(pub(crate) syn::Expr);
-
-impl FromMeta for AsWritten {
-    fn from_expr(expr: &syn::Expr) -> darling::Result<Self> {
-        Ok(Self(expr.clone()))
+impl Options for ToolArgs {
+    fn krate(&self) -> Option<&syn::Path> {
+        self.krate.as_ref()
     }
 }

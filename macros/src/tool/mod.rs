@@ -1,90 +1,106 @@
-//! `#[tool]`: parse → validate → generate.
+//! `#[tool]`: a function the client calls with JSON arguments, each parameter an argument its
+//! type describes in the inputSchema, or a value asked of the human (`#[resolve]`, `#[confirm]`).
+//! The steps every item takes are `item::expand`'s.
 
-pub(crate) mod args;
+mod args;
 mod codegen;
-mod param;
-pub(crate) mod validate;
+mod validate;
 
+use crate::item::{self, Cx, Generated, Helpers, ItemKind, Kind, Param, Source};
 use crate::util::errors::Errors;
-use crate::util::spans::unraw;
-use crate::util::{attr_fn, docs};
 use args::ToolArgs;
 use proc_macro2::TokenStream;
-use quote::quote;
+use syn::{Ident, PatType, Type};
+
+/// A `#[tool]` being expanded.
+#[derive(Default)]
+pub(crate) struct Tool {
+    args: ToolArgs,
+    wire_name: String,
+    /// The OAuth scopes a caller needs.
+    scopes: Vec<String>,
+    /// `#[tool(destructive = true, replayable)]`: opted out of single-use answers.
+    replayable: bool,
+}
+
+impl ItemKind for Tool {
+    const KIND: Kind = Kind::Tool;
+    type Args = ToolArgs;
+
+    fn new(args: ToolArgs, _: &mut Errors) -> Self {
+        Tool {
+            args,
+            ..Tool::default()
+        }
+    }
+
+    fn helpers(&self, helpers: &Helpers<'_>, _: &PatType, errors: &mut Errors) {
+        validate::arg_options(helpers, errors);
+    }
+
+    fn source(&mut self, pt: &PatType, _: &Ident, helpers: &Helpers<'_>, errors: &mut Errors) -> Option<Source> {
+        if let Type::ImplTrait(it) = &*pt.ty {
+            errors.spanned(
+                it,
+                "`#[tool]` parameters need concrete types to build the inputSchema: replace `impl Trait` with a type",
+            );
+            return None;
+        }
+        Some(
+            helpers
+                .source
+                .as_ref()
+                .map_or(Source::ARGUMENT, |(source, _)| source.clone()),
+        )
+    }
+
+    fn check(&mut self, ident: &Ident, params: &[Param], errors: &mut Errors) {
+        validate::unique_keys(params, errors);
+        validate::confirm_messages(params, errors);
+        validate::headers(params, errors);
+        let args = &self.args;
+        self.replayable = args
+            .replayable
+            .as_ref()
+            .map(|flag| validate::replayable(flag, args.destructive, params, errors))
+            .is_some();
+        self.scopes = args
+            .scopes
+            .as_ref()
+            .map_or_else(Vec::new, |e| item::scopes(&e.0, errors));
+        self.wire_name = item::wire_name(args.name.as_ref(), ident, validate::tool_name, errors);
+    }
+
+    fn wire_name(&self) -> &str {
+        &self.wire_name
+    }
+
+    fn description(&self) -> Option<&String> {
+        self.args.description.as_ref()
+    }
+
+    fn generate(&self, cx: &mut Cx<'_>) -> Generated {
+        let a = &self.args;
+        let definition = codegen::Definition {
+            wire_name: &self.wire_name,
+            title: a.title.as_ref(),
+            annotations: [a.read_only, a.destructive, a.idempotent, a.open_world],
+            scopes: &self.scopes,
+            replayable: self.replayable,
+        };
+        codegen::generate(&definition, cx)
+    }
+}
 
 /// Expands `#[tool(args)] item`.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
-    let mut errors = Errors::default();
-    let (func, args) = match attr_fn::parse::<ToolArgs>("tool", args, item, &mut errors) {
-        Ok(parsed) => parsed,
-        Err(out) => return out,
-    };
-    let krate = attr_fn::krate(args.krate.as_ref());
-
-    let syn::ItemFn {
-        attrs, vis, sig, block, ..
-    } = func;
-    let (doc_attrs, fn_attrs) = docs::take_docs(attrs);
-    validate::signature(&sig, &mut errors);
-    let params = param::parse_params(sig.inputs.iter(), &mut errors);
-    validate::unique_keys(&params, &mut errors);
-    validate::confirm_messages(&params, &mut errors);
-    validate::headers(&params, &mut errors);
-    let replayable = args
-        .replayable
-        .as_ref()
-        .map(|flag| validate::replayable(flag, args.destructive, &params, &mut errors))
-        .is_some();
-    let scopes = args
-        .scopes
-        .as_ref()
-        .map_or_else(Vec::new, |e| validate::scopes(&e.0, &mut errors));
-    let wire_name = match &args.name {
-        Some(n) => {
-            if let Err(msg) = validate::tool_name(n) {
-                errors.push(syn::Error::new(n.span(), msg));
-            }
-            (**n).clone()
-        }
-        None => unraw(&sig.ident),
-    };
-
-    if !errors.is_empty() {
-        let mut out = errors.into_tokens();
-        if sig.receiver().is_some() {
-            // A method sits in an `impl` or a trait, where the tool's items cannot go: give the
-            // method back as written, so its callers do not cascade into more errors.
-            out.extend(attr_fn::method_fallback(&doc_attrs, &fn_attrs, &vis, sig, &block));
-        } else {
-            out.extend(codegen::fallback(&krate, &vis, &sig.ident, &doc_attrs));
-        }
-        return out;
-    }
-    let description = match &args.description {
-        Some(d) => quote!(#d),
-        None => docs::description(&doc_attrs),
-    };
-    codegen::expand(&codegen::ToolModel {
-        krate,
-        vis,
-        ident: sig.ident,
-        wire_name,
-        title: args.title,
-        description,
-        annotations: [args.read_only, args.destructive, args.idempotent, args.open_world],
-        scopes,
-        replayable,
-        doc_attrs,
-        fn_attrs,
-        params,
-        output: sig.output,
-        block: *block,
-    })
+    item::expand::<Tool>(args, item)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use quote::quote;
 
     fn errors_of(args: TokenStream, item: TokenStream) -> usize {
         expand(args, item).to_string().matches("compile_error").count()

@@ -1,7 +1,7 @@
-//! The attributes a `#[tool]` or `#[resolver]` parameter may carry: `#[arg(...)]`,
-//! `#[resolve(path)]`, `#[confirm("…")]`, and doc comments. One parser serves both macros, so
-//! they read the same syntax, and a fallback strips the same set; each macro's `validate` then
-//! says which of them its parameters take, and how many.
+//! The attributes a `#[tool]`, `#[prompt]`, `#[resource]` or `#[resolver]` parameter may carry:
+//! `#[arg(...)]`, `#[resolve(path)]`, `#[confirm("…")]`, and doc comments. One parser serves every
+//! macro, so they read the same syntax, and a fallback strips the same set; `item::Helpers::read`
+//! (and `#[resolver]`'s `validate`) then says which of them a parameter takes, and how many.
 
 use super::errors::Errors;
 use darling::util::SpannedValue;
