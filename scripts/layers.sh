@@ -110,7 +110,8 @@ def children(path):
 
 
 def target(mod, path, kids):
-    segs = [s for s in re.split(r"\s*::\s*", path) if s]
+    # `__private01` is `__private.rs` (`#[path]`): the versioned name of generated code's module.
+    segs = [re.sub(r"^__private\d+$", "__private", s) for s in re.split(r"\s*::\s*", path) if s]
     if not segs:
         return None
     own = list(mod) if mod != ("lib",) else []

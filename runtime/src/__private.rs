@@ -375,35 +375,39 @@ pub fn resource_definition(
     d.scopes(scopes.iter().copied())
 }
 
-/// The value of a prompt's resolved parameter `index` (filled by resolver `R`); a declined
-/// question (for a parameter that is not an `ElicitationResult`) is the request's -32603 error.
-pub fn prompt_resolved<C: FromResolved<O>, O>(
-    _: Def<O>,
-    call: &PromptCall,
-    index: usize,
-    param: &'static str,
-) -> Result<C, ErrorObject> {
-    resolved_value(&call.resolved, index, param, "prompt")
+/// A prompt's or resource's call, as [`resolved`] reads a resolved value from it.
+pub trait ResolvedIn {
+    /// What the call serves, in messages (`prompt`, `resource`).
+    const KIND: &'static str;
+    /// The values of its resolved parameters, in the order of its resolvers.
+    fn resolved_values(&self) -> &[Settled];
 }
 
-/// [`prompt_resolved`] for a resource.
-pub fn resource_resolved<C: FromResolved<O>, O>(
-    _: Def<O>,
-    call: &ResourceCall,
-    index: usize,
-    param: &'static str,
-) -> Result<C, ErrorObject> {
-    resolved_value(&call.resolved, index, param, "resource")
+impl ResolvedIn for PromptCall {
+    const KIND: &'static str = "prompt";
+    fn resolved_values(&self) -> &[Settled] {
+        &self.resolved
+    }
 }
 
-fn resolved_value<C: FromResolved<O>, O>(
-    resolved: &[Settled],
+impl ResolvedIn for ResourceCall {
+    const KIND: &'static str = "resource";
+    fn resolved_values(&self) -> &[Settled] {
+        &self.resolved
+    }
+}
+
+/// The value of a prompt's or resource's resolved parameter `index` (filled by resolver `R`);
+/// a declined question (for a parameter that is not an `ElicitationResult`) is the request's
+/// -32603 error. (A tool's goes through `Args`, which collects every bad argument.)
+pub fn resolved<C: FromResolved<O>, O, K: ResolvedIn>(
+    _: Def<O>,
+    call: &K,
     index: usize,
     param: &'static str,
-    kind: &'static str,
 ) -> Result<C, ErrorObject> {
-    match resolved.get(index) {
-        Some(r) => C::from_resolved(r, param, kind),
+    match call.resolved_values().get(index) {
+        Some(r) => C::from_resolved(r, param, K::KIND),
         None => Err(format!("internal error: `{param}` has no value")),
     }
     .map_err(ErrorObject::internal)

@@ -50,8 +50,11 @@ mod transport;
 mod updates;
 mod url_flow;
 
+/// Support for generated code, not public API; the name is versioned (`01`) so that macros of
+/// another version fail to compile instead of calling into a runtime they do not match.
 #[doc(hidden)]
-pub mod __private;
+#[path = "__private.rs"]
+pub mod __private01;
 
 #[cfg(feature = "bench")]
 #[doc(hidden)]

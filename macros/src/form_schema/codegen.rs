@@ -38,7 +38,7 @@ fn spec_ident(i: usize) -> Ident {
 
 /// `impl FormSchema for S`, with the field specs and compile-time checks.
 pub(crate) fn form(krate: &TokenStream, ident: &Ident, m: &StructModel) -> TokenStream {
-    let p = quote!(#krate::__private);
+    let p = quote!(#krate::__private01);
     let mut items = Vec::new();
     let mut adds = Vec::new();
     let mut reads = Vec::new();
@@ -247,7 +247,7 @@ fn kind_checks(p: &TokenStream, f: &FieldModel, ops: &Ident) -> Vec<TokenStream>
 
 /// `impl FormChoice` and `impl FormField` for a unit enum, and the `Copy` check.
 pub(crate) fn choice(krate: &TokenStream, ident: &Ident, m: &EnumModel) -> TokenStream {
-    let p = quote!(#krate::__private);
+    let p = quote!(#krate::__private01);
     let choices = m.variants.iter().map(|v| {
         let value = &v.value;
         let title = some_str(&v.title);
@@ -320,7 +320,7 @@ fn field_impl(p: &TokenStream, ident: &Ident, all: &Ident) -> TokenStream {
 /// After errors in a struct: a stub `FormSchema` impl, so uses elsewhere do not cascade, and the
 /// field type checks, so a bad field type is reported alongside.
 pub(crate) fn form_fallback(krate: &TokenStream, ident: &Ident, types: &[&syn::Type]) -> TokenStream {
-    let p = quote!(#krate::__private);
+    let p = quote!(#krate::__private01);
     let checks = types.iter().enumerate().map(|(i, ty)| {
         let ops = ops_ident(i);
         let ty_p = located_at(&p, ty.span());
@@ -351,7 +351,7 @@ pub(crate) fn form_fallback(krate: &TokenStream, ident: &Ident, types: &[&syn::T
 
 /// After errors in an enum: a stub `FormField` impl (not `FormChoice`, which needs `Copy`).
 pub(crate) fn choice_fallback(krate: &TokenStream, ident: &Ident) -> TokenStream {
-    let p = quote!(#krate::__private);
+    let p = quote!(#krate::__private01);
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]

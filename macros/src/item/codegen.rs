@@ -57,7 +57,7 @@ pub(crate) fn option(value: Option<impl ToTokens>) -> TokenStream {
 pub(crate) fn completer(krate: &TokenStream, path: &syn::Path) -> TokenStream {
     let call = quote_spanned! {path.span()=> #path(__value, __cx) };
     quote! {
-        #krate::__private::Completer::new(|__value, __cx| #krate::__private::boxed(#call))
+        #krate::__private01::Completer::new(|__value, __cx| #krate::__private01::boxed(#call))
     }
 }
 
@@ -110,8 +110,8 @@ pub(crate) fn implement<A>(
             #items
 
             #[automatically_derived]
-            impl #krate::__private::#name for #marker {
-                fn definition(&self) -> #krate::__private::#definition_ty {
+            impl #krate::__private01::#name for #marker {
+                fn definition(&self) -> #krate::__private01::#definition_ty {
                     #definition
                 }
 
@@ -120,8 +120,8 @@ pub(crate) fn implement<A>(
 
                 fn #method(
                     &self,
-                    __call: #krate::__private::#call_ty,
-                ) -> #krate::__private::BoxFuture<'static, #output> {
+                    __call: #krate::__private01::#call_ty,
+                ) -> #krate::__private01::BoxFuture<'static, #output> {
                     #call
                 }
             }
@@ -143,14 +143,14 @@ pub(crate) fn stand_in<A>(kind: Kind, f: &AttrFn<A>) -> TokenStream {
         #[doc(hidden)]
         const _: () = {
             #[automatically_derived]
-            impl #krate::__private::#name for #marker {
-                fn definition(&self) -> #krate::__private::#definition_ty {
+            impl #krate::__private01::#name for #marker {
+                fn definition(&self) -> #krate::__private01::#definition_ty {
                     ::core::unreachable!()
                 }
                 fn #method(
                     &self,
-                    _: #krate::__private::#call_ty,
-                ) -> #krate::__private::BoxFuture<'static, #output> {
+                    _: #krate::__private01::#call_ty,
+                ) -> #krate::__private01::BoxFuture<'static, #output> {
                     ::core::unreachable!()
                 }
             }

@@ -99,14 +99,14 @@ impl Kind {
             Kind::Resource => ("Resource", "ResourceDefinition", "read", "ResourceCall"),
         };
         let output = match self {
-            Kind::Tool => quote!(#krate::__private::CallToolResult),
+            Kind::Tool => quote!(#krate::__private01::CallToolResult),
             Kind::Prompt => quote! {
-                ::core::result::Result<#krate::__private::GetPromptResult, #krate::__private::ErrorObject>
+                ::core::result::Result<#krate::__private01::GetPromptResult, #krate::__private01::ErrorObject>
             },
             Kind::Resource => quote! {
                 ::core::result::Result<
-                    ::std::vec::Vec<#krate::__private::ResourceContents>,
-                    #krate::__private::ErrorObject
+                    ::std::vec::Vec<#krate::__private01::ResourceContents>,
+                    #krate::__private01::ErrorObject
                 >
             },
         };

@@ -158,7 +158,7 @@ impl ItemKind for Prompt {
             &self.scopes,
         );
         let definition = quote! {
-            #krate::__private::prompt_definition(
+            #krate::__private01::prompt_definition(
                 #wire_name,
                 #title,
                 #description,
@@ -168,20 +168,20 @@ impl ItemKind for Prompt {
         };
         let (ret_span, out, ret_krate) = &cx.result;
         let convert = quote_spanned! {*ret_span=>
-            #ret_krate::__private::IntoPromptResult::into_prompt_result(#out)
+            #ret_krate::__private01::IntoPromptResult::into_prompt_result(#out)
         };
         let read = |p: &Param| {
             let key = &p.key;
             match p.source {
-                Source::Argument { optional: true } => quote!(#krate::__private::prompt_optional(&__call, #key)),
-                _ => quote!(#krate::__private::prompt_required(&__call, #key)?),
+                Source::Argument { optional: true } => quote!(#krate::__private01::prompt_optional(&__call, #key)),
+                _ => quote!(#krate::__private01::prompt_required(&__call, #key)?),
             }
         };
         Generated {
             definition,
             items: quote!(),
             methods: quote!(),
-            call: direct_call(cx, "prompt_resolved", read, convert),
+            call: direct_call(cx, "resolved", read, convert),
         }
     }
 }

@@ -87,7 +87,7 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
         let krate = crate::util::spans::respanned(krate, d.span());
         quote_spanned! {d.span()=>
             {
-                fn __mcp_resolve_dep() -> &'static #krate::__private::ResolverSpec {
+                fn __mcp_resolve_dep() -> &'static #krate::__private01::ResolverSpec {
                     #def.spec
                 }
                 __mcp_resolve_dep
@@ -108,14 +108,14 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
                 quote_spanned! {ty.span()=>
                     let #local: #ty = match __inputs.dependency::<#ty, _>(#def, #pname) {
                         ::core::result::Result::Ok(v) => v,
-                        ::core::result::Result::Err(m) => return #krate::__private::Step::Invalid(m),
+                        ::core::result::Result::Err(m) => return #krate::__private01::Step::Invalid(m),
                     };
                 }
             }
             None => quote_spanned! {ty.span()=>
-                let #local: #ty = match <#ty as #krate::__private::FromResolveInputs>::take(&__inputs, #pname) {
+                let #local: #ty = match <#ty as #krate::__private01::FromResolveInputs>::take(&__inputs, #pname) {
                     ::core::result::Result::Ok(v) => v,
-                    ::core::result::Result::Err(m) => return #krate::__private::Step::Invalid(m),
+                    ::core::result::Result::Err(m) => return #krate::__private01::Step::Invalid(m),
                 };
             },
         }
@@ -127,10 +127,10 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
         quote! { { #ident : #ty } }
     });
     let into_step = quote_spanned! {ret_span=>
-        #krate::__private::into_step(__mcp_resolve_f(#(#locals),*).await)
+        #krate::__private01::into_step(__mcp_resolve_f(#(#locals),*).await)
     };
     let output_ty = quote_spanned! {ret_span=>
-        <#ret as #krate::__private::IntoResolution>::Output
+        <#ret as #krate::__private01::IntoResolution>::Output
     };
     let value_items = FnValue {
         krate,
@@ -153,7 +153,7 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
         #[doc(hidden)]
         macro_rules! #checker {
             ($args:ty, [$($visited:literal),*], [$($names:literal),*], $via:path, $item:literal, $noun:literal, [$($arg:literal),*]) => {
-                #krate::__private::resolver_visit! {
+                #krate::__private01::resolver_visit! {
                     id = #id,
                     name = #name,
                     visited = [$($visited),*],
@@ -177,8 +177,8 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
         #[allow(non_snake_case, non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
             fn __mcp_resolve_run(
-                __inputs: #krate::__private::ResolveInputs,
-            ) -> #krate::__private::BoxFuture<'static, #krate::__private::Step> {
+                __inputs: #krate::__private01::ResolveInputs,
+            ) -> #krate::__private01::BoxFuture<'static, #krate::__private01::Step> {
                 // Read before the parameters are bound, so a parameter named like the resolver
                 // cannot shadow it.
                 let __mcp_resolve_f = #ident;
@@ -188,7 +188,7 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
                 })
             }
 
-            static __MCP_RESOLVE_DEF: #krate::__private::ResolverSpec = #krate::__private::ResolverSpec {
+            static __MCP_RESOLVE_DEF: #krate::__private01::ResolverSpec = #krate::__private01::ResolverSpec {
                 name: #name,
                 module: ::core::module_path!(),
                 key: #key,
@@ -198,9 +198,9 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
             };
 
             #[automatically_derived]
-            impl #krate::__private::Resolver for #ty_ident {
+            impl #krate::__private01::Resolver for #ty_ident {
                 type Output = #output_ty;
-                const DEF: &'static #krate::__private::ResolverSpec = &__MCP_RESOLVE_DEF;
+                const DEF: &'static #krate::__private01::ResolverSpec = &__MCP_RESOLVE_DEF;
             }
 
         };
@@ -260,18 +260,18 @@ fn fallback_impl(
         return None;
     }
     let output_ty = quote_spanned! {ret.span()=>
-        <#ret as #krate::__private::IntoResolution>::Output
+        <#ret as #krate::__private01::IntoResolution>::Output
     };
     Some(quote! {
         #[doc(hidden)]
         #[allow(non_snake_case, non_upper_case_globals, clippy::all)]
         const _: () = {
             fn __mcp_resolve_run(
-                _: #krate::__private::ResolveInputs,
-            ) -> #krate::__private::BoxFuture<'static, #krate::__private::Step> {
+                _: #krate::__private01::ResolveInputs,
+            ) -> #krate::__private01::BoxFuture<'static, #krate::__private01::Step> {
                 ::core::unreachable!()
             }
-            static __MCP_RESOLVE_DEF: #krate::__private::ResolverSpec = #krate::__private::ResolverSpec {
+            static __MCP_RESOLVE_DEF: #krate::__private01::ResolverSpec = #krate::__private01::ResolverSpec {
                 name: #name,
                 module: ::core::module_path!(),
                 key: #key,
@@ -280,9 +280,9 @@ fn fallback_impl(
                 run: __mcp_resolve_run,
             };
             #[automatically_derived]
-            impl #krate::__private::Resolver for #ty_ident {
+            impl #krate::__private01::Resolver for #ty_ident {
                 type Output = #output_ty;
-                const DEF: &'static #krate::__private::ResolverSpec = &__MCP_RESOLVE_DEF;
+                const DEF: &'static #krate::__private01::ResolverSpec = &__MCP_RESOLVE_DEF;
             }
         };
     })

@@ -229,11 +229,11 @@ fn param_checks(v: &Visit) -> TokenStream {
                 #[diagnostic::do_not_recommend]
                 impl<T, E> ArgumentType<E> for T
                 where
-                    T: #krate::__private::IsToolArgument<#args, { #krate::__private::name_hash(#pname) }>,
+                    T: #krate::__private01::IsToolArgument<#args, { #krate::__private01::name_hash(#pname) }>,
                 {
                 }
                 fn #need<E, T: ArgumentType<E>>(_: T) {}
-                #need::<<#args as #krate::__private::HasArg<{ #krate::__private::name_hash(#pname) }>>::Ty, _>(#ident)
+                #need::<<#args as #krate::__private01::HasArg<{ #krate::__private01::name_hash(#pname) }>>::Ty, _>(#ident)
             }
         } else {
             let article = if noun.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
@@ -243,7 +243,7 @@ fn param_checks(v: &Visit) -> TokenStream {
             quote_spanned! {span=>
                 #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
                 trait Argument {}
-                impl Argument for #krate::__private::Context {}
+                impl Argument for #krate::__private01::Context {}
                 fn #need<T: Argument>(_: T) {}
                 #need(#ident)
             }

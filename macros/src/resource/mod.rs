@@ -229,7 +229,7 @@ impl ItemKind for Resource {
         let title = option(self.args.title.as_ref());
         let mime = option(self.args.mime_type.as_ref());
         let definition = quote! {
-            #krate::__private::resource_definition(
+            #krate::__private01::resource_definition(
                 #location,
                 #is_template,
                 #wire_name,
@@ -242,17 +242,17 @@ impl ItemKind for Resource {
         };
         let (ret_span, out, ret_krate) = &cx.result;
         let convert = quote_spanned! {*ret_span=>
-            #ret_krate::__private::IntoResourceContents::into_contents(#out, &__call.uri, #mime)
+            #ret_krate::__private01::IntoResourceContents::into_contents(#out, &__call.uri, #mime)
         };
         let read = |p: &Param| {
             let name = &p.key;
-            quote!(#krate::__private::resource_variable(&__call, #name)?)
+            quote!(#krate::__private01::resource_variable(&__call, #name)?)
         };
         Generated {
             definition,
             items: quote!(),
             methods: quote!(),
-            call: direct_call(cx, "resource_resolved", read, convert),
+            call: direct_call(cx, "resolved", read, convert),
         }
     }
 }

@@ -48,11 +48,11 @@ pub(super) fn generate(d: &Definition<'_>, cx: &mut Cx<'_>) -> Generated {
         let desc = option(p.description.as_ref());
         let header = p.header.as_ref().map(|(name, _)| {
             quote_spanned! {ty.span()=>
-                #krate::__private::mirror_in_header::<#ty>(&mut __schema, #key, #name);
+                #krate::__private01::mirror_in_header::<#ty>(&mut __schema, #key, #name);
             }
         });
         quote_spanned! {ty.span()=>
-            <#ty as #krate::__private::ToolParam>::describe(&mut __schema, #key, #desc);
+            <#ty as #krate::__private01::ToolParam>::describe(&mut __schema, #key, #desc);
             #header
         }
     });
@@ -83,13 +83,13 @@ pub(super) fn generate(d: &Definition<'_>, cx: &mut Cx<'_>) -> Generated {
                     let run = format_ident!("__mcp_resolve_confirm_{}", index, span = Span::mixed_site());
                     confirm_defs.push(quote! {
                         fn #run(
-                            __inputs: #krate::__private::ResolveInputs,
-                        ) -> #krate::__private::BoxFuture<'static, #krate::__private::Step> {
+                            __inputs: #krate::__private01::ResolveInputs,
+                        ) -> #krate::__private01::BoxFuture<'static, #krate::__private01::Step> {
                             ::std::boxed::Box::pin(async move {
-                                #krate::__private::confirm_step(#message, __inputs.arguments())
+                                #krate::__private01::confirm_step(#message, __inputs.arguments())
                             })
                         }
-                        static #def: #krate::__private::ResolverSpec = #krate::__private::ResolverSpec {
+                        static #def: #krate::__private01::ResolverSpec = #krate::__private01::ResolverSpec {
                             name: #name,
                             module: ::core::concat!(::core::module_path!(), "::", #wire_name),
                             key: #name,
@@ -99,7 +99,7 @@ pub(super) fn generate(d: &Definition<'_>, cx: &mut Cx<'_>) -> Generated {
                         };
                     });
                     slots.generated(quote! {
-                        #krate::__private::ResolveSlot { param: #name, resolver: &#def }
+                        #krate::__private01::ResolveSlot { param: #name, resolver: &#def }
                     });
                     quote_spanned! {ty.span()=>
                         let #slot = __errors.take_confirm::<#ty>(&__call, #index, #name);
@@ -120,16 +120,16 @@ pub(super) fn generate(d: &Definition<'_>, cx: &mut Cx<'_>) -> Generated {
         quote! {
             fn check_arguments(
                 &self,
-                __arguments: &#krate::__private::JsonMap<::std::string::String, #krate::__private::JsonValue>,
-            ) -> ::core::result::Result<(), #krate::__private::CallToolResult> {
-                let __call = #krate::__private::ToolCall::new(
+                __arguments: &#krate::__private01::JsonMap<::std::string::String, #krate::__private01::JsonValue>,
+            ) -> ::core::result::Result<(), #krate::__private01::CallToolResult> {
+                let __call = #krate::__private01::ToolCall::new(
                     __arguments.clone(),
-                    #krate::__private::Context::detached(
-                        #krate::__private::ProtocolVersion::LATEST_STATELESS,
+                    #krate::__private01::Context::detached(
+                        #krate::__private01::ProtocolVersion::LATEST_STATELESS,
                         ::core::default::Default::default(),
                     ),
                 );
-                let mut __errors = #krate::__private::ArgErrors::default();
+                let mut __errors = #krate::__private01::ArgErrors::default();
                 #(#checks)*
                 __errors.finish()
             }
@@ -139,7 +139,7 @@ pub(super) fn generate(d: &Definition<'_>, cx: &mut Cx<'_>) -> Generated {
     // reported there (as the `.output::<R>()` check in `definition` is), not on `#[tool]`.
     let ret_span = *ret_span;
     let into_result = quote_spanned! {ret_span=>
-        #ret_krate::__private::IntoToolResult::into_tool_result(#out)
+        #ret_krate::__private01::IntoToolResult::into_tool_result(#out)
     };
     let ret = return_type(output);
     let output_check = quote_spanned! {ret_span=>
@@ -151,7 +151,7 @@ pub(super) fn generate(d: &Definition<'_>, cx: &mut Cx<'_>) -> Generated {
         // shadow it.
         let __mcp_resolve_f = #ident;
         ::std::boxed::Box::pin(async move {
-            let mut __errors = #krate::__private::ArgErrors::default();
+            let mut __errors = #krate::__private01::ArgErrors::default();
             #(#takes)*
             match (#(#locals,)*) {
                 (#(::core::option::Option::Some(#idents),)*) => {
@@ -165,14 +165,14 @@ pub(super) fn generate(d: &Definition<'_>, cx: &mut Cx<'_>) -> Generated {
     };
     Generated {
         definition: quote! {
-            let mut __schema = #krate::__private::ArgsSchema::new();
+            let mut __schema = #krate::__private01::ArgsSchema::new();
             #(#describes)*
-            #krate::__private::definition(
+            #krate::__private01::definition(
                 #wire_name,
                 #title,
                 #description,
                 __schema,
-                #krate::__private::annotations(#(#ann),*),
+                #krate::__private01::annotations(#(#ann),*),
                 &[#(#scopes),*],
                 #replayable,
             ) #output_check

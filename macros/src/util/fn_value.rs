@@ -52,7 +52,7 @@ pub(crate) fn placeholder(
     quote! {
         #(#doc_attrs)*
         #[allow(dead_code, private_interfaces)]
-        #vis fn #ident() -> #krate::__private::BodyFuture<#marker, ()> {
+        #vis fn #ident() -> #krate::__private01::BodyFuture<#marker, ()> {
             ::core::unreachable!()
         }
 
@@ -79,7 +79,7 @@ impl FnValue<'_> {
         let args = params.iter().map(|(i, _)| *i);
         // Spanned on the fn name: a body whose future is not `Send` is reported there.
         let boxed = quote::quote_spanned! {ident.span()=>
-            #krate::__private::BodyFuture::new(#body(#(#args),*))
+            #krate::__private01::BodyFuture::new(#body(#(#args),*))
         };
         let marker_item = marker_item(vis, marker);
         quote! {
@@ -87,7 +87,7 @@ impl FnValue<'_> {
             // The body function declares the same names with the user's attributes, so a
             // name's lint (e.g. `folderPath`) is reported, or allowed, there once.
             #[allow(private_interfaces, clippy::too_many_arguments, non_snake_case)]
-            #vis fn #ident(#(#idents: #tys),*) -> #krate::__private::BodyFuture<#marker, #ret> {
+            #vis fn #ident(#(#idents: #tys),*) -> #krate::__private01::BodyFuture<#marker, #ret> {
                 #body_fn
                 #boxed
             }

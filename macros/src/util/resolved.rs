@@ -58,7 +58,7 @@ impl Slots {
     pub(crate) fn def_of(krate: &TokenStream, path: &syn::Path) -> TokenStream {
         let span = path.span();
         let krate = crate::util::spans::respanned(krate, span);
-        quote_spanned! {span=> #krate::__private::ResolverFn::def(&#path) }
+        quote_spanned! {span=> #krate::__private01::ResolverFn::def(&#path) }
     }
 
     /// Adds `#[resolve(path)]` parameter `param`, checked against `args_ty`; returns its index.
@@ -68,7 +68,7 @@ impl Slots {
         // a path that is not a resolver once for both.
         let slot_krate = crate::util::spans::respanned(krate, path.span());
         self.entries.push(quote_spanned! {path.span()=>
-            #slot_krate::__private::ResolveSlot { param: #param, resolver: #def.spec }
+            #slot_krate::__private01::ResolveSlot { param: #param, resolver: #def.spec }
         });
         let key = quote!(#path).to_string();
         if !self.checked.contains(&key) {
@@ -85,7 +85,7 @@ impl Slots {
 
     /// Adds `#[resolve(path)]` parameter `ident: ty` of a prompt or resource and returns the
     /// statement that binds it to `local` (see [`param_locals`](crate::util::param_locals)) in
-    /// the generated body: `getter` (`prompt_resolved`, `resource_resolved`) reads the value
+    /// the generated body: `getter` (`resolved`, one for prompts and resources) reads the value
     /// from `__call`, and its error ends the request.
     pub(crate) fn bind(
         &mut self,
@@ -100,7 +100,7 @@ impl Slots {
         let getter = Ident::new(getter, Span::call_site());
         let def = Self::def_of(krate, path);
         quote_spanned! {ty.span()=>
-            let #local = #krate::__private::#getter::<#ty, _>(#def, &__call, #index, #name)?;
+            let #local = #krate::__private01::#getter::<#ty, _, _>(#def, &__call, #index, #name)?;
         }
     }
 
@@ -132,10 +132,10 @@ impl Slots {
         let n = self.entries.len();
         let entries = &self.entries;
         quote! {
-            fn resolvers(&self) -> &'static [#krate::__private::ResolveSlot] {
+            fn resolvers(&self) -> &'static [#krate::__private01::ResolveSlot] {
                 // Made in a function body, as the call's own uses of each resolver are, so a
                 // path that is not a resolver is one error rather than one per context.
-                static __RESOLVED: ::std::sync::LazyLock<[#krate::__private::ResolveSlot; #n]> =
+                static __RESOLVED: ::std::sync::LazyLock<[#krate::__private01::ResolveSlot; #n]> =
                     ::std::sync::LazyLock::new(|| [#(#entries),*]);
                 &*__RESOLVED
             }
@@ -153,7 +153,7 @@ pub(crate) fn has_args<'a>(
 ) -> TokenStream {
     let impls = args.into_iter().map(|(key, ty)| {
         quote! {
-            impl #krate::__private::HasArg<{ #krate::__private::name_hash(#key) }> for #args_ty {
+            impl #krate::__private01::HasArg<{ #krate::__private01::name_hash(#key) }> for #args_ty {
                 type Ty = #ty;
             }
         }

@@ -268,7 +268,7 @@ impl<E: FormChoice> FormField for Vec<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::__private::form_check as check;
+    use crate::__private01::form_check as check;
     use crate::form::{DefaultValue, Format};
 
     #[test]

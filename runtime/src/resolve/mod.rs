@@ -13,7 +13,7 @@
 //!   `sampling/createMessage`, `roots/list`), asked in turn and awaited.
 //!
 //! The body runs once, when every resolved value is known. What generated code uses
-//! ([`def`], [`checks`]) is reached through `__private`.
+//! ([`def`], [`checks`]) is reached through `__private01`.
 
 pub(crate) mod ask;
 pub(crate) mod checks;
