@@ -95,6 +95,9 @@ async fn serve(args: Vec<String>) -> std::io::Result<()> {
         // every unauthenticated caller counts as one): `ask_name` asks on every call, and a
         // run makes hundreds of thousands.
         .question_limit(u32::MAX, std::time::Duration::from_secs(1))
+        // And the pipelined runs send every call at once: each `ask_name` waits for its answer,
+        // past the 64 questions that may wait per connection by default.
+        .max_waiting(1 << 20)
         .tool(echo)
         .tool(add)
         .tool(ask_name);
