@@ -4,6 +4,9 @@
 //! ([`UrlFlows::open`]) and records the outcome once ([`UrlFlows::complete`],
 //! [`UrlFlows::decline`]); the question's resolver takes that outcome once, on the call's next
 //! round (2026-07-28) or while it waits (handshake era).
+//!
+//! (Over 500 lines with its tests, on purpose: a flow's record, its one-time outcome, the flows a
+//! caller has waiting and the check of the page URL are one security promise, reviewed together.)
 
 use crate::expiring::ExpiringMap;
 use crate::principal::Principal;

@@ -2,6 +2,9 @@
 //! as a JWKS document: fetched, cached, refreshed when a token names a key not yet seen (at a
 //! bounded rate) and when the set held is old, each fetch replacing the set; a set that could not
 //! be refreshed for too long is no longer trusted.
+//!
+//! (Over 500 lines with its tests, on purpose: the key set's lifecycle and the checks of a token
+//! against it are one piece of security code, read and reviewed together.)
 
 use super::fetch::JwksSource;
 use super::jwt::{ClaimChecks, Issuer};

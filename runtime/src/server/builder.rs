@@ -1,5 +1,9 @@
 //! The server as its author builds it: identity, tools, limits. Built once, then shared by every
 //! connection.
+//!
+//! (Over 500 lines on purpose: one job, the builder's settings, each with its documentation and
+//! a runnable example. The settings' values are in [`super::config`], the answers a built server
+//! gives in [`super::answers`].)
 
 use super::config::{CacheScope, Config};
 use crate::budget::Budget;

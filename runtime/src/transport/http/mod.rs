@@ -6,6 +6,9 @@
 //! or [`sse`] streams. Both hand messages to the same dispatcher as stdio does. A GET naming a
 //! session passes the same guard, then opens that session's [`sse`] stream of notifications
 //! ([`handshake`]); `DELETE` ends a session.
+//!
+//! (Over 500 lines on purpose: the listener, its bounds and the routing of a request are one
+//! piece; what each route does is in the modules below.)
 
 mod bearer_env;
 mod guard;
