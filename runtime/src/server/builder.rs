@@ -120,7 +120,7 @@ impl Server {
         self.definitions.push(def);
         self
     }
-    /// Registers a prompt (`#[prompt]`, or a [`Prompt`] by hand); the server then declares the
+    /// Registers a prompt (`#[prompt]`, or a [`Prompt`](crate::prompt::Prompt) by hand); the server then declares the
     /// `prompts` capability and answers `prompts/list` and `prompts/get`.
     ///
     /// # Panics
@@ -153,7 +153,7 @@ impl Server {
         self.capabilities.prompts = Some(Empty {});
         self
     }
-    /// Registers a resource (`#[resource]`, or a [`Resource`] by hand): a static URI, listed by
+    /// Registers a resource (`#[resource]`, or a [`Resource`](crate::resource::Resource) by hand): a static URI, listed by
     /// `resources/list`, or a URI template, listed by `resources/templates/list`. The server then
     /// declares the `resources` capability and answers `resources/read` (and, on the handshake
     /// era, `resources/subscribe` and `resources/unsubscribe`).

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Who may cache list results (`cacheScope` on 2026-07-28), with [`Server::list_cache`].
+/// Who may cache list results (`cacheScope` on 2026-07-28), with [`Server::list_cache`](crate::Server::list_cache).
 ///
 /// ```
 /// use mcp_resolve_runtime::{CacheScope, Server};
