@@ -5,7 +5,7 @@
 
 use super::Server;
 use super::registry::{Body, Finished, Input, Item, Kind, panic_text};
-use super::resolving::{Resolved, Resolving, binding};
+use super::resolving::{Channel, Resolved, Resolving, binding};
 use crate::access::Forbidden;
 use crate::budget::Hold;
 use crate::context::{Context, ContextParts};
@@ -153,11 +153,11 @@ impl PendingCall {
             memory: _memory,
         } = self;
         let version = envelope.version;
-        let stateless = version.era() == Era::Stateless;
         // Results of retries are never cached (2026-07-28): they carry no caching hints.
         let retry = request_state.is_some() || !input_responses.is_empty();
-        let state = match (&request_state, stateless) {
-            (Some(token), true) => {
+        // The era, decided here once: how this call's questions travel (below, `channel`).
+        let state = match (&request_state, version.era()) {
+            (Some(token), Era::Stateless) => {
                 // A resource's state is bound to its URI and the variables read from it.
                 let variables = match &work {
                     Work::Item { item, variables } if item.kind() == Kind::Resource => Some(variables_map(variables)),
@@ -181,6 +181,7 @@ impl PendingCall {
             }
             _ => RoundState::default(),
         };
+        let channel = Channel::of(version.era(), peer, state, input_responses);
         let context = Context::new(ContextParts {
             request_id: id,
             version,
@@ -193,8 +194,8 @@ impl PendingCall {
             cancel,
             updates: server.resource_updates(),
             flows: server.url_flows(),
-            imperative: match (&peer, stateless) {
-                (Some(peer), false) => Some(std::sync::Arc::new(crate::resolve::ask::Imperative {
+            imperative: match channel.back_channel() {
+                Some(peer) => Some(std::sync::Arc::new(crate::resolve::ask::Imperative {
                     peer: peer.clone(),
                     timeout: server.config.elicitation_timeout,
                     asking: server.ask_context(principal.clone()),
@@ -244,10 +245,8 @@ impl PendingCall {
                 };
                 let resolving = Resolving {
                     item: item.clone(),
-                    input_responses,
-                    state,
+                    channel,
                     principal,
-                    peer,
                 };
                 let (arguments, resolved) = match resolving.run(server, &name, read, &context).await {
                     Resolved::Ready(arguments, values) => (arguments, values),

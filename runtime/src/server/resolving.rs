@@ -33,10 +33,61 @@ pub(super) enum Resolved {
 /// The resolver part of a call, the same for tools, prompts and resources.
 pub(super) struct Resolving {
     pub(super) item: Arc<Item>,
-    pub(super) input_responses: Map<String, Value>,
-    pub(super) state: RoundState,
+    pub(super) channel: Channel,
     pub(super) principal: Option<Principal>,
-    pub(super) peer: Option<Peer>,
+}
+
+/// How one call's questions travel, decided once from its era and its connection: every part of
+/// the call that depends on the era (the asker, a body's own questions, whether a round may end
+/// in an `InputRequiredResult`) asks this value.
+pub(crate) enum Channel {
+    /// 2026-07-28: a round's questions go back in an `InputRequiredResult`; a retry brings their
+    /// answers and the state its `requestState` held.
+    Stateless {
+        state: RoundState,
+        input_responses: Map<String, Value>,
+    },
+    /// The handshake era: questions are requests on the connection's back-channel (none on a
+    /// connection that cannot ask: then, as a round, nothing answered).
+    Handshake {
+        peer: Option<Peer>,
+        input_responses: Map<String, Value>,
+    },
+}
+
+impl Channel {
+    pub(crate) fn of(era: Era, peer: Option<Peer>, state: RoundState, input_responses: Map<String, Value>) -> Self {
+        match era {
+            Era::Stateless => Self::Stateless { state, input_responses },
+            Era::Handshake => Self::Handshake { peer, input_responses },
+        }
+    }
+
+    /// The back-channel a body's own questions go on (handshake era only).
+    pub(crate) fn back_channel(&self) -> Option<&Peer> {
+        match self {
+            Self::Handshake { peer, .. } => peer.as_ref(),
+            Self::Stateless { .. } => None,
+        }
+    }
+
+    /// The engine's asker for this call.
+    fn asker(self, server: &Server, asking: crate::resolve::ask::AskContext) -> Asker {
+        match self {
+            Self::Handshake { peer: Some(peer), .. } => Asker::BackChannel(BackChannel {
+                peer,
+                timeout: server.config.elicitation_timeout,
+                max_questions: server.config.max_rounds,
+                questions: 0,
+                asking,
+            }),
+            Self::Handshake {
+                peer: None,
+                input_responses,
+            } => Asker::Collect(Collect::new(RoundState::default(), input_responses, asking)),
+            Self::Stateless { state, input_responses } => Asker::Collect(Collect::new(state, input_responses, asking)),
+        }
+    }
 }
 
 impl Resolving {
@@ -52,29 +103,17 @@ impl Resolving {
     ) -> Resolved {
         let Self {
             item,
-            input_responses,
-            state,
+            channel,
             principal,
-            peer,
         } = self;
         let (kind, method, slots) = (item.kind().as_str(), item.kind().method(), item.resolvers());
         if slots.is_empty() {
             return Resolved::Ready(arguments, Vec::new());
         }
         let version = context.protocol_version();
-        let stateless = version.era() == Era::Stateless;
+        let stateless = matches!(channel, Channel::Stateless { .. });
         let shared = Arc::new(arguments);
-        let asking = server.ask_context(principal.clone());
-        let asker = match (stateless, peer) {
-            (false, Some(peer)) => Asker::BackChannel(BackChannel {
-                peer,
-                timeout: server.config.elicitation_timeout,
-                max_questions: server.config.max_rounds,
-                questions: 0,
-                asking,
-            }),
-            _ => Asker::Collect(Collect::new(state, input_responses, asking)),
-        };
+        let asker = channel.asker(server, server.ask_context(principal.clone()));
         let engine = Engine::new(
             kind,
             (name, &item.id),
