@@ -401,3 +401,40 @@ pub(crate) trait AskNow: Send + Sync + std::fmt::Debug {
     /// Asks `ask` and waits for its answer.
     fn ask<'a>(&'a self, ask: &'a AskSpec, context: &'a Context) -> BoxFuture<'a, Result<Settled, ElicitError>>;
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each way a tool body's question fails says why, and becomes the result it stands for: a
+    /// refusal the JSON-RPC error the client gets, anything else an `isError` result with the
+    /// message. (The doctests show it too, but they are not in the unit tests.)
+    #[test]
+    fn an_elicit_error_says_why_and_becomes_the_result_it_stands_for() {
+        let missing = ErrorObject::new(-32021, "Client did not declare the form elicitation capability");
+        let refused = ElicitError::Refused(missing.clone());
+        assert_eq!(refused.to_string(), missing.message);
+        assert_eq!(refused.into_result().as_protocol_error(), Some(&missing));
+
+        let failed = ElicitError::Failed("no answer within 10s".into());
+        assert_eq!(failed.to_string(), "no answer within 10s");
+        let result = failed.into_result();
+        assert!(result.is_error);
+        assert!(result.as_protocol_error().is_none());
+        assert_eq!(
+            serde_json::to_value(&result.content).unwrap(),
+            serde_json::json!([{ "type": "text", "text": "no answer within 10s" }])
+        );
+
+        let none = ElicitError::NoBackChannel;
+        let why = none.to_string();
+        assert!(why.starts_with("this request has no back-channel to ask on"), "{why}");
+        assert!(why.contains("#[resolver]"), "{why}");
+        let result = none.into_result();
+        assert!(result.is_error);
+        assert_eq!(
+            serde_json::to_value(&result.content).unwrap(),
+            serde_json::json!([{ "type": "text", "text": why }])
+        );
+    }
+}

@@ -691,6 +691,35 @@ mod tests {
         assert!(flows.start(Some(&alice), "Pay").await.is_err());
     }
 
+    /// A call polling its flow while the page has not finished it keeps the caller's room for
+    /// it taken: polls never let a caller start more flows than its bound.
+    #[tokio::test]
+    async fn polling_a_pending_flow_keeps_its_callers_room_taken() {
+        let flows = flows();
+        flows.waiting.set_max(1);
+        let alice = Principal::new("alice");
+        let first = flows.start(Some(&alice), "Connect").await.unwrap();
+        for _ in 0..2 {
+            assert!(matches!(
+                flows.progress(&first, Some(&alice)).await.unwrap(),
+                Progress::Pending
+            ));
+            assert!(
+                matches!(
+                    flows.start(Some(&alice), "Pay").await,
+                    Err(StartError::Busy { max: 1, .. })
+                ),
+                "still waiting after a poll"
+            );
+        }
+        flows.decline(&first, Some(&alice)).await.unwrap();
+        assert!(matches!(
+            flows.progress(&first, Some(&alice)).await.unwrap(),
+            Progress::Declined
+        ));
+        flows.start(Some(&alice), "Pay").await.unwrap();
+    }
+
     #[tokio::test]
     async fn flows_finished_through_another_replica_stop_counting_once_the_caller_is_at_its_bound() {
         let here = flows();

@@ -189,6 +189,31 @@ mod tests {
         assert_eq!(other.open::<RoundState>(&sealer, &token).unwrap_err(), invalid_state());
     }
 
+    /// A state the client's answers made too large to seal ends the call as the client's
+    /// invalid params, saying so; it is not an internal error.
+    #[test]
+    fn a_state_too_large_to_seal_is_refused_as_invalid_params() {
+        let sealer = Sealer::new(None, std::time::Duration::from_secs(60));
+        let args = Map::new();
+        let mut state = RoundState::default();
+        let huge = json!({ "text": "x".repeat(crate::seal::MAX_STATE_BYTES) });
+        state.outcomes.insert(
+            "k".into(),
+            Kept {
+                action: "accept".into(),
+                content: Some(serde_json::value::to_raw_value(&huge).unwrap()),
+                q: "d".into(),
+            },
+        );
+        let e = binding(&args).seal(&sealer, &state).unwrap_err();
+        assert_eq!(e.code, -32602);
+        assert!(
+            e.message.starts_with("Invalid params: the state to seal has "),
+            "{}",
+            e.message
+        );
+    }
+
     /// The time to live `open_once` gave the store for `token`'s used record (its first write).
     fn recorded_ttl(store: &crate::testing::RecordingStore, token: &str) -> std::time::Duration {
         let key = format!("{USED_PREFIX}{}", crate::seal::token_digest(token));

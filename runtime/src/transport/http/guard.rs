@@ -233,6 +233,22 @@ mod tests {
         ));
     }
 
+    /// An allowed host is listed as a name (any port) or as `name:port` (that port only).
+    #[test]
+    fn an_allowed_host_matches_by_name_or_by_name_and_port() {
+        let o = HttpOptions::default();
+        assert!(allowed(&o, &["notes.example.com"], "notes.example.com:8443", None));
+        assert!(allowed(&o, &["notes.example.com:8443"], "notes.example.com:8443", None));
+        assert!(allowed(&o, &["notes.example.com:8443"], "NOTES.example.com:8443", None));
+        assert!(!allowed(
+            &o,
+            &["notes.example.com:8443"],
+            "notes.example.com:9000",
+            None
+        ));
+        assert!(!allowed(&o, &["notes.example.com:8443"], "notes.example.com", None));
+    }
+
     #[test]
     fn origin_is_checked_even_when_any_host_is_allowed() {
         let o = HttpOptions::default().allow_any_host();
