@@ -326,12 +326,10 @@ impl Context {
         };
         let spec = AskSpec::erase(ask.into());
         let settled = imperative.ask(&spec, self).await?;
-        <crate::elicit::ElicitationResult<T> as FromResolved<T>>::from_resolved(
-            &settled,
-            "the question",
-            imperative.kind(),
-        )
-        .map_err(ElicitError::Failed)
+        // (The kind names the call in a refusal's message; an `ElicitationResult` carries every
+        // outcome, so it has none to name.)
+        <crate::elicit::ElicitationResult<T> as FromResolved<T>>::from_resolved(&settled, "the question", "call")
+            .map_err(ElicitError::Failed)
     }
     /// Whether the client cancelled this request (or the connection closed).
     pub fn is_cancelled(&self) -> bool {
@@ -396,8 +394,6 @@ impl ElicitError {
 /// How a tool body asks now ([`Context::ask`]): the handshake era's back-channel of its call,
 /// which the engine provides. Absent on 2026-07-28 and on a detached context.
 pub(crate) trait AskNow: Send + Sync + std::fmt::Debug {
-    /// What the call serves (`tool`, `prompt`, `resource`), for messages.
-    fn kind(&self) -> &'static str;
     /// Asks `ask` and waits for its answer.
     fn ask<'a>(&'a self, ask: &'a AskSpec, context: &'a Context) -> BoxFuture<'a, Result<Settled, ElicitError>>;
 }

@@ -687,9 +687,6 @@ pub(crate) struct Imperative {
 }
 
 impl AskNow for Imperative {
-    fn kind(&self) -> &'static str {
-        self.kind
-    }
     fn ask<'a>(&'a self, ask: &'a AskSpec, context: &'a Context) -> BoxFuture<'a, Result<Settled, ElicitError>> {
         Box::pin(self.ask_now(ask, context))
     }
