@@ -53,11 +53,7 @@ impl ArgErrors {
         self.resolved(call, index, param)
     }
     fn resolved<C: FromResolved<O>, O>(&mut self, call: &ToolCall, index: usize, param: &'static str) -> Option<C> {
-        let outcome = match call.resolved.get(index) {
-            Some(r) => C::from_resolved(r, param, "tool"),
-            None => Err(format!("internal error: `{param}` has no value")),
-        };
-        match outcome {
+        match resolved_in(call, index, param) {
             Ok(v) => Some(v),
             Err(m) => {
                 self.0.push(m);
@@ -375,12 +371,19 @@ pub fn resource_definition(
     d.scopes(scopes.iter().copied())
 }
 
-/// A prompt's or resource's call, as [`resolved`] reads a resolved value from it.
+/// A tool's, prompt's or resource's call, as [`resolved`] reads a resolved value from it.
 pub trait ResolvedIn {
-    /// What the call serves, in messages (`prompt`, `resource`).
+    /// What the call serves, in messages (`tool`, `prompt`, `resource`).
     const KIND: &'static str;
     /// The values of its resolved parameters, in the order of its resolvers.
     fn resolved_values(&self) -> &[Settled];
+}
+
+impl ResolvedIn for ToolCall {
+    const KIND: &'static str = "tool";
+    fn resolved_values(&self) -> &[Settled] {
+        &self.resolved
+    }
 }
 
 impl ResolvedIn for PromptCall {
@@ -406,11 +409,15 @@ pub fn resolved<C: FromResolved<O>, O, K: ResolvedIn>(
     index: usize,
     param: &'static str,
 ) -> Result<C, ErrorObject> {
+    resolved_in(call, index, param).map_err(ErrorObject::internal)
+}
+
+/// Resolved parameter `index` of `call` as `C`, or why not.
+fn resolved_in<C: FromResolved<O>, O, K: ResolvedIn>(call: &K, index: usize, param: &'static str) -> Result<C, String> {
     match call.resolved_values().get(index) {
         Some(r) => C::from_resolved(r, param, K::KIND),
         None => Err(format!("internal error: `{param}` has no value")),
     }
-    .map_err(ErrorObject::internal)
 }
 
 /// A template variable's value (always there when the template matched).
