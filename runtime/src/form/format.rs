@@ -238,4 +238,120 @@ mod tests {
         assert!(!valid_date("2024-02-3x"));
         assert!(!valid_date_time("2026-09-01T10:00:00+0900"));
     }
+
+    /// Every char, in the local part of an address and in the path of a URI, two bytes after a
+    /// two-byte char: whitespace (and, in a URI, control characters) found exactly where the
+    /// standard library finds it, so the UTF-8 decoding and the tables hold for all of Unicode.
+    #[test]
+    fn spaces_and_controls_are_found_in_every_char_as_the_standard_library_finds_them() {
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            if c == '@' {
+                continue;
+            }
+            let email = format!("ü{c}x@c.de");
+            assert_eq!(valid_email(&email), !c.is_whitespace(), "{email:?} ({:#x})", c as u32);
+            let uri = format!("x:ü{c}x");
+            let bad = c.is_whitespace() || c.is_control();
+            assert_eq!(valid_uri(&uri), !bad, "{uri:?} ({:#x})", c as u32);
+        }
+    }
+
+    #[test]
+    fn an_address_has_one_at_a_local_part_and_a_dotted_domain() {
+        for ok in ["a@b.co", "a.b@c.d", "a@b.c.d", "x@y.z"] {
+            assert!(valid_email(ok), "{ok}");
+        }
+        for bad in ["", "@", "a@", "@b.c", "a@b", "a@.b", "a@b.", "a@@b.c", "a@b@c.d", "ab.c", "ab.c@"] {
+            assert!(!valid_email(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_uri_has_a_scheme_of_letters_digits_and_plus_minus_dot_then_something() {
+        for ok in ["a:b", "a+b-c.d9:x", "Z:x", "mailto:a@b.co"] {
+            assert!(valid_uri(ok), "{ok}");
+        }
+        for bad in ["", "a", ":b", "a:", "9a:b", "+a:b", "a_b:c", "a b:c", "a/b:c", "é:x"] {
+            assert!(!valid_uri(bad), "{bad}");
+        }
+    }
+
+    /// Days in month `m` of year `y`, counted another way than the code under test: the 1st of
+    /// the next month minus one, with leap years from the Gregorian cycle of 400 years.
+    fn days_in(y: u32, m: u32) -> u32 {
+        const DAYS: [u32; 12] = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+        let leap = match (y % 400, y % 100, y % 4) {
+            (0, _, _) => true,
+            (_, 0, _) => false,
+            (_, _, 0) => true,
+            _ => false,
+        };
+        DAYS[(m - 1) as usize] + u32::from(m == 2 && leap)
+    }
+
+    #[test]
+    fn a_date_is_a_real_day_of_the_gregorian_calendar() {
+        for y in [0, 1, 4, 100, 200, 400, 1900, 1999, 2000, 2023, 2024, 2100, 2400, 9996, 9999] {
+            for m in 0..=13 {
+                for d in 0..=32 {
+                    let s = format!("{y:04}-{m:02}-{d:02}");
+                    let real = (1..=12).contains(&m) && d >= 1 && d <= days_in(y, m);
+                    assert_eq!(valid_date(&s), real, "{s}");
+                    let t = format!("{s}T00:00:00Z");
+                    assert_eq!(valid_date_time(&t), real, "{t}");
+                }
+            }
+        }
+        for bad in ["2024-1-01", "2024-01-1", "2024/01/01", "2024-01-01x", "+024-01-01", "2024-0a-01", "202a-01-01", "2024--1-01", "2024-01-001", ""] {
+            assert!(!valid_date(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_time_is_a_real_time_of_day_with_an_optional_fraction_and_a_zone() {
+        for h in 0..=24 {
+            for m in [0, 59, 60] {
+                for sec in [0, 59, 60, 61] {
+                    let s = format!("2026-09-01T{h:02}:{m:02}:{sec:02}Z");
+                    assert_eq!(valid_date_time(&s), h <= 23 && m <= 59 && sec <= 60, "{s}");
+                }
+            }
+        }
+        for zh in 0..=24 {
+            for zm in [0, 30, 59, 60] {
+                for sign in ['+', '-'] {
+                    let s = format!("2026-09-01T10:00:00{sign}{zh:02}:{zm:02}");
+                    assert_eq!(valid_date_time(&s), zh <= 23 && zm <= 59, "{s}");
+                }
+            }
+        }
+        for ok in ["2026-09-01t10:00:00z", "2026-09-01T10:00:00.5Z", "2026-09-01T10:00:00.123456789-00:00"] {
+            assert!(valid_date_time(ok), "{ok}");
+        }
+        let bad = [
+            "2026-09-01T10:00:00.Z",
+            "2026-09-01T10:00:00.+01:00",
+            "2026-09-01T10:00:00ZZ",
+            "2026-09-01T10:00:00X",
+            "2026-09-01T10:00:00*01:00",
+            "2026-09-01T10:00:00+01-00",
+            "2026-09-01T10:00:00+1:00",
+            "2026-09-01T10:00:00+01:0a",
+            "2026-09-01T10:00:00+a1:00",
+            "2026-09-01T10:00:00+01:000",
+            "2026-09-01T10-00:00Z",
+            "2026-09-01T10:00-00Z",
+            "2026-09-01T1:00:00Z",
+            "2026-09-01T10:0a:00Z",
+            "2026-09-01T10:00:0aZ",
+            "2026-09-01T0a:00:00Z",
+            "2026-09-01T",
+            "2026-09-01",
+            "T10:00:00Z",
+            "2026-09-01X10:00:00Z",
+        ];
+        for s in bad {
+            assert!(!valid_date_time(s), "{s}");
+        }
+    }
 }
