@@ -673,6 +673,56 @@ impl BackChannel {
     }
 }
 
+/// How a call's questions reach the user, chosen once per call from its era.
+pub(crate) enum Asker {
+    /// 2026-07-28: collected into an `InputRequiredResult`.
+    Collect(Collect),
+    /// Handshake era: asked on the back-channel now.
+    BackChannel(BackChannel),
+}
+
+/// What asks a question: the item (`kind`, `target`, and `item`, what the question limit counts),
+/// the question's key, and how a refusal and the logs name the asker.
+pub(crate) struct Origin<'a> {
+    pub(crate) kind: &'static str,
+    pub(crate) target: &'a str,
+    pub(crate) item: &'a str,
+    pub(crate) key: &'a str,
+    /// In a refusal: "Resolver 'k'", "Tool 'deploy'".
+    pub(crate) named: String,
+    /// In the logs: "resolver `k`", "the question of tool `deploy`".
+    pub(crate) logged: String,
+}
+
+impl Asker {
+    /// What both askers share.
+    pub(crate) fn context(&self) -> &AskContext {
+        match self {
+            Self::Collect(c) => &c.asking,
+            Self::BackChannel(b) => &b.asking,
+        }
+    }
+
+    /// One question, the same sequence for a resolver's and a body's own: made from `ask` for
+    /// this client (a refusal ends the call: [`Asked::Abort`]), counted against the question
+    /// limit (past it the question fails), then asked.
+    pub(crate) async fn ask(&mut self, origin: Origin<'_>, ask: &AskSpec, context: &Context) -> Asked {
+        let mut question = match prepare(origin.kind, origin.target, origin.key, ask, context, &origin.named) {
+            Ok(q) => q,
+            Err(e) => return Asked::Abort(e),
+        };
+        question.who = origin.logged;
+        let asking = self.context();
+        if let Err(m) = asking.limit.take(origin.kind, origin.item, asking.principal.as_ref()) {
+            return Asked::Done(Err(m));
+        }
+        match self {
+            Self::Collect(c) => c.ask(&question).await,
+            Self::BackChannel(b) => b.ask(&question).await,
+        }
+    }
+}
+
 /// A tool body's own questions (`Context::elicit`, `Context::ask`): the handshake era's
 /// back-channel of the call, with the call's budget of questions.
 #[derive(Clone, Debug)]
@@ -695,21 +745,22 @@ impl AskNow for Imperative {
 impl Imperative {
     /// Asks `ask` now, on the back-channel.
     async fn ask_now(&self, ask: &AskSpec, context: &Context) -> Result<Settled, ElicitError> {
-        let who = format!("{} '{}'", capitalized(self.kind), self.target);
-        let mut q = prepare(self.kind, &self.target, "elicit", ask, context, &who).map_err(ElicitError::Refused)?;
-        q.who = format!("the question of {} `{}`", self.kind, self.target);
-        self.asking
-            .limit
-            .take(self.kind, &self.item, self.asking.principal.as_ref())
-            .map_err(ElicitError::Failed)?;
-        let mut back = BackChannel {
+        let origin = Origin {
+            kind: self.kind,
+            target: &self.target,
+            item: &self.item,
+            key: "elicit",
+            named: format!("{} '{}'", capitalized(self.kind), self.target),
+            logged: format!("the question of {} `{}`", self.kind, self.target),
+        };
+        let mut asker = Asker::BackChannel(BackChannel {
             peer: self.peer.clone(),
             timeout: self.timeout,
             max_questions: u64::MAX,
             questions: 0,
             asking: self.asking.clone(),
-        };
-        match back.ask(&q).await {
+        });
+        match asker.ask(origin, ask, context).await {
             Asked::Done(Ok(settled)) => Ok(settled),
             Asked::Done(Err(m)) => Err(ElicitError::Failed(m)),
             Asked::Abort(e) => Err(ElicitError::Refused(e)),

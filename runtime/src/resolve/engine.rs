@@ -2,7 +2,7 @@
 //! their bodies, and asks their questions through the era's asker ([`super::ask`]). It decides
 //! whether the body can run, must wait for answers, or stops.
 
-use super::ask::{Asked, BackChannel, Collect};
+use super::ask::{Asked, Asker, Origin};
 use super::def::{ResolveInputs, ResolveSlot, ResolverSpec, Step};
 use super::state::RoundState;
 use crate::context::Context;
@@ -55,24 +55,6 @@ impl Keys {
             .find(|(d, _)| d.same(def))
             .map(|(_, k)| k.as_str())
             .unwrap_or(def.key)
-    }
-}
-
-/// How this call's questions reach the user.
-pub(crate) enum Asker {
-    /// 2026-07-28: collected into an `InputRequiredResult`.
-    Collect(Collect),
-    /// Handshake era: asked on the back-channel now.
-    BackChannel(BackChannel),
-}
-
-impl Asker {
-    /// What both askers share.
-    fn context(&self) -> &super::ask::AskContext {
-        match self {
-            Self::Collect(c) => &c.asking,
-            Self::BackChannel(b) => &b.asking,
-        }
     }
 }
 
@@ -260,24 +242,15 @@ impl<'a> Engine<'a> {
 
     async fn ask(&mut self, def: &'static ResolverSpec, ask: AskSpec) -> Node {
         let key = self.keys.key(def);
-        let who = format!("Resolver '{key}'");
-        let mut question = match super::ask::prepare(self.kind, self.target, key, &ask, &self.context, &who) {
-            Ok(q) => q,
-            Err(e) => {
-                self.abort = Some(e);
-                return Node::Pending;
-            }
+        let origin = Origin {
+            kind: self.kind,
+            target: self.target,
+            item: self.item,
+            key,
+            named: format!("Resolver '{key}'"),
+            logged: format!("resolver `{key}`"),
         };
-        question.who = format!("resolver `{key}`");
-        let asking = self.asker.context();
-        if let Err(m) = asking.limit.take(self.kind, self.item, asking.principal.as_ref()) {
-            return Node::Failed(m);
-        }
-        let asked = match &mut self.asker {
-            Asker::Collect(c) => c.ask(&question).await,
-            Asker::BackChannel(b) => b.ask(&question).await,
-        };
-        match asked {
+        match self.asker.ask(origin, &ask, &self.context).await {
             Asked::Done(Ok(r)) => Node::Done(r),
             Asked::Done(Err(m)) => Node::Failed(m),
             Asked::Pending => Node::Pending,
