@@ -641,8 +641,9 @@ impl Sealer {
 
 /// The largest sealed plaintext (claims and state, answers included), in bytes.
 pub(crate) const MAX_STATE_BYTES: usize = 256 * 1024;
-/// The longest token body (base64url of kid ‖ salt ‖ ciphertext ‖ tag) a sealed state can have.
-const MAX_TOKEN_CHARS: usize = (HEADER + MAX_STATE_BYTES + TAG).div_ceil(3) * 4;
+/// The longest token body (unpadded base64url of kid ‖ salt ‖ ciphertext ‖ tag) a sealed state
+/// can have: exactly the length of the largest state's token.
+const MAX_TOKEN_CHARS: usize = ((HEADER + MAX_STATE_BYTES + TAG) * 4).div_ceil(3);
 
 /// The bytes before the ciphertext (kid, salt) and after it (the tag).
 const HEADER: usize = 4 + SALT;
@@ -1141,5 +1142,166 @@ pub(crate) mod tests {
                 .unwrap()
                 .is_none()
         );
+    }
+
+    #[test]
+    fn a_secret_needs_32_bytes_and_the_errors_say_so() {
+        assert_eq!(StateKeys::new(&[7u8; 31]).unwrap_err(), KeyTooShort(31));
+        assert_eq!(StateKeys::new(b"").unwrap_err(), KeyTooShort(0));
+        assert_eq!(StateKeys::new(&[7u8; 32]).map(|k| k.len()), Ok(1));
+        assert_eq!(StateKeys::new(&[7u8; 64]).map(|k| k.len()), Ok(1));
+        assert!(StateKeys::new(&[7u8; 32]).unwrap().with_previous(&[9u8; 31]).is_err());
+        assert!(!StateKeys::new(&[7u8; 32]).unwrap().is_empty());
+        assert_eq!(
+            KeyTooShort(5).to_string(),
+            "a requestState secret needs at least 32 bytes, got 5"
+        );
+        assert_eq!(
+            RandomUnavailable::new("no entropy").to_string(),
+            "the operating system's random source failed: no entropy"
+        );
+    }
+
+    #[test]
+    fn a_key_ring_never_prints_its_keys() {
+        let keys = StateKeys::new(&[0xAB; 32]).unwrap().with_previous(&[0xCD; 32]).unwrap();
+        let shown = format!("{keys:?}");
+        assert_eq!(shown, "StateKeys { keys: 2, .. }");
+    }
+
+    #[test]
+    fn a_variable_that_is_set_is_read_as_keys_and_refused_when_it_is_not_one() {
+        // PATH is set in every test process and is no key: read, then refused (not taken as
+        // unset, which would leave the server on a key of its own without a word).
+        assert!(std::env::var_os("PATH").is_some());
+        assert!(matches!(
+            StateKeys::from_env("PATH"),
+            Err(StateKeyError::NotEncoded | StateKeyError::TooShort(_) | StateKeyError::Empty)
+        ));
+        assert!(
+            StateKeys::from_env("MCP_RESOLVE_SEAL_TEST_UNSET_VARIABLE")
+                .unwrap()
+                .is_none()
+        );
+    }
+
+    #[test]
+    fn a_refusal_is_logged_by_name() {
+        let names = [
+            (Refusal::Malformed, "malformed"),
+            (Refusal::Seal, "seal"),
+            (Refusal::Binding, "request binding"),
+            (Refusal::Expired, "expired"),
+            (Refusal::Audience, "audience"),
+            (Refusal::Principal, "principal"),
+            (Refusal::Replayed, "replayed"),
+        ];
+        for (refusal, name) in names {
+            assert_eq!(refusal.to_string(), name);
+        }
+    }
+
+    /// What a question's digest covers is written one way: keys sorted at every depth, arrays in
+    /// order with one comma between elements, no spaces.
+    #[test]
+    fn canonical_json_sorts_keys_at_every_depth_and_separates_elements_once() {
+        let mut out = Vec::new();
+        canonical(
+            &json!({"b": [1, [2, 3], {"d": null, "c": "x"}], "a": {"z": true, "y": 1.5}}),
+            &mut out,
+        );
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"a":{"y":1.5,"z":true},"b":[1,[2,3],{"c":"x","d":null}]}"#
+        );
+        assert_ne!(digest(&json!([1, 2])), digest(&json!([12])));
+        assert_ne!(digest(&json!([])), digest(&json!([[]])));
+    }
+
+    /// A used single-use token is recorded under its SHA-256, so two tokens never share a record.
+    #[test]
+    fn a_token_is_recorded_under_its_full_sha256() {
+        // SHA-256("abc"), the FIPS 180-2 example, in unpadded base64url.
+        assert_eq!(token_digest("abc"), "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0");
+        assert_ne!(token_digest("v2.a"), token_digest("v2.b"));
+    }
+
+    /// `seal` and `unseal` read the system clock: a state sealed now opens now and not after its
+    /// life and the leeway; a state sealed that long ago does not open now.
+    #[test]
+    fn seal_and_unseal_read_the_system_clock() {
+        let wall = || SystemTime::now().duration_since(UNIX_EPOCH).unwrap().as_secs_f64();
+        let s = sealer(1, 600);
+        let a = args(json!({}));
+        let b = binding(&a, None);
+        let life = 600.0 + s.leeway.as_secs_f64();
+        let token = s.seal(&json!(1), &b).unwrap();
+        assert_eq!(s.unseal_at::<Value>(&token, &b, wall()).map(|(v, _)| v), Ok(json!(1)));
+        assert_eq!(
+            s.unseal_at::<Value>(&token, &b, wall() + life + 5.0).map(|(v, _)| v),
+            Err(Refusal::Expired)
+        );
+        let old = s.seal_at(&json!(1), &b, wall() - life - 5.0).unwrap();
+        assert_eq!(s.unseal::<Value>(&old, &b), Err(Refusal::Expired));
+        assert_eq!(s.unseal_for::<Value>(&old, &b).map(|(v, _)| v), Err(Refusal::Expired));
+        let fresh = s.seal_at(&json!(1), &b, wall()).unwrap();
+        assert_eq!(s.unseal::<Value>(&fresh, &b), Ok(json!(1)));
+    }
+
+    /// A token keeps the expiry it was sealed with, even when the server's configured TTL has
+    /// grown since (the shorter of the two wins).
+    #[test]
+    fn a_token_keeps_its_own_expiry_when_the_configured_ttl_grows() {
+        let a = args(json!({}));
+        let b = binding(&a, None);
+        let t0 = 1_000_000.0;
+        let token = sealer(1, 600).seal_at(&json!(1), &b, t0).unwrap();
+        let longer = sealer(1, 3600);
+        let leeway = longer.leeway.as_secs_f64();
+        let at = |now: f64| longer.unseal_at::<Value>(&token, &b, now).map(|(v, _)| v);
+        assert_eq!(at(t0 + 600.0 + leeway - 1.0), Ok(json!(1)));
+        assert_eq!(at(t0 + 600.0 + leeway), Err(Refusal::Expired));
+    }
+
+    /// The largest state seals and opens (its token exactly as long as a token may be); one byte
+    /// more is refused, naming its size.
+    #[test]
+    fn the_largest_state_seals_and_opens_and_one_byte_more_is_refused() {
+        let s = sealer(1, 600);
+        let a = args(json!({}));
+        let b = binding(&a, None);
+        let t0 = 1_000_000.0;
+        let plaintext = |token: &str| URL_SAFE_NO_PAD.decode(&token[PREFIX.len()..]).unwrap().len() - HEADER - TAG;
+        let base = plaintext(&s.seal_at(&json!(""), &b, t0).unwrap());
+        let largest = "x".repeat(MAX_STATE_BYTES - base);
+        let token = s.seal_at(&json!(largest), &b, t0).unwrap();
+        assert_eq!(plaintext(&token), MAX_STATE_BYTES);
+        assert_eq!(token.len() - PREFIX.len(), MAX_TOKEN_CHARS);
+        assert_eq!(s.unseal_at::<Value>(&token, &b, t0).map(|(v, _)| v), Ok(json!(largest)));
+        let over = format!("{largest}y");
+        assert!(matches!(
+            s.seal_at(&json!(over), &b, t0),
+            Err(SealError::TooLarge(n)) if n == MAX_STATE_BYTES + 1
+        ));
+    }
+
+    /// A token shorter than a key id, a salt and a tag is malformed, whatever its bytes; one of
+    /// exactly that length (nothing sealed in it) is read, and fails its seal.
+    #[test]
+    fn a_token_too_short_to_hold_a_seal_is_malformed() {
+        let s = sealer(1, 600);
+        let a = args(json!({}));
+        let b = binding(&a, None);
+        let kid = s.keys().unwrap().keys[0].kid;
+        for len in 0..HEADER + TAG {
+            let mut raw = kid.to_vec();
+            raw.resize(len, 0);
+            let token = format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(&raw));
+            assert_eq!(s.unseal::<Value>(&token, &b), Err(Refusal::Malformed), "{len} bytes");
+        }
+        let mut raw = kid.to_vec();
+        raw.resize(HEADER + TAG, 0);
+        let token = format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(&raw));
+        assert_eq!(s.unseal::<Value>(&token, &b), Err(Refusal::Seal));
     }
 }

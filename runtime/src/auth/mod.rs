@@ -100,3 +100,21 @@ pub trait TokenVerifier: Send + Sync + 'static {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A verifier that names no authorization server leaves the metadata document's list to
+    /// `HttpOptions` (none is made up).
+    #[test]
+    fn a_verifier_names_no_authorization_server_unless_it_says_so() {
+        struct Anyone;
+        impl TokenVerifier for Anyone {
+            fn verify<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<Principal, AuthError>> {
+                Box::pin(async { Err(AuthError::new("no")) })
+            }
+        }
+        assert_eq!(Anyone.authorization_server(), None);
+    }
+}

@@ -393,4 +393,19 @@ mod tests {
         assert!(check::has_choice(Env::CHOICES, "prd"));
         assert!(!check::has_choice(Env::CHOICES, "dev"));
     }
+
+    #[test]
+    fn a_choice_is_sent_as_its_value_and_the_old_public_helpers_still_work() {
+        assert_eq!(Env::Stg.as_value(), "stg");
+        assert_eq!(Env::Prd.as_value(), "prd");
+        let spec = FieldSpec::new("environment");
+        #[allow(deprecated)]
+        let (schema, parsed) = (
+            crate::form::choice_schema::<Env>(&spec),
+            crate::form::parse_choice::<Env>(&json!("prd")),
+        );
+        assert_eq!(schema, choice_schema::<Env>(&spec));
+        assert!(schema.contains_key("oneOf"));
+        assert_eq!(parsed, Ok(Env::Prd));
+    }
 }
