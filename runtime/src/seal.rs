@@ -1267,6 +1267,8 @@ pub(crate) mod tests {
     /// more is refused, naming its size.
     #[test]
     fn the_largest_state_seals_and_opens_and_one_byte_more_is_refused() {
+        // The bound docs/SECURITY.md states.
+        assert_eq!(MAX_STATE_BYTES, 262_144);
         let s = sealer(1, 600);
         let a = args(json!({}));
         let b = binding(&a, None);

@@ -6,7 +6,8 @@
 
 use super::sessions::HandshakeSession;
 use super::{
-    Body, SESSION_HEADER, State, VERSION_HEADER, WithStatus, empty, error_response, guard, header_str, message_response,
+    Body, SESSION_HEADER, SentVersion, State, VERSION_HEADER, WithStatus, empty, error_response, guard, header_str,
+    message_response,
 };
 use crate::dispatch::{Dispatch, Dispatcher};
 use crate::peer::Peer;
@@ -61,12 +62,13 @@ impl State {
     pub(super) fn in_session(
         &self,
         headers: &http::HeaderMap,
+        sent: SentVersion,
         session_id: &str,
         inbound: Inbound<'_>,
         principal: Option<Principal>,
         caller: &CallerKey,
     ) -> http::Response<Body> {
-        let handshake = match self.session(headers, session_id, principal.as_ref()) {
+        let handshake = match self.session(headers, sent, session_id, principal.as_ref()) {
             Ok(handshake) => handshake,
             Err(refused) => return refused.response(request_id(&inbound)),
         };
@@ -111,15 +113,14 @@ impl State {
     fn session(
         &self,
         headers: &http::HeaderMap,
+        sent: SentVersion,
         session_id: &str,
         principal: Option<&Principal>,
     ) -> Result<Arc<HandshakeSession>, Refused> {
         let handshake = self.sessions.get(session_id, principal).ok_or(Refused::NoSession)?;
-        if let Some(sent) = header_str(headers, VERSION_HEADER) {
-            let supported = ProtocolVersion::parse(sent).is_some_and(|v| v.era() == Era::Handshake);
-            if !supported {
-                return Err(Refused::Unsupported(sent.to_owned()));
-            }
+        if sent != SentVersion::Absent && !sent.names(Era::Handshake) {
+            let text = header_str(headers, VERSION_HEADER).unwrap_or_default();
+            return Err(Refused::Unsupported(text.to_owned()));
         }
         Ok(handshake)
     }
@@ -132,6 +133,7 @@ impl State {
     pub(super) fn listen(
         &self,
         headers: &http::HeaderMap,
+        sent: SentVersion,
         session_id: &str,
         principal: Option<Principal>,
     ) -> http::Response<Body> {
@@ -142,7 +144,7 @@ impl State {
             )
             .with_status(StatusCode::NOT_ACCEPTABLE);
         }
-        let handshake = match self.session(headers, session_id, principal.as_ref()) {
+        let handshake = match self.session(headers, sent, session_id, principal.as_ref()) {
             Ok(handshake) => handshake,
             Err(refused) => return refused.response(None),
         };

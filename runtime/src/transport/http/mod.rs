@@ -147,17 +147,42 @@ impl WithStatus for Response<Body> {
     }
 }
 
+/// What a request's `MCP-Protocol-Version` header names, read once per request: every era
+/// decision HTTP takes from that header (a 2026-07-28 request has no session and no GET stream;
+/// `initialize` opens a session unless the header names 2026-07-28; a session's request must not
+/// name another era) asks this value. The header's text, for an error message, is read where the
+/// message is made.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum SentVersion {
+    /// No header (older clients, and a client before `initialize`).
+    Absent,
+    /// A version this server knows.
+    Known(crate::protocol::ProtocolVersion),
+    /// A header naming no version this server knows.
+    Unknown,
+}
+
+impl SentVersion {
+    pub(super) fn of(headers: &HeaderMap) -> Self {
+        match header_str(headers, VERSION_HEADER) {
+            None => Self::Absent,
+            Some(sent) => crate::protocol::ProtocolVersion::parse(sent).map_or(Self::Unknown, Self::Known),
+        }
+    }
+
+    /// Names a version of `era`.
+    pub(super) fn names(self, era: crate::protocol::Era) -> bool {
+        matches!(self, Self::Known(v) if v.era() == era)
+    }
+}
+
 /// Whether a sessionless message opens a handshake-era session: `initialize`, unless it comes
 /// dressed as 2026-07-28 traffic (on that wire the method is removed: 404).
-fn opens_session(headers: &HeaderMap, inbound: &Inbound<'_>) -> bool {
+fn opens_session(sent: SentVersion, inbound: &Inbound<'_>) -> bool {
     let Inbound::Request { method, params, .. } = inbound else {
         return false;
     };
-    method == "initialize"
-        && !params.meta.has_envelope()
-        && header_str(headers, VERSION_HEADER)
-            .and_then(crate::protocol::ProtocolVersion::parse)
-            .is_none_or(|v| v.era() == crate::protocol::Era::Handshake)
+    method == "initialize" && !params.meta.has_envelope() && !sent.names(crate::protocol::Era::Stateless)
 }
 
 impl State {
@@ -327,12 +352,11 @@ impl State {
         };
         let session_id = header_str(req.headers(), SESSION_HEADER).map(str::to_owned);
         // 2026-07-28 has no GET stream (nor sessions): its GET is refused whatever it carries.
-        let stateless = header_str(req.headers(), VERSION_HEADER)
-            .and_then(crate::protocol::ProtocolVersion::parse)
-            .is_some_and(|v| v.era() == crate::protocol::Era::Stateless);
+        let sent = SentVersion::of(req.headers());
+        let stateless = sent.names(crate::protocol::Era::Stateless);
         match (req.method(), &session_id) {
             (&Method::POST, _) => {}
-            (&Method::GET, Some(id)) if !stateless => return self.listen(req.headers(), id, principal),
+            (&Method::GET, Some(id)) if !stateless => return self.listen(req.headers(), sent, id, principal),
             (&Method::DELETE, Some(id)) if !stateless => {
                 return empty(if self.sessions.close(id, principal.as_ref()) {
                     StatusCode::OK
@@ -376,14 +400,13 @@ impl State {
         // A 2026-07-28 request ignores an `Mcp-Session-Id` it still carries (that era has no
         // sessions: "ignore it").
         if let Some(id) = session_id.filter(|_| !stateless) {
-            return self.in_session(&parts.headers, &id, inbound, principal, &caller);
+            return self.in_session(&parts.headers, sent, &id, inbound, principal, &caller);
         }
-        if opens_session(&parts.headers, &inbound) {
+        if opens_session(sent, &inbound) {
             // A version header `initialize` carries must name a version this server knows
             // ("invalid or unsupported … MUST respond with 400"); none is fine.
-            if let Some(sent) = header_str(&parts.headers, VERSION_HEADER)
-                && crate::protocol::ProtocolVersion::parse(sent).is_none()
-            {
+            if sent == SentVersion::Unknown {
+                let sent = header_str(&parts.headers, VERSION_HEADER).unwrap_or_default();
                 let id = match &inbound {
                     Inbound::Request { id, .. } => Some(id.clone()),
                     _ => None,
@@ -398,7 +421,7 @@ impl State {
             }
             return self.initialize(inbound, principal);
         }
-        self.stateless(&parts.headers, inbound, principal, &caller).await
+        self.stateless(&parts.headers, sent, inbound, principal, &caller).await
     }
 }
 

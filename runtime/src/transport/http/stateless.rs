@@ -3,13 +3,13 @@
 //! `Mcp-Name`); then the request is dispatched with a fresh session, and a call answers as JSON,
 //! or as SSE when the client asked for progress.
 
-use super::{Body, State, VERSION_HEADER, empty, error_response, header_str, message_response};
+use super::{Body, SentVersion, State, VERSION_HEADER, empty, error_response, header_str, message_response};
 use crate::dispatch::Dispatch;
 use crate::principal::Principal;
 use crate::protocol::inbound::Inbound;
 use crate::protocol::jsonrpc::raw_str;
 use crate::protocol::messages::ParamsHead;
-use crate::protocol::{Era, ErrorObject, ProtocolVersion, RequestId, codes};
+use crate::protocol::{Era, ErrorObject, RequestId, codes};
 use crate::server::rate::CallerKey;
 use crate::server::{Server, Session};
 use http::{HeaderMap, StatusCode};
@@ -25,16 +25,14 @@ fn mismatch(id: &RequestId, message: &'static str) -> Result<(), (RequestId, Err
 fn check_headers(
     server: &Server,
     headers: &HeaderMap,
+    sent: SentVersion,
     id: &RequestId,
     method: &str,
     head: &ParamsHead<'_>,
 ) -> Result<(), (RequestId, ErrorObject)> {
     let meta = &head.meta;
     let header_version = header_str(headers, VERSION_HEADER);
-    let handshake_header = header_version
-        .and_then(ProtocolVersion::parse)
-        .is_some_and(|v| v.era() == Era::Handshake);
-    if handshake_header && !meta.has_envelope() {
+    if sent.names(Era::Handshake) && !meta.has_envelope() {
         return Err((
             id.clone(),
             ErrorObject::invalid_request(
@@ -87,13 +85,14 @@ impl State {
     pub(super) async fn stateless(
         &self,
         headers: &HeaderMap,
+        sent: SentVersion,
         inbound: Inbound<'_>,
         principal: Option<Principal>,
         caller: &CallerKey,
     ) -> http::Response<Body> {
         match &inbound {
             Inbound::Request { id, method, params } => {
-                if let Err((id, e)) = check_headers(&self.server, headers, id, method, params) {
+                if let Err((id, e)) = check_headers(&self.server, headers, sent, id, method, params) {
                     return error_response(Some(id), e);
                 }
                 if method == "initialize" {
