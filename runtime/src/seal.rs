@@ -1306,4 +1306,34 @@ pub(crate) mod tests {
         let token = format!("{PREFIX}{}", URL_SAFE_NO_PAD.encode(&raw));
         assert_eq!(s.unseal::<Value>(&token, &b), Err(Refusal::Seal));
     }
+
+    /// The tag covers the format's prefix, the key id and the salt (the associated data, built
+    /// here by hand from the format's description): a token decrypts with exactly that.
+    #[test]
+    fn a_tokens_tag_covers_its_version_key_id_and_salt() {
+        let s = sealer(1, 600);
+        let a = args(json!({}));
+        let b = binding(&a, None);
+        let token = s.seal(&json!("x"), &b).unwrap();
+        let raw = URL_SAFE_NO_PAD.decode(&token[PREFIX.len()..]).unwrap();
+        let (kid, rest) = raw.split_at(4);
+        let (salt, rest) = rest.split_at(SALT);
+        let (ct, tag) = rest.split_at(rest.len() - TAG);
+        let salt: [u8; SALT] = salt.try_into().unwrap();
+        let key = &s.keys().unwrap().keys[0];
+        assert_eq!(kid, key.kid);
+        let open = |aad: &[u8]| {
+            let mut ct = ct.to_vec();
+            let tag: [u8; TAG] = tag.try_into().unwrap();
+            key.cipher(&salt)
+                .unwrap()
+                .decrypt_inout_detached(&Nonce::from(NONCE), aad, ct.as_mut_slice().into(), &tag.into())
+                .map(|()| ct)
+        };
+        let aad = [b"v2.".as_slice(), kid, &salt].concat();
+        let plain = open(&aad).expect("opens with v2. ‖ kid ‖ salt as associated data");
+        assert_eq!(serde_json::from_slice::<Value>(&plain).unwrap()["s"], "x");
+        assert!(open(&[b"v1.".as_slice(), kid, &salt].concat()).is_err());
+        assert!(open(b"").is_err());
+    }
 }
