@@ -234,6 +234,15 @@ mod tests {
         let body = source.get(Duration::from_secs(10), 1024).await.unwrap();
         assert_eq!(&body[..], b"{\"keys\":[]}");
         let request = served.await.unwrap();
+        // A document exactly as long as the bound is taken.
+        let (url, _served) =
+            serve_once("HTTP/1.1 200 OK\r\ncontent-length: 11\r\nconnection: close\r\n\r\n{\"keys\":[]}").await;
+        let body = JwksSource::parse(&url)
+            .unwrap()
+            .get(Duration::from_secs(10), 11)
+            .await
+            .unwrap();
+        assert_eq!(body.len(), 11);
         assert!(request.starts_with("GET /keys.json?v=1 HTTP/1.1\r\n"), "{request}");
     }
 

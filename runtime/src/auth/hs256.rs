@@ -175,3 +175,18 @@ impl TokenVerifier for Hs256Verifier {
         self.checks.issuer_url()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_verifier_names_its_issuer_as_the_authorization_server_and_never_prints_its_key() {
+        let secret = [7u8; 32];
+        let plain = Hs256Verifier::new(&secret, "https://notes.example/mcp").unwrap();
+        assert_eq!(plain.authorization_server(), None);
+        let issued = plain.clone().issuer("https://auth.example.com");
+        assert_eq!(issued.authorization_server(), Some("https://auth.example.com"));
+        assert_eq!(format!("{issued:?}"), "Hs256Verifier { .. }");
+    }
+}

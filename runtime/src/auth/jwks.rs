@@ -898,4 +898,35 @@ mod tests {
             assert!(JwksVerifier::new(bad, "aud").is_err(), "{bad}");
         }
     }
+
+    #[test]
+    fn rsa_keys_of_2048_bits_and_more_verify_rs256_and_shorter_ones_are_left_out() {
+        let rsa = |n: Vec<u8>| -> Jwk {
+            let n = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(n);
+            serde_json::from_value(json!({"kty": "RSA", "n": n, "e": "AQAB", "use": "sig"})).unwrap()
+        };
+        let modulus = |bytes: usize| {
+            let mut n = vec![0xC5; bytes];
+            n[0] = 0x80;
+            n
+        };
+        assert_eq!(usable_for(&rsa(modulus(MIN_RSA_BITS / 8))).ok(), Some(Algorithm::RS256));
+        assert_eq!(usable_for(&rsa(modulus(512))).ok(), Some(Algorithm::RS256));
+        // Leading zero bytes add no bits.
+        let mut padded = vec![0, 0];
+        padded.extend(modulus(MIN_RSA_BITS / 8 - 1));
+        let short = usable_for(&rsa(padded)).unwrap_err();
+        assert!(short.contains("RSA keys under 2048 bits are refused"), "{short}");
+    }
+
+    #[test]
+    fn a_verifier_shows_where_its_keys_come_from_and_its_intervals() {
+        let v = JwksVerifier::new("https://auth.example/jwks.json", "aud").unwrap();
+        let shown = format!("{v:?}");
+        assert!(
+            shown.starts_with("JwksVerifier { url: \"https://auth.example/jwks.json\", "),
+            "{shown}"
+        );
+        assert!(shown.contains("max_stale"), "{shown}");
+    }
 }
