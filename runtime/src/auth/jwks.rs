@@ -929,4 +929,30 @@ mod tests {
         );
         assert!(shown.contains("max_stale"), "{shown}");
     }
+
+    #[test]
+    fn each_key_type_verifies_its_one_algorithm_and_the_rest_are_left_out_saying_why() {
+        let jwk = |v: Value| -> Jwk { serde_json::from_value(v).unwrap() };
+        let xy = "f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU";
+        let p256 = jwk(json!({"kty": "EC", "crv": "P-256", "x": xy, "y": xy}));
+        assert_eq!(usable_for(&p256), Ok(Algorithm::ES256));
+        let p384 = jwk(json!({"kty": "EC", "crv": "P-384", "x": xy, "y": xy}));
+        assert!(
+            usable_for(&p384)
+                .unwrap_err()
+                .contains("key type or curve is not supported")
+        );
+        assert_eq!(usable_for(&jwk(ONE.jwk())), Ok(Algorithm::EdDSA));
+        let x25519 = jwk(json!({"kty": "OKP", "crv": "X25519", "x": ONE.x}));
+        assert!(
+            usable_for(&x25519)
+                .unwrap_err()
+                .contains("key type or curve is not supported")
+        );
+        let oct = jwk(json!({"kty": "oct", "k": "c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3JldA"}));
+        assert_eq!(
+            usable_for(&oct),
+            Err("symmetric keys are never taken from a JWKS".into())
+        );
+    }
 }
