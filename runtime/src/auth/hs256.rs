@@ -189,4 +189,82 @@ mod tests {
         assert_eq!(issued.authorization_server(), Some("https://auth.example.com"));
         assert_eq!(format!("{issued:?}"), "Hs256Verifier { .. }");
     }
+
+    const SECRET: [u8; 32] = [7u8; 32];
+    const AUDIENCE: &str = "https://notes.example/mcp";
+
+    fn now() -> i64 {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs() as i64
+    }
+
+    /// An HS256 token with this `typ` and these claims besides `sub` and `aud`.
+    fn token(typ: Option<&str>, claims: serde_json::Value) -> String {
+        let mut header = jsonwebtoken::Header::new(Algorithm::HS256);
+        header.typ = typ.map(str::to_owned);
+        let mut all = serde_json::json!({"sub": "alice", "aud": AUDIENCE});
+        all.as_object_mut().unwrap().extend(claims.as_object().unwrap().clone());
+        jsonwebtoken::encode(&header, &all, &jsonwebtoken::EncodingKey::from_secret(&SECRET).unwrap()).unwrap()
+    }
+
+    fn verify(v: &Hs256Verifier, token: &str) -> Result<String, String> {
+        futures_util::FutureExt::now_or_never(v.verify(token))
+            .unwrap()
+            .map(|p| p.subject)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_required_typ_is_compared_as_a_media_type_and_a_missing_one_is_refused() {
+        let v = Hs256Verifier::new(&SECRET, AUDIENCE).unwrap().require_typ("at+jwt");
+        let exp = serde_json::json!({"exp": now() + 300});
+        for typ in ["at+jwt", "application/at+jwt", "AT+JWT"] {
+            assert_eq!(verify(&v, &token(Some(typ), exp.clone())), Ok("alice".into()), "{typ}");
+        }
+        let other = verify(&v, &token(Some("JWT"), exp.clone())).unwrap_err();
+        assert!(other.contains("the token's `typ` is \"JWT\", not `at+jwt`"), "{other}");
+        let none = verify(&v, &token(None, exp.clone())).unwrap_err();
+        assert!(none.contains("names no `typ`"), "{none}");
+        // Without the requirement, any typ is taken.
+        let any = Hs256Verifier::new(&SECRET, AUDIENCE).unwrap();
+        assert_eq!(verify(&any, &token(Some("JWT"), exp)), Ok("alice".into()));
+    }
+
+    #[test]
+    fn the_leeway_applies_to_exp_and_iat() {
+        let lenient = Hs256Verifier::new(&SECRET, AUDIENCE)
+            .unwrap()
+            .leeway(std::time::Duration::from_secs(120));
+        let strict = lenient.clone().leeway(std::time::Duration::ZERO);
+        let expired = token(None, serde_json::json!({"exp": now() - 60}));
+        assert_eq!(verify(&lenient, &expired), Ok("alice".into()));
+        assert!(verify(&strict, &expired).is_err());
+        let soon = token(None, serde_json::json!({"exp": now() + 600, "iat": now() + 60}));
+        assert_eq!(verify(&lenient, &soon), Ok("alice".into()));
+        let e = verify(&strict, &soon).unwrap_err();
+        assert!(e.contains("issued in the future"), "{e}");
+        let now_token = token(None, serde_json::json!({"exp": now() + 600, "iat": now() - 1}));
+        assert_eq!(verify(&strict, &now_token), Ok("alice".into()));
+    }
+
+    #[test]
+    fn a_required_issuer_must_be_the_tokens() {
+        let v = Hs256Verifier::new(&SECRET, AUDIENCE)
+            .unwrap()
+            .issuer("https://auth.example.com");
+        let ours = token(
+            None,
+            serde_json::json!({"exp": now() + 300, "iss": "https://auth.example.com"}),
+        );
+        assert_eq!(verify(&v, &ours), Ok("alice".into()));
+        let theirs = token(
+            None,
+            serde_json::json!({"exp": now() + 300, "iss": "https://evil.example"}),
+        );
+        assert!(verify(&v, &theirs).is_err());
+        let none = token(None, serde_json::json!({"exp": now() + 300}));
+        assert!(verify(&v, &none).is_err());
+    }
 }

@@ -956,4 +956,15 @@ mod tests {
             Err("symmetric keys are never taken from a JWKS".into())
         );
     }
+
+    #[test]
+    fn the_documented_bounds_and_the_issuer_named_as_authorization_server() {
+        assert_eq!(JwksVerifier::MAX_JWKS_BYTES, 1 << 20);
+        assert_eq!(JwksVerifier::DEFAULT_MIN_REFRESH_INTERVAL, Duration::from_secs(60));
+        assert_eq!(JwksVerifier::DEFAULT_MAX_KEY_AGE, Duration::from_secs(300));
+        assert_eq!(JwksVerifier::DEFAULT_MAX_STALE, Duration::from_secs(4 * 3600));
+        let held = Held::new(set_of(&[&ONE]));
+        assert_eq!(verifier(&held).authorization_server(), Some(ISSUER));
+        assert_eq!(verifier(&held).any_issuer().authorization_server(), None);
+    }
 }

@@ -218,4 +218,22 @@ mod tests {
             assert_ne!(media_type(other), "at+jwt", "{other}");
         }
     }
+
+    #[test]
+    fn only_an_application_prefix_followed_by_no_other_slash_is_dropped() {
+        assert_eq!(media_type("application/a/b"), "application/a/b");
+        assert_eq!(media_type("Text/At+JWT"), "text/at+jwt");
+    }
+
+    #[test]
+    fn the_checks_name_their_algorithms_and_their_issuer() {
+        let mut checks = ClaimChecks::new("aud", &[Algorithm::HS256], Issuer::Optional).unwrap();
+        assert!(checks.accepts(Algorithm::HS256));
+        assert!(!checks.accepts(Algorithm::RS256));
+        assert_eq!(checks.issuer_url(), None);
+        checks.require_issuer("https://auth.example.com");
+        assert_eq!(checks.issuer_url(), Some("https://auth.example.com"));
+        checks.any_issuer();
+        assert_eq!(checks.issuer_url(), None);
+    }
 }
