@@ -267,4 +267,18 @@ mod tests {
         let none = token(None, serde_json::json!({"exp": now() + 300}));
         assert!(verify(&v, &none).is_err());
     }
+
+    #[test]
+    fn scopes_come_from_scope_and_scp() {
+        let v = Hs256Verifier::new(&SECRET, AUDIENCE).unwrap();
+        let t = token(
+            None,
+            serde_json::json!({"exp": now() + 300, "scope": " notes:read  notes:write", "scp": ["admin"]}),
+        );
+        let p = futures_util::FutureExt::now_or_never(v.verify(&t)).unwrap().unwrap();
+        assert_eq!(p.scopes, ["notes:read", "notes:write", "admin"]);
+        let t = token(None, serde_json::json!({"exp": now() + 300}));
+        let p = futures_util::FutureExt::now_or_never(v.verify(&t)).unwrap().unwrap();
+        assert!(p.scopes.is_empty());
+    }
 }

@@ -365,6 +365,40 @@ mod tests {
     }
 
     #[test]
+    fn whole_numbers_are_written_as_integers_up_to_where_floats_stay_exact() {
+        assert_eq!(number(2.0), json!(2));
+        assert_eq!(number(-3.0), json!(-3));
+        assert_eq!(number(1.5), json!(1.5));
+        assert_eq!(number(-0.25), json!(-0.25));
+        assert_eq!(number(8.0e15), json!(8_000_000_000_000_000_i64));
+        assert_eq!(number(9.0e15), json!(9.0e15));
+        assert_eq!(number(-9.0e15), json!(-9.0e15));
+    }
+
+    #[test]
+    fn a_string_as_long_as_its_bounds_is_taken() {
+        let spec = FieldSpec {
+            min_length: Some(2),
+            max_length: Some(4),
+            ..FieldSpec::new("code")
+        };
+        assert_eq!(String::parse(&json!("ab"), &spec), Ok("ab".into()));
+        assert_eq!(String::parse(&json!("abcd"), &spec), Ok("abcd".into()));
+        // Characters, not bytes.
+        assert_eq!(String::parse(&json!("éééé"), &spec), Ok("éééé".into()));
+        assert!(
+            String::parse(&json!("a"), &spec)
+                .unwrap_err()
+                .contains("at least 2 characters, got 1")
+        );
+        assert!(
+            String::parse(&json!("abcde"), &spec)
+                .unwrap_err()
+                .contains("at most 4 characters, got 5")
+        );
+    }
+
+    #[test]
     fn choices() {
         let spec = FieldSpec {
             title: Some("Environment"),
