@@ -310,6 +310,14 @@ mod tests {
         assert_eq!(u8::parse(&json!(3.0), &spec), Ok(3));
         assert!(u8::parse(&json!(3.5), &spec).is_err());
         assert_eq!(u8::parse(&json!(11), &spec), Err("must be at most 10, got 11".into()));
+        // The bounds themselves are inside.
+        assert_eq!(u8::parse(&json!(1), &spec), Ok(1));
+        assert_eq!(u8::parse(&json!(10), &spec), Ok(10));
+        assert_eq!(u8::parse(&json!(0), &spec), Err("must be at least 1, got 0".into()));
+        assert_eq!(
+            f64::parse(&json!(0.5), &spec),
+            Err("must be at least 1, got 0.5".into())
+        );
         assert_eq!(
             i64::parse(&json!("3"), &spec),
             Err("expected an integer, got \"3\"".into())
@@ -336,6 +344,14 @@ mod tests {
         };
         assert_eq!(bool::missing(&with_default), Ok(true));
         assert_eq!(<Option<bool>>::missing(&FieldSpec::new("x")), Ok(None));
+        let titled = FieldSpec {
+            title: Some("Sure?"),
+            ..FieldSpec::new("ok")
+        };
+        assert_eq!(
+            Value::Object(bool::schema(&titled)),
+            json!({"type": "boolean", "title": "Sure?"})
+        );
     }
 
     #[derive(Clone, Copy, Debug, PartialEq)]
