@@ -414,6 +414,88 @@ mod tests {
         );
     }
 
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    enum Color {
+        Red,
+        Blue,
+    }
+
+    impl FormChoice for Color {
+        const CHOICES: &'static [Choice] = &[
+            Choice {
+                value: "red",
+                title: None,
+            },
+            Choice {
+                value: "blue",
+                title: None,
+            },
+        ];
+        const STYLE: ChoiceStyle = ChoiceStyle::Standard;
+        fn from_index(i: usize) -> Option<Self> {
+            [Self::Red, Self::Blue].get(i).copied()
+        }
+        fn index(self) -> usize {
+            self as usize
+        }
+    }
+
+    #[test]
+    fn untitled_choices_are_an_enum_and_lists_are_bounded_and_described() {
+        let spec = FieldSpec::new("color");
+        assert_eq!(
+            Value::Object(choice_schema::<Color>(&spec)),
+            json!({"type": "string", "enum": ["red", "blue"]})
+        );
+        let multi = FieldSpec {
+            min_items: Some(2),
+            max_items: Some(2),
+            ..FieldSpec::new("envs")
+        };
+        assert_eq!(
+            Value::Object(<Vec<Env>>::schema(&multi)),
+            json!({"type": "array", "minItems": 2, "maxItems": 2, "items": {"anyOf": [
+                {"const": "stg", "title": "Staging"}, {"const": "prd", "title": "Production"}]}})
+        );
+        assert_eq!(
+            Value::Object(<Vec<Color>>::schema(&FieldSpec::new("colors"))),
+            json!({"type": "array", "items": {"type": "string", "enum": ["red", "blue"]}})
+        );
+        assert_eq!(
+            <Vec<Env>>::parse(&json!(["prd", "stg"]), &multi),
+            Ok(vec![Env::Prd, Env::Stg])
+        );
+        assert_eq!(
+            <Vec<Env>>::parse(&json!(["prd"]), &multi),
+            Err("must have at least 2 choices, got 1".into())
+        );
+    }
+
+    #[test]
+    fn an_optional_field_is_its_fields_schema_null_is_none_and_a_default_fills_it() {
+        let spec = FieldSpec {
+            minimum: Some(1.0),
+            ..FieldSpec::new("n")
+        };
+        assert_eq!(<Option<u8>>::schema(&spec), u8::schema(&spec));
+        assert_eq!(<Option<u8>>::parse(&json!(null), &spec), Ok(None));
+        assert_eq!(<Option<u8>>::parse(&json!(3), &spec), Ok(Some(3)));
+        assert!(<Option<u8>>::parse(&json!(0), &spec).is_err());
+        let with_default = FieldSpec {
+            default: Some(DefaultValue::Bool(true)),
+            ..FieldSpec::new("ok")
+        };
+        assert_eq!(<Option<bool>>::missing(&with_default), Ok(Some(true)));
+    }
+
+    #[test]
+    fn an_integer_sent_as_a_float_is_taken_while_floats_are_exact() {
+        let spec = FieldSpec::new("n");
+        assert_eq!(u64::parse(&json!(8.0e15), &spec), Ok(8_000_000_000_000_000));
+        assert!(u64::parse(&json!(9.0e15), &spec).is_err());
+        assert_eq!(i64::parse(&json!(-3.0), &spec), Ok(-3));
+    }
+
     #[test]
     fn choices() {
         let spec = FieldSpec {
