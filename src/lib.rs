@@ -8,63 +8,11 @@
 #[doc(inline)]
 pub use mcp_resolve_macros::{FormSchema, prompt, resolver, resource, tool};
 
-// The server, its tools and what they return.
+// One list of public names: the runtime's root (`runtime/src/lib.rs`), re-exported whole. The
+// macros, the guides, the generated code's `__private01` and the prelude are the facade's own
+// (a local item takes precedence over a glob's).
 #[doc(inline)]
-pub use mcp_resolve_runtime::{
-    ArgsSchema, ArgumentError, CacheScope, CallToolResult, Content, Context, EmbeddedResource, HeaderArgument,
-    IntoToolResult, Json, LogLevel, Principal, Server, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam,
-};
-// What the attribute macros turn a function into, and what `Server::tool`, `prompt` and
-// `resource` take.
-#[doc(inline)]
-pub use mcp_resolve_runtime::{BodyFuture, IntoPrompt, IntoResource, IntoTool, MAX_PARAMS, ResolverFn};
-// Prompts.
-#[doc(inline)]
-pub use mcp_resolve_runtime::{
-    GetPromptResult, IntoPromptResult, Prompt, PromptArgument, PromptCall, PromptDefinition, PromptMessage, Role,
-};
-// Completions.
-#[doc(inline)]
-pub use mcp_resolve_runtime::{Completer, MAX_COMPLETIONS};
-// Resources.
-#[doc(inline)]
-pub use mcp_resolve_runtime::{
-    Blob, IntoResourceContents, MAX_URI_BYTES, Resource, ResourceCall, ResourceContents, ResourceDefinition,
-    ResourceUpdates, ResourceUri, UriTemplate,
-};
-// Resolvers and questions.
-#[doc(inline)]
-pub use mcp_resolve_runtime::{
-    Action, Ask, Confirm, DEFAULT_MAX_TOKENS, Elicit, ElicitError, ElicitationResult, IntoResolution, ListRoots,
-    Resolution, Root, Sample, Sampled, UrlOutcome,
-};
-// URL mode: the flows a page reads and completes.
-#[doc(inline)]
-pub use mcp_resolve_runtime::{FlowError, UrlFlow, UrlFlows};
-// The protocol model a tool may look at.
-#[doc(inline)]
-pub use mcp_resolve_runtime::{
-    ClientCapabilities, Era, ErrorObject, Implementation, NumberId, ProtocolVersion, RequestId, codes,
-};
-// What outlives a request: single-use answers, URL-mode flows.
-#[doc(inline)]
-pub use mcp_resolve_runtime::{DEFAULT_STORE_ENTRIES, MemoryStore, Store, StoreError};
-#[cfg(feature = "redis")]
-#[doc(inline)]
-pub use mcp_resolve_runtime::{RedisStore, RedisStoreBuilder};
-// Sealing of `requestState`.
-#[doc(inline)]
-pub use mcp_resolve_runtime::{KeyTooShort, RandomUnavailable, StateKeyError, StateKeys};
-// Streamable HTTP and its identity layer.
-#[cfg(feature = "http")]
-#[doc(inline)]
-pub use mcp_resolve_runtime::{AuthError, Bytes, HttpOptions, TokenVerifier, auth, http};
-#[cfg(feature = "jwt")]
-#[doc(inline)]
-pub use mcp_resolve_runtime::{Hs256Verifier, JwksVerifier};
-// Forms (the traits `#[derive(FormSchema)]` implements) and the in-memory test client.
-#[doc(inline)]
-pub use mcp_resolve_runtime::{form, testing};
+pub use mcp_resolve_runtime::*;
 
 /// Guides longer than an item's documentation; each example runs as a doctest.
 pub mod guides {
@@ -97,11 +45,6 @@ pub mod __private01 {
     pub use mcp_resolve_macros::__resolver_visit as resolver_visit;
     pub use mcp_resolve_runtime::__private01::*;
 }
-
-/// Doors into crate-private code for `benches/micro.rs` (feature `bench`). Not public API.
-#[cfg(feature = "bench")]
-#[doc(hidden)]
-pub use mcp_resolve_runtime::bench;
 
 /// The names most servers need: `use mcp_resolve::prelude::*;`.
 pub mod prelude {
