@@ -220,15 +220,27 @@ mod tests {
     use crate::seal::tests::without_randomness;
 
     fn session() -> HandshakeSession {
+        session_of(None)
+    }
+
+    fn session_of(principal: Option<Principal>) -> HandshakeSession {
         let server = Arc::new(crate::server::Server::new("t"));
         let (tx, _rx) = tokio::sync::mpsc::channel(1);
         HandshakeSession::new(
-            None,
+            principal,
             Session::new(),
             Dispatcher::connection(server),
             Outbound { tx },
             32,
         )
+    }
+
+    fn who(subject: &str, scopes: &[&str]) -> Principal {
+        Principal {
+            subject: subject.into(),
+            issuer: Some("https://auth.example.com".into()),
+            scopes: scopes.iter().map(|s| (*s).to_owned()).collect(),
+        }
     }
 
     #[test]
@@ -257,5 +269,76 @@ mod tests {
         tokio::time::advance(idle).await;
         assert!(sessions.get(&id, None).is_none(), "idle for `idle`: ended");
         assert!(sessions.open(session()).unwrap().is_some(), "its place is free");
+    }
+
+    /// Only the principal that opened a session (whatever its scopes now) may use or end it; to
+    /// anyone else it is as unknown as a missing one. An anonymous session is anonymous callers'.
+    #[test]
+    fn a_session_is_its_openers_only() {
+        let sessions = Sessions::new(Duration::from_secs(60), 10, 10);
+        let id = sessions.open(session_of(Some(who("alice", &["a"])))).unwrap().unwrap();
+        assert!(sessions.get(&id, Some(&who("bob", &["a"]))).is_none());
+        assert!(sessions.get(&id, None).is_none());
+        let mut other_issuer = who("alice", &["a"]);
+        other_issuer.issuer = Some("https://evil.example".into());
+        assert!(sessions.get(&id, Some(&other_issuer)).is_none());
+        assert!(sessions.get(&id, Some(&who("alice", &["b", "c"]))).is_some());
+        assert!(!sessions.close(&id, Some(&who("bob", &[]))));
+        assert!(!sessions.close(&id, None));
+        assert!(sessions.get(&id, Some(&who("alice", &[]))).is_some(), "still open");
+        assert!(sessions.close(&id, Some(&who("alice", &[]))));
+        assert!(sessions.get(&id, Some(&who("alice", &[]))).is_none());
+        assert!(!sessions.close(&id, Some(&who("alice", &[]))), "closed once");
+        let anonymous = sessions.open(session()).unwrap().unwrap();
+        assert!(sessions.get(&anonymous, Some(&who("alice", &[]))).is_none());
+        assert!(sessions.get(&anonymous, None).is_some());
+        assert!(!sessions.close("no-such-session", None));
+    }
+
+    /// Each principal opens at most its share; ending one of its sessions gives the place back,
+    /// and another principal's count is its own.
+    #[test]
+    fn a_principal_opens_at_most_its_share_and_ending_one_gives_it_back() {
+        let sessions = Sessions::new(Duration::from_secs(60), 10, 2);
+        let alice = || session_of(Some(who("alice", &[])));
+        let first = sessions.open(alice()).unwrap().unwrap();
+        let second = sessions.open(alice()).unwrap().unwrap();
+        assert_ne!(first, second);
+        assert!(sessions.open(alice()).unwrap().is_none(), "alice is at her share");
+        assert!(sessions.open(session_of(Some(who("bob", &[])))).unwrap().is_some());
+        assert!(
+            sessions.open(session()).unwrap().is_some(),
+            "anonymous sessions count globally only"
+        );
+        assert!(sessions.close(&first, Some(&who("alice", &[]))));
+        assert!(sessions.open(alice()).unwrap().is_some(), "her place came back");
+        assert!(sessions.open(alice()).unwrap().is_none());
+        let ids: Vec<String> = (0..3).filter_map(|_| sessions.open(session()).unwrap()).collect();
+        assert_eq!(ids.len(), 3);
+        assert!(
+            ids.iter()
+                .all(|id| id.len() == 32 && id.bytes().all(|b| b.is_ascii_hexdigit()))
+        );
+    }
+
+    /// At the global bound, idle sessions are swept before a new one is refused; a session with
+    /// its GET stream open is never idle; ending a session closes its stream.
+    #[tokio::test(start_paused = true)]
+    async fn the_bound_sweeps_idle_sessions_and_an_open_stream_keeps_a_session() {
+        let idle = Duration::from_secs(60);
+        let sessions = Sessions::new(idle, 2, 10);
+        let listening = sessions.open(session()).unwrap().unwrap();
+        let quiet = sessions.open(session()).unwrap().unwrap();
+        let (tx, _rx) = tokio::sync::mpsc::channel(1);
+        let held = sessions.get(&listening, None).unwrap();
+        assert!(held.mailbox.attach(tx).is_some());
+        assert!(sessions.open(session()).unwrap().is_none(), "full, nothing idle");
+        tokio::time::advance(idle).await;
+        assert!(sessions.open(session()).unwrap().is_some(), "the quiet one was swept");
+        assert!(sessions.get(&quiet, None).is_none());
+        assert!(sessions.get(&listening, None).is_some(), "its stream is open: not idle");
+        assert!(held.mailbox.is_open());
+        assert!(sessions.close(&listening, None));
+        assert!(!held.mailbox.is_open(), "ending the session ends its stream");
     }
 }
