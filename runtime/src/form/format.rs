@@ -253,6 +253,10 @@ mod tests {
             let uri = format!("x:ü{c}x");
             let bad = c.is_whitespace() || c.is_control();
             assert_eq!(valid_uri(&uri), !bad, "{uri:?} ({:#x})", c as u32);
+            // After any char the next one is read from where it starts: a space right after it
+            // is found.
+            let spaced = format!("ü{c} x@c.de");
+            assert!(!valid_email(&spaced), "{spaced:?} ({:#x})", c as u32);
         }
     }
 
