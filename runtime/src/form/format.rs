@@ -260,6 +260,19 @@ mod tests {
         }
     }
 
+    /// The const decoder reads every char as the standard library does: its code point, and
+    /// where the next one starts.
+    #[test]
+    fn every_char_is_decoded_as_the_standard_library_decodes_it() {
+        let mut buf = [0u8; 6];
+        for c in (0..=0x10FFFF).filter_map(char::from_u32) {
+            buf[0] = b'a';
+            let n = c.encode_utf8(&mut buf[1..]).len();
+            assert_eq!(next_char(&buf[..=n], 1), (c as u32, 1 + n), "{:#x}", c as u32);
+            assert_eq!(next_char(&buf[..=n], 0), (u32::from(b'a'), 1));
+        }
+    }
+
     #[test]
     fn an_address_has_one_at_a_local_part_and_a_dotted_domain() {
         for ok in ["a@b.co", "a.b@c.d", "a@b.c.d", "x@y.z"] {
