@@ -117,10 +117,17 @@ const fn digits(b: &[u8], from: usize, to: usize) -> Option<u32> {
     let mut n: u32 = 0;
     let mut i = from;
     while i < to {
-        if !b[i].is_ascii_digit() || n > 100_000_000 {
+        if !b[i].is_ascii_digit() {
             return None;
         }
-        n = n * 10 + (b[i] - b'0') as u32;
+        // Too many digits for a u32: not a number of a date or time.
+        n = match n.checked_mul(10) {
+            Some(tens) => match tens.checked_add((b[i] - b'0') as u32) {
+                Some(n) => n,
+                None => return None,
+            },
+            None => return None,
+        };
         i += 1;
     }
     Some(n)
@@ -274,6 +281,17 @@ mod tests {
     }
 
     #[test]
+    fn digits_read_a_number_and_refuse_anything_else() {
+        assert_eq!(digits(b"2024", 0, 4), Some(2024));
+        assert_eq!(digits(b"x07", 1, 3), Some(7));
+        assert_eq!(digits(b"4294967295", 0, 10), Some(u32::MAX));
+        assert_eq!(digits(b"4294967296", 0, 10), None);
+        assert_eq!(digits(b"99999999999", 0, 11), None);
+        assert_eq!(digits(b"12a4", 0, 4), None);
+        assert_eq!(digits(b"12", 1, 1), None);
+    }
+
+    #[test]
     fn an_address_has_one_at_a_local_part_and_a_dotted_domain() {
         for ok in ["a@b.co", "a.b@c.d", "a@b.c.d", "x@y.z"] {
             assert!(valid_email(ok), "{ok}");
@@ -327,6 +345,8 @@ mod tests {
             "2024-1-01",
             "2024-01-1",
             "2024/01/01",
+            "2024-01/01",
+            "2024/01-01",
             "2024-01-01x",
             "+024-01-01",
             "2024-0a-01",
