@@ -18,7 +18,7 @@ impl Format {
         match self {
             Self::Email => valid_email(b),
             Self::Uri => valid_uri(b),
-            Self::Date => valid_date(b, 0, b.len()),
+            Self::Date => valid_date(b, b.len()),
             Self::DateTime => valid_date_time(b),
         }
     }
@@ -133,16 +133,12 @@ const fn digits(b: &[u8], from: usize, to: usize) -> Option<u32> {
     Some(n)
 }
 
-/// `b[from..to]` is `YYYY-MM-DD`, a real day.
-const fn valid_date(b: &[u8], from: usize, to: usize) -> bool {
-    if to - from != 10 || b[from + 4] != b'-' || b[from + 7] != b'-' {
+/// `b[..to]` is `YYYY-MM-DD`, a real day.
+const fn valid_date(b: &[u8], to: usize) -> bool {
+    if to != 10 || b[4] != b'-' || b[7] != b'-' {
         return false;
     }
-    let (Some(y), Some(m), Some(d)) = (
-        digits(b, from, from + 4),
-        digits(b, from + 5, from + 7),
-        digits(b, from + 8, from + 10),
-    ) else {
+    let (Some(y), Some(m), Some(d)) = (digits(b, 0, 4), digits(b, 5, 7), digits(b, 8, 10)) else {
         return false;
     };
     let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
@@ -158,7 +154,8 @@ const fn valid_date(b: &[u8], from: usize, to: usize) -> bool {
 
 /// `b[from..]` is `HH:MM:SS[.frac](Z|±HH:MM)`.
 const fn valid_time(b: &[u8], from: usize) -> bool {
-    if b.len() - from < 8 || b[from + 2] != b':' || b[from + 5] != b':' {
+    // The shortest is `HH:MM:SSZ`.
+    if b.len() - from < 9 || b[from + 2] != b':' || b[from + 5] != b':' {
         return false;
     }
     let (Some(h), Some(m), Some(sec)) = (
@@ -200,7 +197,7 @@ const fn valid_date_time(b: &[u8]) -> bool {
     while t < b.len() && b[t] != b'T' && b[t] != b't' {
         t += 1;
     }
-    t < b.len() && valid_date(b, 0, t) && valid_time(b, t + 1)
+    t < b.len() && valid_date(b, t) && valid_time(b, t + 1)
 }
 
 #[cfg(test)]
