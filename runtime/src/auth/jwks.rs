@@ -113,7 +113,7 @@ impl Source {
         match self {
             Self::Url(source) => source.get(timeout, max_bytes).await,
             #[cfg(test)]
-            Self::Held(held) => held.get(),
+            Self::Held(held) => held.get().await,
         }
     }
 }
@@ -630,6 +630,8 @@ mod tests {
     pub(super) struct Held {
         answer: std::sync::Mutex<Result<String, String>>,
         fetches: AtomicUsize,
+        /// A fetch waits while a test holds this: a fetch in flight, for as long as it likes.
+        gate: tokio::sync::Mutex<()>,
     }
 
     impl Held {
@@ -637,11 +639,13 @@ mod tests {
             Arc::new(Self {
                 answer: std::sync::Mutex::new(Ok(document)),
                 fetches: AtomicUsize::new(0),
+                gate: tokio::sync::Mutex::new(()),
             })
         }
 
-        pub(super) fn get(&self) -> Result<bytes::Bytes, AuthError> {
+        pub(super) async fn get(&self) -> Result<bytes::Bytes, AuthError> {
             self.fetches.fetch_add(1, Ordering::SeqCst);
+            drop(self.gate.lock().await);
             match &*self.answer.lock().unwrap() {
                 Ok(document) => Ok(bytes::Bytes::from(document.clone())),
                 Err(why) => Err(AuthError::new(why.clone())),
@@ -966,5 +970,63 @@ mod tests {
         let held = Held::new(set_of(&[&ONE]));
         assert_eq!(verifier(&held).authorization_server(), Some(ISSUER));
         assert_eq!(verifier(&held).any_issuer().authorization_server(), None);
+    }
+
+    /// Lets the tasks spawned so far run until each waits (on the gated fetch, or on the lock of
+    /// the fetch in flight).
+    async fn settle() {
+        for _ in 0..10 {
+            tokio::task::yield_now().await;
+        }
+    }
+
+    /// A verification that needs a fetch while another one's fetch is in flight waits for it and
+    /// uses what it fetched: one fetch for both, whether the key was unknown or the set past
+    /// `max_stale`.
+    #[tokio::test(start_paused = true)]
+    async fn a_verification_waits_for_the_fetch_in_flight_and_uses_its_keys() {
+        // An unknown key, with no rate limit on fetches: the second waiter sees the set has
+        // changed while it waited (its generation) and fetches nothing.
+        let held = Held::new(set_of(&[&ONE]));
+        let v = Arc::new(verifier(&held).min_refresh_interval(Duration::ZERO));
+        accepts(&v, &ONE).await.unwrap();
+        assert_eq!(held.fetches(), 1);
+        let gate = held.gate.lock().await;
+        held.publish(set_of(&[&ONE, &TWO]));
+        let first = tokio::spawn({
+            let v = v.clone();
+            async move { accepts(&v, &TWO).await }
+        });
+        settle().await;
+        let second = tokio::spawn({
+            let v = v.clone();
+            async move { accepts(&v, &TWO).await }
+        });
+        settle().await;
+        drop(gate);
+        first.await.unwrap().unwrap();
+        second.await.unwrap().unwrap();
+        assert_eq!(held.fetches(), 2, "one fetch for both");
+
+        // Past max_stale: the second waits for the fetch in flight instead of failing at once.
+        let held = Held::new(set_of(&[&ONE]));
+        let v = Arc::new(verifier(&held));
+        accepts(&v, &ONE).await.unwrap();
+        tokio::time::advance(JwksVerifier::DEFAULT_MAX_STALE + Duration::from_secs(1)).await;
+        let gate = held.gate.lock().await;
+        let first = tokio::spawn({
+            let v = v.clone();
+            async move { accepts(&v, &ONE).await }
+        });
+        settle().await;
+        let second = tokio::spawn({
+            let v = v.clone();
+            async move { accepts(&v, &ONE).await }
+        });
+        settle().await;
+        drop(gate);
+        first.await.unwrap().unwrap();
+        second.await.unwrap().expect("waited for the fetch in flight");
+        assert_eq!(held.fetches(), 2);
     }
 }
