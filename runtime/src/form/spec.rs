@@ -201,3 +201,20 @@ impl fmt::Display for FormError {
 }
 
 impl std::error::Error for FormError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_form_error_names_its_field_when_it_has_one() {
+        assert_eq!(
+            FormError::new("email", "must be a valid email").to_string(),
+            "field `email`: must be a valid email"
+        );
+        assert_eq!(
+            FormError::new("", "expected an object").to_string(),
+            "expected an object"
+        );
+    }
+}
