@@ -275,4 +275,126 @@ mod tests {
             Some(("authorization".into(), codes::INVALID_REQUEST))
         );
     }
+
+    #[test]
+    fn a_repeated_mcp_name_is_named_as_a_header_mismatch() {
+        let mut headers = HeaderMap::new();
+        headers.append("mcp-name", HeaderValue::from_static("a"));
+        headers.append("mcp-method", HeaderValue::from_static("tools/call"));
+        assert_eq!(repeated_header(&headers), None);
+        headers.append("mcp-name", HeaderValue::from_static("b"));
+        assert_eq!(
+            repeated_header(&headers),
+            Some(("mcp-name".into(), codes::HEADER_MISMATCH))
+        );
+    }
+
+    fn with(name: &'static str, values: &[&'static str]) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        for v in values {
+            headers.append(name, HeaderValue::from_static(v));
+        }
+        headers
+    }
+
+    #[test]
+    fn json_bodies_and_event_streams_are_recognised_by_media_type() {
+        for ok in [
+            "application/json",
+            "Application/JSON; charset=utf-8",
+            " application/json ;x=y",
+        ] {
+            assert!(is_json(&with("content-type", &[ok])), "{ok}");
+        }
+        for bad in ["text/plain", "application/jsonx", "application/json-seq", ""] {
+            assert!(!is_json(&with("content-type", &[bad])), "{bad}");
+        }
+        assert!(!is_json(&HeaderMap::new()));
+        for ok in [
+            &["text/event-stream"][..],
+            &["application/json, Text/Event-Stream;q=0.9"],
+            &["application/json", "text/event-stream"],
+        ] {
+            assert!(accepts_event_stream(&with("accept", ok)), "{ok:?}");
+        }
+        for bad in [&["text/html"][..], &["text/event-streams"], &[]] {
+            assert!(!accepts_event_stream(&with("accept", bad)), "{bad:?}");
+        }
+    }
+
+    async fn body_of(r: Response<Body>) -> String {
+        use http_body_util::BodyExt;
+        let bytes = r.into_body().collect().await.unwrap().to_bytes();
+        String::from_utf8(bytes.to_vec()).unwrap()
+    }
+
+    #[tokio::test]
+    async fn a_refused_host_or_origin_is_a_403_saying_so() {
+        let r = forbidden(&HeaderMap::new());
+        assert_eq!(r.status(), StatusCode::FORBIDDEN);
+        assert!(body_of(r).await.contains("Forbidden: Host or Origin not allowed"));
+    }
+
+    struct OnlyGood;
+    impl crate::auth::TokenVerifier for OnlyGood {
+        fn verify<'a>(&'a self, token: &'a str) -> crate::auth::BoxFuture<'a, Result<Principal, AuthError>> {
+            Box::pin(async move {
+                match token {
+                    "good" => Ok(Principal {
+                        subject: "alice".into(),
+                        issuer: None,
+                        scopes: Vec::new(),
+                    }),
+                    _ => Err(AuthError::new("bad token")),
+                }
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_bearer_token_is_required_once_a_verifier_is_set() {
+        let headers = |auth: Option<&'static str>| {
+            let mut h = with("host", &["127.0.0.1:8000"]);
+            if let Some(a) = auth {
+                h.insert("authorization", HeaderValue::from_static(a));
+            }
+            h
+        };
+        // No verifier: no principal, nothing required.
+        assert!(matches!(
+            principal(&HttpOptions::default(), &headers(None)).await,
+            Ok(None)
+        ));
+        let options = HttpOptions::default().bearer(OnlyGood).scopes_supported(["notes:read"]);
+        for auth in ["Bearer good", "bearer good", "BEARER  good "] {
+            let p = principal(&options, &headers(Some(auth))).await.ok().flatten();
+            assert_eq!(p.map(|p| p.subject), Some("alice".into()), "{auth}");
+        }
+        let challenge = |r: &Response<Body>| r.headers()[header::WWW_AUTHENTICATE].to_str().unwrap().to_owned();
+        // No token: 401, no error code, the scopes to ask for.
+        let missing = principal(&options, &headers(None)).await.unwrap_err();
+        assert_eq!(missing.status(), StatusCode::UNAUTHORIZED);
+        let c = challenge(&missing);
+        assert!(!c.contains("error=") && c.contains("scope=\"notes:read\""), "{c}");
+        assert!(
+            body_of(missing)
+                .await
+                .contains("Unauthorized: a valid bearer token is required")
+        );
+        // A bad token, or another scheme: 401, invalid_token.
+        for auth in ["Bearer bad", "Basic good"] {
+            let refused = principal(&options, &headers(Some(auth))).await.unwrap_err();
+            assert_eq!(refused.status(), StatusCode::UNAUTHORIZED);
+            let c = challenge(&refused);
+            assert_eq!(
+                c.contains("error=\"invalid_token\""),
+                auth == "Bearer bad",
+                "{auth}: {c}"
+            );
+        }
+        // No scopes configured: none named.
+        let plain = HttpOptions::default().bearer(OnlyGood);
+        let c = challenge(&principal(&plain, &headers(None)).await.unwrap_err());
+        assert!(!c.contains("scope="), "{c}");
+    }
 }
