@@ -341,4 +341,17 @@ mod tests {
         assert!(sessions.close(&listening, None));
         assert!(!held.mailbox.is_open(), "ending the session ends its stream");
     }
+
+    /// A principal's expired sessions stop counting against its share within a quarter of the
+    /// idle time (the periodic sweep), even when the server is far from its global bound.
+    #[tokio::test(start_paused = true)]
+    async fn expired_sessions_give_their_principal_its_share_back() {
+        let idle = Duration::from_secs(60);
+        let sessions = Sessions::new(idle, 100, 1);
+        let alice = || session_of(Some(who("alice", &[])));
+        assert!(sessions.open(alice()).unwrap().is_some());
+        assert!(sessions.open(alice()).unwrap().is_none(), "at her share");
+        tokio::time::advance(idle).await;
+        assert!(sessions.open(alice()).unwrap().is_some(), "the expired one was swept");
+    }
 }
