@@ -980,6 +980,26 @@ mod tests {
         }
     }
 
+    /// Two verifications of `key`'s token, the second started while the first one's fetch is
+    /// held in flight; the fetch is let go once both wait.
+    async fn two_during_one_fetch(
+        held: &Held,
+        v: &Arc<JwksVerifier>,
+        key: &'static TestKey,
+    ) -> (Result<(), AuthError>, Result<(), AuthError>) {
+        let gate = held.gate.lock().await;
+        let start = || {
+            let v = v.clone();
+            tokio::spawn(async move { accepts(&v, key).await })
+        };
+        let first = start();
+        settle().await;
+        let second = start();
+        settle().await;
+        drop(gate);
+        (first.await.unwrap(), second.await.unwrap())
+    }
+
     /// A verification that needs a fetch while another one's fetch is in flight waits for it and
     /// uses what it fetched: one fetch for both, whether the key was unknown or the set past
     /// `max_stale`.
@@ -991,21 +1011,10 @@ mod tests {
         let v = Arc::new(verifier(&held).min_refresh_interval(Duration::ZERO));
         accepts(&v, &ONE).await.unwrap();
         assert_eq!(held.fetches(), 1);
-        let gate = held.gate.lock().await;
         held.publish(set_of(&[&ONE, &TWO]));
-        let first = tokio::spawn({
-            let v = v.clone();
-            async move { accepts(&v, &TWO).await }
-        });
-        settle().await;
-        let second = tokio::spawn({
-            let v = v.clone();
-            async move { accepts(&v, &TWO).await }
-        });
-        settle().await;
-        drop(gate);
-        first.await.unwrap().unwrap();
-        second.await.unwrap().unwrap();
+        let (first, second) = two_during_one_fetch(&held, &v, &TWO).await;
+        first.unwrap();
+        second.unwrap();
         assert_eq!(held.fetches(), 2, "one fetch for both");
 
         // Past max_stale: the second waits for the fetch in flight instead of failing at once.
@@ -1013,20 +1022,9 @@ mod tests {
         let v = Arc::new(verifier(&held));
         accepts(&v, &ONE).await.unwrap();
         tokio::time::advance(JwksVerifier::DEFAULT_MAX_STALE + Duration::from_secs(1)).await;
-        let gate = held.gate.lock().await;
-        let first = tokio::spawn({
-            let v = v.clone();
-            async move { accepts(&v, &ONE).await }
-        });
-        settle().await;
-        let second = tokio::spawn({
-            let v = v.clone();
-            async move { accepts(&v, &ONE).await }
-        });
-        settle().await;
-        drop(gate);
-        first.await.unwrap().unwrap();
-        second.await.unwrap().expect("waited for the fetch in flight");
+        let (first, second) = two_during_one_fetch(&held, &v, &ONE).await;
+        first.unwrap();
+        second.expect("waited for the fetch in flight");
         assert_eq!(held.fetches(), 2);
     }
 }
