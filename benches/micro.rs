@@ -23,7 +23,11 @@ use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use mcp_resolve::bench::{FrameHandler, StateSealer};
 use mcp_resolve::form::FormSchema as _;
 use mcp_resolve::prelude::*;
-use mcp_resolve::{ClientCapabilities, IntoTool, ProtocolVersion, StateKeys, Tool, ToolCall};
+use mcp_resolve::{
+    protocol::{ClientCapabilities, ProtocolVersion},
+    seal::StateKeys,
+    tool::{IntoTool, Tool, ToolCall},
+};
 use serde_json::{Map, Value, json};
 use std::hint::black_box;
 use std::time::Duration;

@@ -101,7 +101,7 @@ async fn serve(args: Vec<String>) -> std::io::Result<()> {
         .tool(echo)
         .tool(add)
         .tool(ask_name);
-    match mcp_resolve::StateKeys::from_env("MCP_RESOLVE_STATE_KEY") {
+    match mcp_resolve::seal::StateKeys::from_env("MCP_RESOLVE_STATE_KEY") {
         Ok(Some(keys)) => server = server.state_keys(keys),
         Ok(None) => {}
         Err(e) => {

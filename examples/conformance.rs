@@ -142,7 +142,7 @@ async fn test_missing_capability(cx: Context) -> CallToolResult {
     if cx.client_capabilities().sampling() {
         return CallToolResult::success(vec![Content::text("The client declares sampling.")]);
     }
-    CallToolResult::protocol_error(mcp_resolve::ErrorObject::missing_capability(
+    CallToolResult::protocol_error(mcp_resolve::protocol::ErrorObject::missing_capability(
         json!({"sampling": {}}),
         "test_missing_capability needs the client's sampling capability",
     ))
@@ -511,8 +511,8 @@ async fn test_custom_header(
 /// `allOf`, `if`/`then`/`else`): `tools/list` must show it unchanged.
 struct JsonSchema202012;
 
-impl mcp_resolve::Tool for JsonSchema202012 {
-    fn definition(&self) -> mcp_resolve::ToolDefinition {
+impl mcp_resolve::tool::Tool for JsonSchema202012 {
+    fn definition(&self) -> mcp_resolve::tool::ToolDefinition {
         let schema = json!({
             "$schema": "https://json-schema.org/draft/2020-12/schema",
             "type": "object",
@@ -537,13 +537,13 @@ impl mcp_resolve::Tool for JsonSchema202012 {
             "additionalProperties": false
         });
         let schema = schema.as_object().cloned().unwrap_or_default(); // an object literal: always `Some`
-        mcp_resolve::ToolDefinition::new("json_schema_2020_12_tool", schema)
+        mcp_resolve::tool::ToolDefinition::new("json_schema_2020_12_tool", schema)
             .description("Takes a contact whose input schema uses JSON Schema 2020-12 keywords.")
     }
 
     fn call(
         &self,
-        call: mcp_resolve::ToolCall,
+        call: mcp_resolve::tool::ToolCall,
     ) -> std::pin::Pin<Box<dyn std::future::Future<Output = CallToolResult> + Send + 'static>> {
         let keys: Vec<String> = call.arguments.keys().cloned().collect();
         Box::pin(async move {

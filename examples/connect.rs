@@ -70,10 +70,10 @@
 //! ten times that wait on the page (the handshake era waits up to the elicitation timeout). Logs
 //! go to stderr (`RUST_LOG=debug` for more).
 //!
-//! [`UrlFlows`]: mcp_resolve::UrlFlows
-//! [`UrlFlows::open`]: mcp_resolve::UrlFlows::open
-//! [`UrlFlows::complete`]: mcp_resolve::UrlFlows::complete
-//! [`UrlFlows::decline`]: mcp_resolve::UrlFlows::decline
+//! [`UrlFlows`]: mcp_resolve::url_flow::UrlFlows
+//! [`UrlFlows::open`]: mcp_resolve::url_flow::UrlFlows::open
+//! [`UrlFlows::complete`]: mcp_resolve::url_flow::UrlFlows::complete
+//! [`UrlFlows::decline`]: mcp_resolve::url_flow::UrlFlows::decline
 //! [`HttpOptions::page`]: mcp_resolve::HttpOptions::page
 //! [`HttpOptions::allow_host`]: mcp_resolve::HttpOptions::allow_host
 //! [`HttpOptions::bearer_from_env`]: mcp_resolve::HttpOptions::bearer_from_env
@@ -84,7 +84,12 @@ use base64::Engine as _;
 use mcp_resolve::http::header::{self, HeaderValue};
 use mcp_resolve::http::{Method, Request, Response, StatusCode};
 use mcp_resolve::prelude::*;
-use mcp_resolve::{Bytes, FlowError, MemoryStore, Principal, Store, StoreError, TokenVerifier, UrlFlows};
+use mcp_resolve::{
+    Bytes, Principal,
+    auth::TokenVerifier,
+    store::{MemoryStore, Store, StoreError},
+    url_flow::{FlowError, UrlFlows},
+};
 use serde::{Deserialize, Serialize};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;

@@ -203,7 +203,7 @@ async fn main() -> std::io::Result<()> {
             ));
         }
     };
-    match mcp_resolve::StateKeys::from_env("MCP_RESOLVE_STATE_KEY") {
+    match mcp_resolve::seal::StateKeys::from_env("MCP_RESOLVE_STATE_KEY") {
         Ok(Some(keys)) => server = server.state_keys(keys),
         Ok(None) => {
             tracing::info!("MCP_RESOLVE_STATE_KEY is not set: requestState is sealed with a key made for this process")
@@ -218,7 +218,7 @@ async fn main() -> std::io::Result<()> {
     // refused by all. A bad URL or an unreachable Redis stops the server here, naming the
     // variable; without it, a memory store serves this process only.
     #[cfg(feature = "redis")]
-    match mcp_resolve::RedisStore::from_env("MCP_RESOLVE_REDIS_URL").await {
+    match mcp_resolve::redis_store::RedisStore::from_env("MCP_RESOLVE_REDIS_URL").await {
         Ok(Some(store)) => {
             tracing::info!("single-use answers recorded in the Redis of MCP_RESOLVE_REDIS_URL");
             server = server.store(store);

@@ -30,12 +30,12 @@ LAYERS = [
      ["elicit", "sampling", "url_flow", "question"]),
     ("what a body sees: the context, results, completions", ["context", "tool_result", "completion"]),
     ("registered items: tools, prompts, resources and the resolvers they declare",
-     ["item", "resolve/def", "resolve/checks", "tool", "prompt", "resource", "register", "__private"]),
+     ["item", "resolve/def", "resolve/checks", "tool", "prompt", "resource", "__private"]),
     ("the engine: rounds, asking, sealed state, question limits", ["resolve", "resolve/*"]),
     ("the server: the registry, calls, sessions, subscriptions, rate limits", ["server", "server/*"]),
     ("the dispatcher", ["dispatch"]),
     ("transports: stdio, HTTP, the connection loop", ["transport", "transport/*"]),
-    ("on top: the crate root, testing and benchmark helpers", ["lib", "testing", "bench"]),
+    ("on top: the crate root, testing and benchmark helpers", ["lib", "moved", "testing", "bench"]),
 ]
 
 ROOT = "runtime/src"

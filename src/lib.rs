@@ -51,8 +51,12 @@ pub mod prelude {
     #[cfg(feature = "macros")]
     pub use mcp_resolve_macros::{FormSchema, prompt, resolve, resolver, resource, tool};
     pub use mcp_resolve_runtime::{
-        Ask, Blob, CallToolResult, Confirm, Content, Context, Elicit, ElicitationResult, GetPromptResult,
-        IntoToolResult, Json, ListRoots, LogLevel, PromptMessage, Resolution, ResourceContents, Role, Root, Sample,
-        Sampled, Server,
+        Context, Elicit, Server,
+        elicit::{Ask, Confirm, ElicitationResult, Resolution},
+        prompt::{GetPromptResult, PromptMessage, Role},
+        protocol::LogLevel,
+        resource::{Blob, ResourceContents},
+        sampling::{ListRoots, Root, Sample, Sampled},
+        tool::{CallToolResult, Content, IntoToolResult, Json},
     };
 }

@@ -6,7 +6,7 @@
 
 use mcp_resolve::prelude::*;
 use mcp_resolve::testing::TestClient;
-use mcp_resolve::{ProtocolVersion, StateKeys};
+use mcp_resolve::{protocol::ProtocolVersion, seal::StateKeys};
 use serde_json::{Value, json};
 
 #[derive(FormSchema, Clone, Debug)]

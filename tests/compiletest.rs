@@ -1,6 +1,7 @@
 //! trybuild UI tests: the `#[tool]`, `#[prompt]`, `#[resource]`, `#[derive(FormSchema)]` and
-//! `#[resolver]` misuses in `tests/ui/<macro>/`, and the expansion smoke tests in `tests/pass/`. The `.stderr` files are
-//! rustc's exact output, so they belong to one toolchain; regenerate with
+//! `#[resolver]` misuses in `tests/ui/<macro>/`, the deprecated root paths in `tests/ui/moved/`,
+//! and the expansion smoke tests in `tests/pass/`. The `.stderr` files are rustc's exact output,
+//! so they belong to one toolchain; regenerate with
 //! `TRYBUILD=overwrite cargo test --test compiletest` and review the diff.
 
 #[test]
@@ -12,5 +13,6 @@ fn ui() {
     t.compile_fail("tests/ui/resolver/*.rs");
     t.compile_fail("tests/ui/prompt/*.rs");
     t.compile_fail("tests/ui/resource/*.rs");
+    t.compile_fail("tests/ui/moved/*.rs");
     t.pass("tests/pass/*.rs");
 }

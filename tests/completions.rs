@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use mcp_resolve::testing::TestClient;
-use mcp_resolve::{Context, ProtocolVersion, Server, prompt, resource, tool};
+use mcp_resolve::{Context, Server, prompt, protocol::ProtocolVersion, resource, tool};
 use serde_json::{Value, json};
 
 async fn colours(value: String, _cx: Context) -> Vec<String> {

@@ -22,7 +22,7 @@ mod notes;
 mod watch;
 
 use mcp_resolve::testing::TestClient;
-use mcp_resolve::{ProtocolVersion, Server};
+use mcp_resolve::{Server, protocol::ProtocolVersion};
 use serde_json::{Value, json};
 
 fn text(frame: &Value) -> String {
@@ -691,16 +691,16 @@ const SESSION_COOKIE: &str = "__Host-connect_session";
 
 /// Tokens the pages' verifier knows: alice's and mallory's.
 struct Table;
-impl mcp_resolve::TokenVerifier for Table {
+impl mcp_resolve::auth::TokenVerifier for Table {
     fn verify<'a>(
         &'a self,
         token: &'a str,
-    ) -> mcp_resolve::auth::BoxFuture<'a, Result<mcp_resolve::Principal, mcp_resolve::AuthError>> {
+    ) -> mcp_resolve::auth::BoxFuture<'a, Result<mcp_resolve::Principal, mcp_resolve::auth::AuthError>> {
         Box::pin(async move {
             match token {
                 "alice-token" => Ok(mcp_resolve::Principal::new("alice")),
                 "mallory-token" => Ok(mcp_resolve::Principal::new("mallory")),
-                _ => Err(mcp_resolve::AuthError::new("unknown token")),
+                _ => Err(mcp_resolve::auth::AuthError::new("unknown token")),
             }
         })
     }

@@ -7,7 +7,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use mcp_resolve::prelude::*;
-use mcp_resolve::{HttpOptions, StateKeys};
+use mcp_resolve::{HttpOptions, seal::StateKeys};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -52,7 +52,7 @@ impl Drop for Dropped {
 #[tool]
 async fn steps(cx: Context) -> String {
     cx.progress(1.0, Some(2.0), Some("half way")).await;
-    cx.log(mcp_resolve::LogLevel::Info, "half way").await;
+    cx.log(mcp_resolve::protocol::LogLevel::Info, "half way").await;
     "done".into()
 }
 
@@ -90,11 +90,11 @@ async fn route(
 
 /// Ends with -32021 unless the client can sample.
 #[tool]
-async fn needs_sampling(cx: Context) -> mcp_resolve::CallToolResult {
+async fn needs_sampling(cx: Context) -> mcp_resolve::tool::CallToolResult {
     if cx.client_capabilities().sampling() {
-        return mcp_resolve::CallToolResult::success(vec![mcp_resolve::Content::text("sampled")]);
+        return mcp_resolve::tool::CallToolResult::success(vec![mcp_resolve::tool::Content::text("sampled")]);
     }
-    mcp_resolve::CallToolResult::protocol_error(mcp_resolve::ErrorObject::missing_capability(
+    mcp_resolve::tool::CallToolResult::protocol_error(mcp_resolve::protocol::ErrorObject::missing_capability(
         json!({"sampling": {}}),
         "needs sampling",
     ))
@@ -539,11 +539,11 @@ async fn sessions_expire_and_are_bounded() {
 
 struct Tokens;
 
-impl mcp_resolve::TokenVerifier for Tokens {
+impl mcp_resolve::auth::TokenVerifier for Tokens {
     fn verify<'a>(
         &'a self,
         token: &'a str,
-    ) -> mcp_resolve::auth::BoxFuture<'a, Result<mcp_resolve::Principal, mcp_resolve::AuthError>> {
+    ) -> mcp_resolve::auth::BoxFuture<'a, Result<mcp_resolve::Principal, mcp_resolve::auth::AuthError>> {
         Box::pin(async move {
             match token {
                 "alice" | "bob" | "carol" | "dave" | "erin" => Ok(mcp_resolve::Principal {
@@ -557,7 +557,7 @@ impl mcp_resolve::TokenVerifier for Tokens {
                         _ => vec!["notes:read".into()],
                     },
                 }),
-                _ => Err(mcp_resolve::AuthError::new("unknown token")),
+                _ => Err(mcp_resolve::auth::AuthError::new("unknown token")),
             }
         })
     }
@@ -1376,7 +1376,7 @@ async fn prompts_over_stateless_http_check_mcp_name_and_scopes() {
     let addr = start_with(HttpOptions::default().bearer(Tokens), |s| {
         s.prompt(greet)
             .prompt(admin_prompt)
-            .list_cache(1_000, mcp_resolve::CacheScope::Public)
+            .list_cache(1_000, mcp_resolve::server::CacheScope::Public)
     })
     .await;
     let post = |id: i64, method: &'static str, params: Value, name: Option<&'static str>, token: &'static str| async move {
@@ -1571,7 +1571,7 @@ async fn watched_resource() -> String {
 }
 
 /// A server with resources, and the handle that announces their updates.
-async fn start_watched(options: HttpOptions) -> (SocketAddr, mcp_resolve::ResourceUpdates) {
+async fn start_watched(options: HttpOptions) -> (SocketAddr, mcp_resolve::resource::ResourceUpdates) {
     let mut updates = None;
     let addr = start_with(options, |s| {
         let s = s.resource(watched_resource).resource(note);
@@ -2501,12 +2501,12 @@ async fn subscriptions_listen_streams_updates_over_http_and_is_bounded_per_calle
 /// A verifier that knows no issuer.
 struct Anonymous;
 
-impl mcp_resolve::TokenVerifier for Anonymous {
+impl mcp_resolve::auth::TokenVerifier for Anonymous {
     fn verify<'a>(
         &'a self,
         _: &'a str,
-    ) -> mcp_resolve::auth::BoxFuture<'a, Result<mcp_resolve::Principal, mcp_resolve::AuthError>> {
-        Box::pin(async { Err(mcp_resolve::AuthError::new("no tokens")) })
+    ) -> mcp_resolve::auth::BoxFuture<'a, Result<mcp_resolve::Principal, mcp_resolve::auth::AuthError>> {
+        Box::pin(async { Err(mcp_resolve::auth::AuthError::new("no tokens")) })
     }
 }
 

@@ -7,7 +7,10 @@
 use base64::Engine as _;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use mcp_resolve::prelude::*;
-use mcp_resolve::{HttpOptions, JwksVerifier, TokenVerifier};
+use mcp_resolve::{
+    HttpOptions,
+    auth::{JwksVerifier, TokenVerifier},
+};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::sync::LazyLock;

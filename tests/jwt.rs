@@ -4,7 +4,10 @@
 
 use base64::Engine as _;
 use mcp_resolve::prelude::*;
-use mcp_resolve::{Hs256Verifier, HttpOptions, TokenVerifier};
+use mcp_resolve::{
+    HttpOptions,
+    auth::{Hs256Verifier, TokenVerifier},
+};
 use serde_json::{Value, json};
 
 /// 32 random bytes (as `openssl rand 32` makes them): the secret tokens are signed with.

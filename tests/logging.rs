@@ -77,7 +77,7 @@ async fn every_question_and_answer_is_logged() {
     // Cancellation: the reason "can be logged" — it is, with the request's id.
     let mut c = TestClient::handshake(
         Server::new("logs").tool(ship),
-        mcp_resolve::ProtocolVersion::V2025_11_25,
+        mcp_resolve::protocol::ProtocolVersion::V2025_11_25,
         json!({"elicitation": {}}),
     )
     .await;

@@ -4,7 +4,12 @@
 
 use mcp_resolve::testing::TestClient;
 use mcp_resolve::{
-    CacheScope, Content, Context, GetPromptResult, PromptMessage, ProtocolVersion, Server, prompt, tool,
+    Context, Server, prompt,
+    prompt::{GetPromptResult, PromptMessage},
+    protocol::ProtocolVersion,
+    server::CacheScope,
+    tool,
+    tool::Content,
 };
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicBool, Ordering};

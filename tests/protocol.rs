@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use mcp_resolve::testing::TestClient;
-use mcp_resolve::{Context, Json, ProtocolVersion, Server, tool};
+use mcp_resolve::{Context, Server, protocol::ProtocolVersion, tool, tool::Json};
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Duration;
@@ -732,7 +732,7 @@ async fn a_scoped_tool_is_refused_clearly_where_no_token_comes() {
 /// Logs at three levels, then answers.
 #[tool]
 async fn chatty(cx: Context) -> String {
-    use mcp_resolve::LogLevel;
+    use mcp_resolve::protocol::LogLevel;
     cx.log(LogLevel::Debug, "details").await;
     cx.log_to(LogLevel::Info, Some("chatty"), "started").await;
     cx.log(LogLevel::Error, json!({"failed": "nothing"})).await;
@@ -825,11 +825,11 @@ async fn stateless_requests_get_logs_only_when_they_ask() {
 /// Asks the client's model, which needs the `sampling` capability: without it, the call ends
 /// with the protocol's -32021, not an `isError` result.
 #[tool]
-async fn summarize(cx: Context) -> mcp_resolve::CallToolResult {
+async fn summarize(cx: Context) -> mcp_resolve::tool::CallToolResult {
     if cx.client_capabilities().sampling() {
-        return mcp_resolve::CallToolResult::success(vec![mcp_resolve::Content::text("sampled")]);
+        return mcp_resolve::tool::CallToolResult::success(vec![mcp_resolve::tool::Content::text("sampled")]);
     }
-    mcp_resolve::CallToolResult::protocol_error(mcp_resolve::ErrorObject::missing_capability(
+    mcp_resolve::tool::CallToolResult::protocol_error(mcp_resolve::protocol::ErrorObject::missing_capability(
         json!({"sampling": {}}),
         "summarize needs the client's sampling capability",
     ))

@@ -11,7 +11,7 @@ mod support;
 
 use mcp_resolve::prelude::*;
 use mcp_resolve::testing::TestClient;
-use mcp_resolve::{RedisStore, StateKeys, Store};
+use mcp_resolve::{redis_store::RedisStore, seal::StateKeys, store::Store};
 use serde_json::json;
 use std::time::{Duration, Instant};
 use support::RedisServer;

@@ -12,7 +12,7 @@ use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
 use mcp_resolve::prelude::*;
 use mcp_resolve::testing::TestClient;
-use mcp_resolve::{HttpOptions, ProtocolVersion, StateKeys, UrlFlows};
+use mcp_resolve::{HttpOptions, protocol::ProtocolVersion, seal::StateKeys, url_flow::UrlFlows};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -1073,16 +1073,16 @@ fn secret_completions() -> [Value; 2] {
 /// Bearer tokens for the completion test: `reader` is granted nothing, `keeper` `vault:read`.
 struct VaultTokens;
 
-impl mcp_resolve::TokenVerifier for VaultTokens {
+impl mcp_resolve::auth::TokenVerifier for VaultTokens {
     fn verify<'a>(
         &'a self,
         token: &'a str,
-    ) -> mcp_resolve::auth::BoxFuture<'a, Result<mcp_resolve::Principal, mcp_resolve::AuthError>> {
+    ) -> mcp_resolve::auth::BoxFuture<'a, Result<mcp_resolve::Principal, mcp_resolve::auth::AuthError>> {
         Box::pin(async move {
             let scopes = match token {
                 "reader" => vec![],
                 "keeper" => vec!["vault:read".to_string()],
-                _ => return Err(mcp_resolve::AuthError::new("unknown token")),
+                _ => return Err(mcp_resolve::auth::AuthError::new("unknown token")),
             };
             Ok(mcp_resolve::Principal {
                 subject: token.into(),
@@ -1181,12 +1181,12 @@ async fn whoami(cx: Context) -> String {
 #[cfg(feature = "jwt")]
 #[tokio::test]
 async fn no_bearer_token_reaches_the_log() {
-    use mcp_resolve::TokenVerifier as _;
+    use mcp_resolve::auth::TokenVerifier as _;
     logs();
     const AUDIENCE: &str = "https://vault.test/mcp";
     let mut secret = [0u8; 32];
     getrandom::fill(&mut secret).unwrap();
-    let verifier = || mcp_resolve::Hs256Verifier::new(&secret, AUDIENCE).unwrap();
+    let verifier = || mcp_resolve::auth::Hs256Verifier::new(&secret, AUDIENCE).unwrap();
     let sign = |claims: Value, key: &[u8]| {
         jsonwebtoken::encode(
             &jsonwebtoken::Header::new(jsonwebtoken::Algorithm::HS256),

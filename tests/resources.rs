@@ -3,7 +3,14 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use mcp_resolve::testing::TestClient;
-use mcp_resolve::{Blob, CacheScope, Context, ProtocolVersion, ResourceContents, Server, resource, tool};
+use mcp_resolve::{
+    Context, Server,
+    protocol::ProtocolVersion,
+    resource,
+    resource::{Blob, ResourceContents},
+    server::CacheScope,
+    tool,
+};
 use serde_json::{Value, json};
 
 /// A static text resource.
@@ -189,7 +196,10 @@ async fn unknown_uris_are_resource_not_found_with_the_uri_never_empty_contents()
             assert_eq!(e["code"], not_found, "{uri}: {r}");
             assert_eq!(e["data"], json!({"uri": uri}));
         }
-        let long = format!("test://template/{}/data", "x".repeat(mcp_resolve::MAX_URI_BYTES));
+        let long = format!(
+            "test://template/{}/data",
+            "x".repeat(mcp_resolve::resource::MAX_URI_BYTES)
+        );
         let r = c.request("resources/read", json!({"uri": long})).await;
         assert_eq!(error(&r)["code"], -32602);
         let r = c.request("resources/read", json!({})).await;
@@ -383,7 +393,7 @@ async fn of_two_sessions_only_the_subscriber_is_told() {
 const SUBSCRIPTION_ID: &str = "io.modelcontextprotocol/subscriptionId";
 
 /// Waits until nobody is subscribed to `uri` any more (a stream ended on its task).
-async fn unsubscribed(updates: &mcp_resolve::ResourceUpdates, uri: &str) {
+async fn unsubscribed(updates: &mcp_resolve::resource::ResourceUpdates, uri: &str) {
     let waited = tokio::time::timeout(std::time::Duration::from_secs(5), async {
         while updates.subscribers(uri) > 0 {
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;

@@ -17,8 +17,8 @@
 //! release) and `SEAL_SEED` the seed of the generator, printed on failure so a run reproduces.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use mcp_resolve::StateKeys;
 use mcp_resolve::bench::StateSealer;
+use mcp_resolve::seal::StateKeys;
 use serde_json::{Map, Value, json};
 use std::time::{Duration, Instant};
 

@@ -11,7 +11,11 @@
 
 use mcp_resolve::prelude::*;
 use mcp_resolve::testing::{FailingStore, RecordingStore, TestClient};
-use mcp_resolve::{MemoryStore, ProtocolVersion, StateKeys, Store, StoreError};
+use mcp_resolve::{
+    protocol::ProtocolVersion,
+    seal::StateKeys,
+    store::{MemoryStore, Store, StoreError},
+};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::future::Future;

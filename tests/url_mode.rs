@@ -7,7 +7,11 @@
 
 use mcp_resolve::prelude::*;
 use mcp_resolve::testing::TestClient;
-use mcp_resolve::{FlowError, ProtocolVersion, StateKeys, UrlFlows};
+use mcp_resolve::{
+    protocol::ProtocolVersion,
+    seal::StateKeys,
+    url_flow::{FlowError, UrlFlows},
+};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -479,7 +483,7 @@ async fn a_tool_body_asks_in_url_mode_on_the_handshake_era() {
 async fn minus_32042_on_2025_only() {
     #[tool]
     async fn needs_page() -> CallToolResult {
-        CallToolResult::protocol_error(mcp_resolve::ErrorObject::url_elicitation_required(
+        CallToolResult::protocol_error(mcp_resolve::protocol::ErrorObject::url_elicitation_required(
             "Authorize the calendar",
             "https://notes.example/authorize",
             "cal-1",
@@ -546,7 +550,7 @@ async fn transfer(amount: u32, #[resolve(approve)] ok: bool) -> String {
 async fn one_callers_waiting_flows_are_bounded_and_other_callers_and_single_use_answers_go_through() {
     let server = Server::new("urls")
         .state_keys(StateKeys::new(&[9u8; 32]).unwrap())
-        .store(mcp_resolve::MemoryStore::with_capacity(20))
+        .store(mcp_resolve::store::MemoryStore::with_capacity(20))
         .tool(connect_account)
         .tool(transfer);
     let flows = server.url_flows();

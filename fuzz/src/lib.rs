@@ -17,7 +17,12 @@ use base64::Engine as _;
 use mcp_resolve::auth::BoxFuture;
 use mcp_resolve::bench::{self, FormAnswer, FrameOut, StateSealer};
 use mcp_resolve::prelude::*;
-use mcp_resolve::{AuthError, Confirm, HttpOptions, Principal, StateKeys, TokenVerifier};
+use mcp_resolve::{
+    HttpOptions, Principal,
+    auth::{AuthError, TokenVerifier},
+    elicit::Confirm,
+    seal::StateKeys,
+};
 use serde_json::{Map, Value, json};
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};

@@ -8,7 +8,7 @@ use std::fmt;
 /// Why an argument could not be extracted.
 ///
 /// ```
-/// use mcp_resolve_runtime::{Context, ProtocolVersion, ToolCall, ToolParam};
+/// use mcp_resolve_runtime::{Context, protocol::ProtocolVersion, tool::{ToolCall, ToolParam}};
 /// let cx = Context::detached(ProtocolVersion::V2026_07_28, Default::default());
 /// let args = serde_json::json!({"path": 42}).as_object().unwrap().clone();
 /// let err = <String as ToolParam>::extract(&ToolCall::new(args, cx), "path").unwrap_err();

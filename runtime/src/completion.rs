@@ -9,7 +9,7 @@ use serde::Serialize;
 /// The most values one `completion/complete` returns; `total` and `hasMore` say what was left out.
 ///
 /// ```
-/// assert_eq!(mcp_resolve_runtime::MAX_COMPLETIONS, 100);
+/// assert_eq!(mcp_resolve_runtime::completion::MAX_COMPLETIONS, 100);
 /// ```
 pub const MAX_COMPLETIONS: usize = 100;
 
@@ -17,7 +17,7 @@ pub const MAX_COMPLETIONS: usize = 100;
 /// makes one of `async fn f(value: String, cx: Context) -> Vec<String>`.
 ///
 /// ```
-/// use mcp_resolve_runtime::{Completer, Context};
+/// use mcp_resolve_runtime::{Context, completion::Completer};
 /// fn colours(value: String, _: Context) -> futures_util::future::BoxFuture<'static, Vec<String>> {
 ///     Box::pin(async move {
 ///         ["red", "green"].iter().filter(|c| c.starts_with(&value)).map(|c| c.to_string()).collect()

@@ -20,7 +20,7 @@ use tokio_util::sync::CancellationToken;
 /// tool's `inputSchema`.
 ///
 /// ```
-/// use mcp_resolve_runtime::{ClientCapabilities, Context, Era, ProtocolVersion};
+/// use mcp_resolve_runtime::{Context, protocol::{ClientCapabilities, Era, ProtocolVersion}};
 /// // A detached context, as unit tests of a tool body may build one.
 /// let cx = Context::detached(ProtocolVersion::V2026_07_28, ClientCapabilities::default());
 /// assert_eq!(cx.era(), Era::Stateless);
@@ -205,7 +205,7 @@ impl Context {
     /// sent without it).
     ///
     /// ```
-    /// use mcp_resolve_runtime::{Context, LogLevel, ProtocolVersion};
+    /// use mcp_resolve_runtime::{Context, protocol::{LogLevel, ProtocolVersion}};
     /// let cx = Context::detached(ProtocolVersion::V2026_07_28, Default::default());
     /// assert!(!cx.logs(LogLevel::Emergency));
     /// ```
@@ -217,7 +217,7 @@ impl Context {
     /// order, before the call's result.
     ///
     /// ```
-    /// use mcp_resolve_runtime::{Context, LogLevel, ProtocolVersion};
+    /// use mcp_resolve_runtime::{Context, protocol::{LogLevel, ProtocolVersion}};
     ///
     /// /// The body of a tool that says how an import goes.
     /// async fn import(path: &str, cx: &Context) -> String {
@@ -256,7 +256,7 @@ impl Context {
     /// waits. A tool that writes what a resource reads calls it once the write is done.
     ///
     /// ```
-    /// use mcp_resolve_runtime::{Context, ProtocolVersion};
+    /// use mcp_resolve_runtime::{Context, protocol::ProtocolVersion};
     ///
     /// /// The body of a tool that saves a note and says so to its subscribers.
     /// fn save(text: &str, cx: &Context) -> usize {
@@ -272,10 +272,10 @@ impl Context {
     }
     /// The server's URL-mode flows (`None` when detached): what a tool that serves a URL-mode
     /// page's outcome, or a page handler given the context, reads and completes. See
-    /// [`UrlFlows`](crate::UrlFlows).
+    /// [`UrlFlows`](crate::url_flow::UrlFlows).
     ///
     /// ```
-    /// use mcp_resolve_runtime::{Context, ProtocolVersion};
+    /// use mcp_resolve_runtime::{Context, protocol::ProtocolVersion};
     /// let cx = Context::detached(ProtocolVersion::V2026_07_28, Default::default());
     /// assert!(cx.url_flows().is_none());
     /// ```
@@ -285,12 +285,12 @@ impl Context {
     /// Asks the user to fill in form `F` now, from a tool body, on the handshake era's
     /// back-channel (an `elicitation/create` request the call waits for), and returns all three
     /// outcomes. On 2026-07-28 there is no back-channel: this is
-    /// [`ElicitError::NoBackChannel`](crate::ElicitError::NoBackChannel), whose message names the
+    /// [`ElicitError::NoBackChannel`], whose message names the
     /// fix: ask from a `#[resolver]`, which works on both eras. Prefer resolvers anyway: they ask
     /// only what is needed, before the body runs, and are checked at compile time.
     ///
     /// ```
-    /// use mcp_resolve_runtime::{Confirm, Context, ElicitError, ProtocolVersion};
+    /// use mcp_resolve_runtime::{Context, context::ElicitError, elicit::Confirm, protocol::ProtocolVersion};
     /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
     /// let cx = Context::detached(ProtocolVersion::V2026_07_28, Default::default());
     /// assert_eq!(cx.elicit::<Confirm>("Go on?").await, Err(ElicitError::NoBackChannel));
@@ -344,7 +344,7 @@ impl Context {
 /// Why a tool body's question got no answer.
 ///
 /// ```
-/// use mcp_resolve_runtime::ElicitError;
+/// use mcp_resolve_runtime::context::ElicitError;
 /// let e = ElicitError::NoBackChannel;
 /// assert!(e.to_string().contains("#[resolver]"));
 /// ```
@@ -380,7 +380,7 @@ impl ElicitError {
     /// for a missing capability), else an `isError` result with the message.
     ///
     /// ```
-    /// use mcp_resolve_runtime::ElicitError;
+    /// use mcp_resolve_runtime::context::ElicitError;
     /// assert!(ElicitError::Failed("no answer".into()).into_result().is_error);
     /// ```
     pub fn into_result(self) -> crate::tool_result::CallToolResult {

@@ -1,6 +1,6 @@
 //! What resolvers return and what tools receive: a value, or a question ([`Ask`]: a form or a
-//! page to open ([`Elicit`]), an LLM sample ([`Sample`](crate::Sample)) or the client's roots
-//! ([`ListRoots`](crate::ListRoots))), and the three outcomes of a question.
+//! page to open ([`Elicit`]), an LLM sample ([`Sample`](crate::sampling::Sample)) or the client's roots
+//! ([`ListRoots`](crate::sampling::ListRoots))), and the three outcomes of a question.
 
 use crate::form::{FieldKind, FieldSpec, FormError, FormField, FormSchema, RenderOptions};
 use crate::protocol::messages::CreateMessageParams;
@@ -29,7 +29,7 @@ pub(crate) enum AskRequest {
 }
 
 /// A question a resolver asks, whose answer becomes its value `T`: a form ([`Elicit`]), an LLM
-/// sample ([`Sample`](crate::Sample)) or the client's roots ([`ListRoots`](crate::ListRoots)).
+/// sample ([`Sample`](crate::sampling::Sample)) or the client's roots ([`ListRoots`](crate::sampling::ListRoots)).
 /// On 2026-07-28 it is one entry of the round's `inputRequests`; on the handshake era a request
 /// to the client on the back-channel. The client must have declared the matching capability
 /// (`elicitation`, `sampling`, `roots`), else the call ends with -32021 naming it.
@@ -38,7 +38,7 @@ pub(crate) enum AskRequest {
 /// questions depending on what the client can answer:
 ///
 /// ```
-/// use mcp_resolve_runtime::{Ask, ListRoots, Sample};
+/// use mcp_resolve_runtime::{elicit::Ask, sampling::{ListRoots, Sample}};
 /// let roots: Ask<usize> = Ask::from(ListRoots).map(|roots| roots.len());
 /// let capital: Ask<String> = Ask::from(Sample::new("What is the capital of France?").max_tokens(100))
 ///     .map(|reply| reply.text().unwrap_or_default().to_owned());
@@ -87,7 +87,7 @@ impl AskRequest {
 /// ([`Elicit::url`]). Its value `T` is the filled form, or what the page recorded.
 ///
 /// ```
-/// use mcp_resolve_runtime::{Confirm, Elicit, Resolution};
+/// use mcp_resolve_runtime::{Elicit, elicit::{Confirm, Resolution}};
 /// let ask: Resolution<Confirm> = Elicit::form("/tmp/notes/drafts has 2 file(s). Delete anyway?").into();
 /// assert!(matches!(ask, Resolution::Ask(_)));
 /// ```
@@ -126,8 +126,8 @@ impl<T: UrlOutcome> Elicit<T> {
     /// Asks the user to open `url`, a page of yours where they do what must never pass through
     /// the client (sign in to a third party, pay, type a secret), in URL mode. The framework adds
     /// the `flow` query parameter, a one-time id bound to the caller and an expiry; the page
-    /// records the outcome with [`UrlFlows::complete`](crate::UrlFlows::complete) (or
-    /// [`UrlFlows::decline`](crate::UrlFlows::decline)), and the value `T` is what it recorded.
+    /// records the outcome with [`UrlFlows::complete`](crate::url_flow::UrlFlows::complete) (or
+    /// [`UrlFlows::decline`](crate::url_flow::UrlFlows::decline)), and the value `T` is what it recorded.
     /// The user's `accept` only means they agreed to open the page: the call goes on once the
     /// page says the step is done.
     ///
@@ -136,7 +136,7 @@ impl<T: UrlOutcome> Elicit<T> {
     /// client shows it to the user and may log it. It is checked when the question is asked.
     ///
     /// ```
-    /// use mcp_resolve_runtime::{Elicit, Resolution};
+    /// use mcp_resolve_runtime::{Elicit, elicit::Resolution};
     /// #[derive(Clone, serde::Deserialize)]
     /// struct Connected {
     ///     account: String,
@@ -166,7 +166,7 @@ impl<T: 'static> Elicit<T> {
     /// parameter then takes `Option<T>` (or `ElicitationResult<Option<T>>`).
     ///
     /// ```
-    /// use mcp_resolve_runtime::{Confirm, Elicit, Resolution};
+    /// use mcp_resolve_runtime::{Elicit, elicit::{Confirm, Resolution}};
     /// fn maybe(needed: bool) -> Resolution<Option<Confirm>> {
     ///     if !needed {
     ///         return Resolution::Value(None);
@@ -192,7 +192,7 @@ impl<T> Elicit<T> {
 }
 
 /// What a URL-mode page may record as the outcome of the step the user took there: any type
-/// that deserializes (the page records it with [`UrlFlows::complete`](crate::UrlFlows::complete)).
+/// that deserializes (the page records it with [`UrlFlows::complete`](crate::url_flow::UrlFlows::complete)).
 /// A form is not one: a URL-mode answer carries no content, the user's input stays on the page.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the value of a URL-mode question",
@@ -210,7 +210,7 @@ impl<T: DeserializeOwned + Clone + Send + Sync + 'static> UrlOutcome for T {}
 /// recorded answer is used only when the body asks the same question again.
 ///
 /// ```
-/// use mcp_resolve_runtime::{Confirm, Elicit, Resolution};
+/// use mcp_resolve_runtime::{Elicit, elicit::{Confirm, Resolution}};
 /// fn decide(files: usize) -> Resolution<Confirm> {
 ///     if files == 0 {
 ///         return Resolution::Value(Confirm { ok: true });
@@ -250,7 +250,7 @@ impl<T> From<Elicit<T>> for Resolution<T> {
 /// three outcomes receives it. A resolver that returned a value without asking counts as accepted.
 ///
 /// ```
-/// use mcp_resolve_runtime::{Confirm, ElicitationResult};
+/// use mcp_resolve_runtime::elicit::{Confirm, ElicitationResult};
 /// let r: ElicitationResult<Confirm> = ElicitationResult::Declined;
 /// let text = match r {
 ///     ElicitationResult::Accepted(Confirm { ok: true }) => "deleted",
@@ -273,7 +273,7 @@ pub enum ElicitationResult<T> {
 /// The three actions of an answer.
 ///
 /// ```
-/// use mcp_resolve_runtime::Action;
+/// use mcp_resolve_runtime::elicit::Action;
 /// assert_eq!(Action::parse("decline"), Some(Action::Decline));
 /// assert_eq!(Action::Cancel.as_str(), "cancel");
 /// ```
@@ -316,7 +316,7 @@ impl Display for Action {
 /// A yes/no confirmation form: `{"ok": boolean}` (required).
 ///
 /// ```
-/// use mcp_resolve_runtime::Confirm;
+/// use mcp_resolve_runtime::elicit::Confirm;
 /// use mcp_resolve_runtime::form::{FormSchema, RenderOptions};
 /// let schema = serde_json::Value::Object(Confirm::requested_schema(RenderOptions::default()));
 /// assert_eq!(schema, serde_json::json!({"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]}));
@@ -352,7 +352,7 @@ impl FormSchema for Confirm {
 const _: () = assert!(matches!(<bool as FormField>::KIND, FieldKind::Boolean));
 
 /// Converts what a resolver body returns into a [`Resolution`]: `Resolution<T>`, `Elicit<F>`,
-/// [`Ask<T>`], [`Sample`](crate::Sample), [`ListRoots`](crate::ListRoots), or a `Result` of one of
+/// [`Ask<T>`], [`Sample`](crate::sampling::Sample), [`ListRoots`](crate::sampling::ListRoots), or a `Result` of one of
 /// them (an `Err` stops the call with an `isError` result).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from a `#[resolver]`",

@@ -117,3 +117,38 @@ pub enum Itself {}
 #[doc(hidden)]
 #[derive(Debug)]
 pub enum Generated {}
+
+/// Declares `Into<Kind>`: what `Server::tool`, `Server::prompt` and `Server::resource` accept: a
+/// function made by the attribute macro (its marker type is the item) or a value implementing
+/// the kind's trait itself. Each kind's module invokes it once.
+macro_rules! into_item {
+    ($(#[$doc:meta])* $into:ident, $trait_:ident, $method:ident, $message:literal, $label:literal, $how:literal) => {
+        $(#[$doc])*
+        #[diagnostic::on_unimplemented(message = $message, label = $label, note = $how)]
+        pub trait $into<A> {
+            /// The registered value.
+            type Item: $trait_;
+            /// Makes it.
+            fn $method(self) -> Self::Item;
+        }
+
+        impl<T: $trait_> $into<$crate::item::Itself> for T {
+            type Item = T;
+            fn $method(self) -> T {
+                self
+            }
+        }
+
+        #[diagnostic::do_not_recommend]
+        impl<F: $crate::item::ItemFn<A>, A> $into<($crate::item::Generated, A)> for F
+        where
+            F::Marker: $trait_ + Default,
+        {
+            type Item = F::Marker;
+            fn $method(self) -> F::Marker {
+                F::Marker::default()
+            }
+        }
+    };
+}
+pub(crate) use into_item;

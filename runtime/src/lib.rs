@@ -10,6 +10,13 @@
 //! assert_eq!(server.info().name, "notes");
 //! ```
 //!
+//! The root holds what nearly every server names ([`Server`], [`Context`], [`Principal`],
+//! [`Elicit`], [`ResolverFn`]); the rest is in a module per concern: [`tool`], [`prompt`] and
+//! [`resource`] (the items and their results), [`elicit`] (questions and their answers),
+//! [`context`], [`sampling`], [`url_flow`], [`completion`], [`protocol`], [`server`], [`seal`],
+//! [`store`], `redis_store`, `auth`, [`form`] and [`testing`]. A name that used to sit at the root
+//! still compiles there, and warns with its new path where Rust can say so.
+//!
 //! Items behind a cargo feature say which on docs.rs (`docsrs`).
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
@@ -20,35 +27,35 @@ mod args;
 pub mod auth;
 mod authority;
 mod budget;
-mod completion;
-mod context;
+pub mod completion;
+pub mod context;
 mod dispatch;
-mod elicit;
+pub mod elicit;
 mod expiring;
 pub mod form;
 mod item;
+mod moved;
 mod peer;
 mod principal;
-mod prompt;
-mod protocol;
+pub mod prompt;
+pub mod protocol;
 mod question;
 #[cfg(feature = "redis")]
-mod redis_store;
-mod register;
+pub mod redis_store;
 mod resolve;
-mod resource;
-mod sampling;
-mod seal;
+pub mod resource;
+pub mod sampling;
+pub mod seal;
 mod secret;
-mod server;
-mod store;
+pub mod server;
+pub mod store;
 pub mod testing;
 mod throttle;
-mod tool;
+pub mod tool;
 mod tool_result;
 mod transport;
 mod updates;
-mod url_flow;
+pub mod url_flow;
 
 /// Support for generated code, not public API; the name is versioned (`01`) so that macros of
 /// another version fail to compile instead of calling into a runtime they do not match.
@@ -63,40 +70,18 @@ pub mod bench;
 /// The `http` crate's types, as [`HttpOptions::page`] handlers take and return them.
 #[cfg(feature = "http")]
 pub use ::http;
-pub use args::ArgumentError;
-#[cfg(feature = "http")]
-pub use auth::{AuthError, TokenVerifier};
-#[cfg(feature = "jwt")]
-pub use auth::{Hs256Verifier, JwksVerifier};
 /// The bytes of a page's request and response body.
 #[cfg(feature = "http")]
 pub use bytes::Bytes;
-pub use completion::{Completer, MAX_COMPLETIONS};
-pub use context::ElicitError;
 pub use context::{Context, Principal};
-pub use elicit::{Action, Ask, Confirm, Elicit, ElicitationResult, IntoResolution, Resolution, UrlOutcome};
+pub use elicit::Elicit;
 pub use item::{BodyFuture, MAX_PARAMS};
-pub use prompt::{
-    GetPromptResult, IntoPromptResult, Prompt, PromptArgument, PromptCall, PromptDefinition, PromptMessage, Role,
-};
-pub use protocol::{
-    ClientCapabilities, Era, ErrorObject, Implementation, LogLevel, NumberId, ProtocolVersion, RequestId, codes,
-};
-#[cfg(feature = "redis")]
-pub use redis_store::{RedisStore, RedisStoreBuilder};
-pub use register::{IntoPrompt, IntoResource, IntoTool};
 pub use resolve::checks::ResolverFn;
-pub use resource::{
-    Blob, IntoResourceContents, MAX_URI_BYTES, Resource, ResourceCall, ResourceContents, ResourceDefinition,
-    ResourceUri, UriTemplate,
-};
-pub use sampling::{DEFAULT_MAX_TOKENS, ListRoots, Root, Sample, Sampled};
-pub use seal::{KeyTooShort, RandomUnavailable, StateKeyError, StateKeys};
-pub use server::{CacheScope, Server};
-pub use store::{DEFAULT_STORE_ENTRIES, MemoryStore, Store, StoreError};
-pub use tool::{ArgsSchema, HeaderArgument, Tool, ToolAnnotations, ToolCall, ToolDefinition, ToolParam};
-pub use tool_result::{CallToolResult, Content, EmbeddedResource, IntoToolResult, Json};
+pub use server::Server;
 #[cfg(feature = "http")]
 pub use transport::http::HttpOptions;
-pub use updates::ResourceUpdates;
-pub use url_flow::{FlowError, UrlFlow, UrlFlows};
+
+// The names the root had before the modules above; each still compiles, and warns with its new
+// path where Rust allows it (see `moved.rs`).
+#[doc(hidden)]
+pub use moved::*;

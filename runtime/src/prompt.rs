@@ -2,7 +2,7 @@
 
 use crate::context::Context;
 use crate::protocol::ErrorObject;
-use crate::protocol::content::Content;
+pub use crate::protocol::content::Content;
 pub use crate::protocol::content::Role;
 use futures_util::future::BoxFuture;
 use serde::{Deserialize, Serialize};
@@ -12,7 +12,7 @@ use std::fmt::Display;
 /// One argument of a prompt, as `prompts/list` describes it. Prompt arguments are strings.
 ///
 /// ```
-/// use mcp_resolve_runtime::PromptArgument;
+/// use mcp_resolve_runtime::prompt::PromptArgument;
 /// let a = PromptArgument::new("topic", true).description("What to write about");
 /// assert_eq!(serde_json::to_value(&a).unwrap()["required"], true);
 /// ```
@@ -57,7 +57,7 @@ impl PromptArgument {
 /// A prompt's metadata, as `prompts/list` sends it (the scopes stay on the server).
 ///
 /// ```
-/// use mcp_resolve_runtime::{PromptArgument, PromptDefinition};
+/// use mcp_resolve_runtime::prompt::{PromptArgument, PromptDefinition};
 /// let d = PromptDefinition::new("summarize")
 ///     .description("Summarize a text")
 ///     .argument(PromptArgument::new("text", true));
@@ -120,7 +120,7 @@ impl PromptDefinition {
 /// resource, the same [`Content`] tools return).
 ///
 /// ```
-/// use mcp_resolve_runtime::{Content, PromptMessage};
+/// use mcp_resolve_runtime::{prompt::PromptMessage, tool::Content};
 /// let m = PromptMessage::user(Content::text("Hi"));
 /// assert_eq!(
 ///     serde_json::to_value(&m).unwrap(),
@@ -154,7 +154,7 @@ impl PromptMessage {
 /// The result of `prompts/get`.
 ///
 /// ```
-/// use mcp_resolve_runtime::{Content, GetPromptResult, PromptMessage};
+/// use mcp_resolve_runtime::{prompt::{GetPromptResult, PromptMessage}, tool::Content};
 /// let r = GetPromptResult::new(vec![PromptMessage::user(Content::text("Hi"))]).description("A greeting");
 /// assert_eq!(serde_json::to_value(&r).unwrap()["description"], "A greeting");
 /// ```
@@ -188,7 +188,7 @@ impl GetPromptResult {
 /// `Err` answers the request with a JSON-RPC error -32603 carrying `E`'s text.
 ///
 /// ```
-/// use mcp_resolve_runtime::IntoPromptResult;
+/// use mcp_resolve_runtime::prompt::IntoPromptResult;
 /// let r = "Say hi".to_string().into_prompt_result().unwrap();
 /// assert_eq!(r.messages.len(), 1);
 /// let e: Result<String, String> = Err("no such note".into());
@@ -247,7 +247,7 @@ impl<T: IntoPromptResult, E: Display> IntoPromptResult for Result<T, E> {
 /// before the prompt runs) and the request's context.
 ///
 /// ```
-/// use mcp_resolve_runtime::{Context, PromptCall, ProtocolVersion};
+/// use mcp_resolve_runtime::{Context, prompt::PromptCall, protocol::ProtocolVersion};
 /// let cx = Context::detached(ProtocolVersion::V2025_11_25, Default::default());
 /// let mut args = serde_json::Map::new();
 /// args.insert("topic".into(), "rust".into());
@@ -285,7 +285,11 @@ impl PromptCall {
 /// prompts whose shape is only known at run time.
 ///
 /// ```
-/// use mcp_resolve_runtime::{Content, ErrorObject, GetPromptResult, Prompt, PromptArgument, PromptCall, PromptDefinition, PromptMessage};
+/// use mcp_resolve_runtime::{
+///     prompt::{GetPromptResult, Prompt, PromptArgument, PromptCall, PromptDefinition, PromptMessage},
+///     protocol::ErrorObject,
+///     tool::Content,
+/// };
 /// use futures_util::future::BoxFuture;
 ///
 /// struct Greet;
@@ -342,3 +346,21 @@ pub(crate) fn check_arguments(def: &PromptDefinition, arguments: &Map<String, Va
             .with_data(serde_json::json!({ "missing": missing })),
     )
 }
+
+crate::item::into_item!(
+    /// What [`Server::prompt`](crate::Server::prompt) registers: a `#[prompt]` function, or a
+    /// value implementing [`Prompt`].
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::prompt::{IntoPrompt, Prompt};
+    /// fn registered<A>(prompt: impl IntoPrompt<A>) -> String {
+    ///     prompt.into_prompt().definition().name
+    /// }
+    /// ```
+    IntoPrompt,
+    Prompt,
+    into_prompt,
+    "`{Self}` is not a prompt",
+    "not a `#[prompt]` function",
+    "annotate an `async fn` with `#[prompt]`, or implement `Prompt` by hand"
+);

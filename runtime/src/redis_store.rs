@@ -40,9 +40,9 @@ return 0
 /// is never logged or shown by `Debug`.
 ///
 /// ```no_run
-/// use mcp_resolve_runtime::{RedisStore, Server};
+/// use mcp_resolve_runtime::{Server, redis_store::RedisStore};
 /// use std::time::Duration;
-/// # async fn run() -> Result<(), mcp_resolve_runtime::StoreError> {
+/// # async fn run() -> Result<(), mcp_resolve_runtime::store::StoreError> {
 /// let store = RedisStore::builder("redis://127.0.0.1:6379/0")
 ///     .key_prefix("notes-prod:")
 ///     .timeout(Duration::from_secs(1))
@@ -95,7 +95,7 @@ impl RedisStore {
     /// A store for the Redis at `url`, to be configured and then connected.
     ///
     /// ```
-    /// use mcp_resolve_runtime::RedisStore;
+    /// use mcp_resolve_runtime::redis_store::RedisStore;
     /// let builder = RedisStore::builder("redis://127.0.0.1:6379").key_prefix("tenant-a:");
     /// # let _ = builder;
     /// ```
@@ -110,8 +110,8 @@ impl RedisStore {
     /// Connects to the Redis at `url` with the defaults (no key prefix, a 2 s timeout).
     ///
     /// ```no_run
-    /// # async fn run() -> Result<(), mcp_resolve_runtime::StoreError> {
-    /// let store = mcp_resolve_runtime::RedisStore::connect("redis://127.0.0.1:6379").await?;
+    /// # async fn run() -> Result<(), mcp_resolve_runtime::store::StoreError> {
+    /// let store = mcp_resolve_runtime::redis_store::RedisStore::connect("redis://127.0.0.1:6379").await?;
     /// # let _ = store;
     /// # Ok(())
     /// # }
@@ -126,7 +126,7 @@ impl RedisStore {
     ///
     /// ```no_run
     /// # async fn run() {
-    /// use mcp_resolve_runtime::{RedisStore, Server};
+    /// use mcp_resolve_runtime::{Server, redis_store::RedisStore};
     /// let mut server = Server::new("notes");
     /// match RedisStore::from_env("MCP_RESOLVE_REDIS_URL").await {
     ///     Ok(Some(store)) => server = server.store(store),

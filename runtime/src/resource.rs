@@ -6,6 +6,7 @@ use crate::context::Context;
 use crate::protocol::ErrorObject;
 use crate::protocol::content::EmbeddedResource;
 pub use crate::protocol::content::{MAX_URI_BYTES, ResourceContents};
+pub use crate::updates::ResourceUpdates;
 use base64::Engine as _;
 use futures_util::future::BoxFuture;
 use serde::{Serialize, Serializer};
@@ -14,7 +15,7 @@ use std::fmt::Display;
 /// Binary contents: `resources/read` sends them base64-encoded as `blob`.
 ///
 /// ```
-/// use mcp_resolve_runtime::{Blob, IntoResourceContents};
+/// use mcp_resolve_runtime::resource::{Blob, IntoResourceContents};
 /// let c = Blob(vec![1, 2, 3]).into_contents("test://b", Some("application/octet-stream")).unwrap();
 /// assert_eq!(c[0].blob.as_deref(), Some("AQID"));
 /// ```
@@ -27,7 +28,7 @@ pub struct Blob(pub Vec<u8>);
 /// blobs get the URI that was read and the resource's `mime_type`.
 ///
 /// ```
-/// use mcp_resolve_runtime::IntoResourceContents;
+/// use mcp_resolve_runtime::resource::IntoResourceContents;
 /// let c = "hi".to_string().into_contents("test://t", Some("text/plain")).unwrap();
 /// assert_eq!(c[0].text.as_deref(), Some("hi"));
 /// assert_eq!(c[0].mime_type.as_deref(), Some("text/plain"));
@@ -99,7 +100,7 @@ impl<T: IntoResourceContents, E: Display> IntoResourceContents for Result<T, E> 
 /// segment.
 ///
 /// ```
-/// use mcp_resolve_runtime::{ResourceDefinition, ResourceUri};
+/// use mcp_resolve_runtime::resource::{ResourceDefinition, ResourceUri};
 /// let d = ResourceDefinition::new("test://motd", "motd");
 /// assert_eq!(d.uri, ResourceUri::Static("test://motd".into()));
 /// ```
@@ -115,7 +116,7 @@ pub enum ResourceUri {
 /// `resources/templates/list` (a template); the scopes stay on the server.
 ///
 /// ```
-/// use mcp_resolve_runtime::ResourceDefinition;
+/// use mcp_resolve_runtime::resource::ResourceDefinition;
 /// let d = ResourceDefinition::template("test://items/{id}", "item").unwrap().mime_type("application/json");
 /// let v = serde_json::to_value(&d).unwrap();
 /// assert_eq!(v["uriTemplate"], "test://items/{id}");
@@ -223,7 +224,7 @@ impl Serialize for ResourceDefinition {
 /// and the request's context.
 ///
 /// ```
-/// use mcp_resolve_runtime::{Context, ProtocolVersion, ResourceCall};
+/// use mcp_resolve_runtime::{Context, protocol::ProtocolVersion, resource::ResourceCall};
 /// let cx = Context::detached(ProtocolVersion::V2025_11_25, Default::default());
 /// let call = ResourceCall::new("test://items/7", vec![("id".into(), "7".into())], cx);
 /// assert_eq!(call.variable("id"), Some("7"));
@@ -262,7 +263,10 @@ impl ResourceCall {
 /// for resources whose shape is only known at run time.
 ///
 /// ```
-/// use mcp_resolve_runtime::{ErrorObject, IntoResourceContents, Resource, ResourceCall, ResourceContents, ResourceDefinition};
+/// use mcp_resolve_runtime::{
+///     protocol::ErrorObject,
+///     resource::{IntoResourceContents, Resource, ResourceCall, ResourceContents, ResourceDefinition},
+/// };
 /// use futures_util::future::BoxFuture;
 ///
 /// struct Motd;
@@ -301,7 +305,7 @@ pub trait Resource: Send + Sync + 'static {
 /// `test://template/1/2/data`. Values are taken as written (not percent-decoded).
 ///
 /// ```
-/// use mcp_resolve_runtime::UriTemplate;
+/// use mcp_resolve_runtime::resource::UriTemplate;
 /// let t = UriTemplate::parse("test://template/{id}/data").unwrap();
 /// assert_eq!(t.variables().collect::<Vec<_>>(), ["id"]);
 /// assert_eq!(t.matches("test://template/123/data"), Some(vec![("id".to_string(), "123".to_string())]));
@@ -411,6 +415,24 @@ impl UriTemplate {
         rest.is_empty().then_some(values)
     }
 }
+
+crate::item::into_item!(
+    /// What [`Server::resource`](crate::Server::resource) registers: a `#[resource]` function,
+    /// or a value implementing [`Resource`].
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::resource::{IntoResource, Resource};
+    /// fn registered<A>(resource: impl IntoResource<A>) -> String {
+    ///     resource.into_resource().definition().name
+    /// }
+    /// ```
+    IntoResource,
+    Resource,
+    into_resource,
+    "`{Self}` is not a resource",
+    "not a `#[resource]` function",
+    "annotate an `async fn` with `#[resource(uri = \"…\")]` or `#[resource(template = \"…\")]`, or implement `Resource` by hand"
+);
 
 #[cfg(test)]
 mod tests {

@@ -16,7 +16,7 @@ pub const DEFAULT_MAX_TOKENS: u32 = 1024;
 /// reply, a [`Sampled`]. The client must declare the `sampling` capability.
 ///
 /// ```
-/// use mcp_resolve_runtime::{Resolution, Sample, Sampled};
+/// use mcp_resolve_runtime::{elicit::Resolution, sampling::{Sample, Sampled}};
 /// fn ask() -> Resolution<Sampled> {
 ///     Sample::new("What is the capital of France?")
 ///         .system_prompt("Answer in one word.")
@@ -94,7 +94,7 @@ impl Sample {
 /// The client's reply to a [`Sample`] (a `CreateMessageResult`).
 ///
 /// ```
-/// use mcp_resolve_runtime::{Content, Role, Sampled};
+/// use mcp_resolve_runtime::{prompt::Role, sampling::Sampled, tool::Content};
 /// let reply = Sampled::new(Role::Assistant, Content::text("Paris"), "test-model");
 /// assert_eq!(reply.text(), Some("Paris"));
 /// ```
@@ -188,7 +188,7 @@ impl IntoResolution for Sample {
 /// capability.
 ///
 /// ```
-/// use mcp_resolve_runtime::{ListRoots, Resolution, Root};
+/// use mcp_resolve_runtime::{elicit::Resolution, sampling::{ListRoots, Root}};
 /// fn ask() -> Resolution<Vec<Root>> {
 ///     ListRoots.into()
 /// }
@@ -200,7 +200,7 @@ pub struct ListRoots;
 /// One root the client offers.
 ///
 /// ```
-/// use mcp_resolve_runtime::Root;
+/// use mcp_resolve_runtime::sampling::Root;
 /// let r: Root = serde_json::from_value(serde_json::json!({"uri": "file:///work", "name": "work"})).unwrap();
 /// assert_eq!(r.uri, "file:///work");
 /// ```

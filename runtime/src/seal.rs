@@ -57,7 +57,7 @@ pub(crate) const DEFAULT_LEEWAY: Duration = Duration::from_secs(60);
 /// A secret shorter than 32 bytes was given.
 ///
 /// ```
-/// use mcp_resolve_runtime::StateKeys;
+/// use mcp_resolve_runtime::seal::StateKeys;
 /// assert!(StateKeys::new(b"short").is_err());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,7 +75,7 @@ impl std::error::Error for KeyTooShort {}
 /// be made. The operation that needed it stops; nothing weaker is used instead.
 ///
 /// ```
-/// use mcp_resolve_runtime::RandomUnavailable;
+/// use mcp_resolve_runtime::seal::RandomUnavailable;
 /// let e = RandomUnavailable::new("getrandom: unavailable");
 /// assert!(e.to_string().contains("random source"));
 /// ```
@@ -143,7 +143,7 @@ impl SealingKey {
 /// to make one, so it reads well as a start-up error.
 ///
 /// ```
-/// use mcp_resolve_runtime::{StateKeyError, StateKeys};
+/// use mcp_resolve_runtime::seal::{StateKeyError, StateKeys};
 /// let e = StateKeys::from_encoded("correct horse battery staple").unwrap_err();
 /// assert_eq!(e, StateKeyError::NotEncoded);
 /// assert!(e.to_string().contains("openssl rand -base64 32"));
@@ -197,7 +197,7 @@ impl From<DecodeError> for StateKeyError {
 /// ([`StateKeys::from_encoded`], [`StateKeys::from_env`]).
 ///
 /// ```
-/// use mcp_resolve_runtime::StateKeys;
+/// use mcp_resolve_runtime::seal::StateKeys;
 /// let keys = StateKeys::new(&[7u8; 32]).unwrap().with_previous(&[9u8; 32]).unwrap();
 /// assert_eq!(keys.len(), 2);
 /// let ephemeral = StateKeys::generate().unwrap();
@@ -221,7 +221,7 @@ impl StateKeys {
     /// from configuration goes through [`StateKeys::from_encoded`]).
     ///
     /// ```
-    /// use mcp_resolve_runtime::StateKeys;
+    /// use mcp_resolve_runtime::seal::StateKeys;
     /// assert!(StateKeys::new(&[1u8; 32]).is_ok());
     /// assert!(StateKeys::new(&[1u8; 31]).is_err());
     /// ```
@@ -233,7 +233,7 @@ impl StateKeys {
     /// Adds an older secret that still unseals (but never seals).
     ///
     /// ```
-    /// use mcp_resolve_runtime::StateKeys;
+    /// use mcp_resolve_runtime::seal::StateKeys;
     /// let keys = StateKeys::new(&[2u8; 32]).unwrap().with_previous(&[1u8; 32]).unwrap();
     /// assert_eq!(keys.len(), 2);
     /// ```
@@ -248,7 +248,7 @@ impl StateKeys {
     /// would not be secret.
     ///
     /// ```
-    /// use mcp_resolve_runtime::StateKeys;
+    /// use mcp_resolve_runtime::seal::StateKeys;
     /// assert_eq!(StateKeys::generate().unwrap().len(), 1);
     /// ```
     pub fn generate() -> Result<Self, RandomUnavailable> {
@@ -267,7 +267,7 @@ impl StateKeys {
     /// is a [`StateKeyError`] whose message says how to make a key.
     ///
     /// ```
-    /// use mcp_resolve_runtime::{StateKeyError, StateKeys};
+    /// use mcp_resolve_runtime::seal::{StateKeyError, StateKeys};
     /// let b64 = "q83vASNFZ4mrze8BI0VniavN7wEjRWeJq83vASNFZ4k=";
     /// let hex = "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789";
     /// assert_eq!(StateKeys::from_encoded(b64).unwrap().len(), 1);
@@ -290,7 +290,7 @@ impl StateKeys {
     /// else than keys.
     ///
     /// ```
-    /// use mcp_resolve_runtime::StateKeys;
+    /// use mcp_resolve_runtime::seal::StateKeys;
     /// assert!(StateKeys::from_env("MCP_RESOLVE_DOCTEST_UNSET_VARIABLE").unwrap().is_none());
     /// ```
     pub fn from_env(var: &str) -> Result<Option<Self>, StateKeyError> {

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 /// completed on an error.
 ///
 /// ```
-/// use mcp_resolve_runtime::StoreError;
+/// use mcp_resolve_runtime::store::StoreError;
 /// let e = StoreError::new("connection refused");
 /// assert_eq!(e.to_string(), "store unavailable: connection refused");
 /// ```
@@ -28,7 +28,7 @@ impl StoreError {
     /// The reason, without the "store unavailable" of its `Display`.
     ///
     /// ```
-    /// use mcp_resolve_runtime::StoreError;
+    /// use mcp_resolve_runtime::store::StoreError;
     /// assert_eq!(StoreError::new("timed out").reason(), "timed out");
     /// ```
     pub fn reason(&self) -> &str {
@@ -52,7 +52,7 @@ impl std::error::Error for StoreError {}
 /// operation must be atomic with respect to the others on the same key, across replicas.
 ///
 /// ```
-/// use mcp_resolve_runtime::{MemoryStore, Store};
+/// use mcp_resolve_runtime::store::{MemoryStore, Store};
 /// use std::time::Duration;
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let store = MemoryStore::default();
@@ -99,7 +99,7 @@ impl fmt::Debug for SharedStore {
 /// or a server and the application.
 ///
 /// ```
-/// use mcp_resolve_runtime::{MemoryStore, Server};
+/// use mcp_resolve_runtime::{Server, store::MemoryStore};
 /// use std::sync::Arc;
 /// let used = Arc::new(MemoryStore::default());
 /// let a = Server::new("notes").store(used.clone());
@@ -139,7 +139,7 @@ impl<S: Store + ?Sized> Store for std::sync::Arc<S> {
 /// and that refusal looks at one entry, never at all of them.
 ///
 /// ```
-/// use mcp_resolve_runtime::{MemoryStore, Store};
+/// use mcp_resolve_runtime::store::{MemoryStore, Store};
 /// use std::time::Duration;
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let small = MemoryStore::with_capacity(1);

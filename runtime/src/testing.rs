@@ -263,11 +263,11 @@ impl TestClient {
     }
 }
 
-/// A [`Store`](crate::Store) that always fails, as an unreachable Redis does: for testing that
+/// A [`Store`](crate::store::Store) that always fails, as an unreachable Redis does: for testing that
 /// single-use calls fail closed (-32603, nothing runs) and that other calls never need it.
 ///
 /// ```
-/// use mcp_resolve_runtime::{Server, Store, testing::FailingStore};
+/// use mcp_resolve_runtime::{Server, store::Store, testing::FailingStore};
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// assert!(FailingStore.get("k").await.is_err());
 /// # });
@@ -309,14 +309,14 @@ impl crate::store::Store for FailingStore {
     }
 }
 
-/// A [`MemoryStore`](crate::MemoryStore) that records the key and time to live of every write
+/// A [`MemoryStore`](crate::store::MemoryStore) that records the key and time to live of every write
 /// (`insert_new` and `replace`, taken or not): for testing how long the server keeps what it
 /// keeps, such as a used single-use answer (`mcp-resolve/used/…`, held until no replica would
 /// take its state: `state_ttl` + 2 × `state_leeway` at most). Clones share the entries and the
 /// record, so a test keeps one and gives the server another.
 ///
 /// ```
-/// use mcp_resolve_runtime::{Server, Store, testing::RecordingStore};
+/// use mcp_resolve_runtime::{Server, store::Store, testing::RecordingStore};
 /// use std::time::Duration;
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let store = RecordingStore::default();

@@ -1,8 +1,9 @@
 //! Tools: the trait the `#[tool]` macro implements, tool metadata, argument schemas and extraction.
 
-use crate::args::{ArgumentError, extract_argument};
+pub use crate::args::ArgumentError;
+use crate::args::extract_argument;
 use crate::context::Context;
-use crate::tool_result::{CallToolResult, IntoToolResult};
+pub use crate::tool_result::{CallToolResult, Content, EmbeddedResource, IntoToolResult, Json};
 use futures_util::future::BoxFuture;
 use schemars::{JsonSchema, SchemaGenerator, generate::SchemaSettings};
 use serde::Serialize;
@@ -13,7 +14,7 @@ use std::sync::Arc;
 /// Hints about a tool's behaviour, for clients deciding whether to confirm a call.
 ///
 /// ```
-/// use mcp_resolve_runtime::ToolAnnotations;
+/// use mcp_resolve_runtime::tool::ToolAnnotations;
 /// let mut a = ToolAnnotations::default();
 /// a.read_only_hint = Some(true);
 /// assert_eq!(serde_json::to_value(&a).unwrap(), serde_json::json!({"readOnlyHint": true}));
@@ -48,7 +49,7 @@ impl ToolAnnotations {
 /// A tool as `tools/list` shows it. Built once, when the tool is registered.
 ///
 /// ```
-/// use mcp_resolve_runtime::{ArgsSchema, ToolDefinition};
+/// use mcp_resolve_runtime::tool::{ArgsSchema, ToolDefinition};
 /// let mut args = ArgsSchema::new();
 /// args.argument::<String>("path", Some("The folder"));
 /// let def = ToolDefinition::new("delete_folder", args.finish()).description("Delete a folder");
@@ -124,7 +125,7 @@ impl ToolDefinition {
     /// tokens, as on stdio). `#[tool(scopes = [...])]` sets them.
     ///
     /// ```
-    /// use mcp_resolve_runtime::{ArgsSchema, ToolDefinition};
+    /// use mcp_resolve_runtime::tool::{ArgsSchema, ToolDefinition};
     /// let def = ToolDefinition::new("purge", ArgsSchema::new().finish()).scopes(["notes:admin"]);
     /// assert_eq!(def.scopes, ["notes:admin"]);
     /// // Scopes are the server's business: `tools/list` does not show them.
@@ -143,7 +144,7 @@ impl ToolDefinition {
     /// single-use all the same. `#[tool(destructive = true, replayable)]` calls it.
     ///
     /// ```
-    /// use mcp_resolve_runtime::{ArgsSchema, ToolDefinition};
+    /// use mcp_resolve_runtime::tool::{ArgsSchema, ToolDefinition};
     /// let def = ToolDefinition::new("reset", ArgsSchema::new().finish()).replayable();
     /// assert!(def.replayable);
     /// // The server's business: `tools/list` does not show it.
@@ -193,7 +194,7 @@ pub(crate) fn mirrored_arguments(schema: &Map<String, Value>) -> Vec<(String, Ve
 /// string, an integer or a boolean, optional or not.
 ///
 /// ```
-/// fn mirrorable<T: mcp_resolve_runtime::HeaderArgument>() {}
+/// fn mirrorable<T: mcp_resolve_runtime::tool::HeaderArgument>() {}
 /// mirrorable::<String>();
 /// mirrorable::<Option<u32>>();
 /// ```
@@ -224,7 +225,7 @@ pub(crate) fn schema_generator() -> SchemaGenerator {
 /// An argument is required unless its type accepts `null` (as `Option<T>` does).
 ///
 /// ```
-/// use mcp_resolve_runtime::ArgsSchema;
+/// use mcp_resolve_runtime::tool::ArgsSchema;
 /// let mut s = ArgsSchema::new();
 /// s.argument::<i64>("a", None);
 /// s.argument::<Option<String>>("note", Some("optional"));
@@ -277,7 +278,7 @@ impl ArgsSchema {
     /// boolean arguments can be; never put secrets in headers. `#[arg(header = "…")]` calls it.
     ///
     /// ```
-    /// use mcp_resolve_runtime::ArgsSchema;
+    /// use mcp_resolve_runtime::tool::ArgsSchema;
     /// let mut s = ArgsSchema::new();
     /// s.argument::<String>("region", None);
     /// s.header("region", "Region");
@@ -334,7 +335,7 @@ impl ArgsSchema {
 /// One call of a tool: its arguments, its resolved values and its context.
 ///
 /// ```
-/// use mcp_resolve_runtime::{Context, ProtocolVersion, ToolCall};
+/// use mcp_resolve_runtime::{Context, protocol::ProtocolVersion, tool::ToolCall};
 /// let cx = Context::detached(ProtocolVersion::V2025_11_25, Default::default());
 /// let call = ToolCall::new(serde_json::Map::new(), cx);
 /// assert!(call.arguments.is_empty());
@@ -366,7 +367,7 @@ impl ToolCall {
 /// whose shape is only known at run time.
 ///
 /// ```
-/// use mcp_resolve_runtime::{ArgsSchema, CallToolResult, Content, Tool, ToolCall, ToolDefinition};
+/// use mcp_resolve_runtime::tool::{ArgsSchema, CallToolResult, Content, Tool, ToolCall, ToolDefinition};
 /// use futures_util::future::BoxFuture;
 ///
 /// struct Echo;
@@ -427,7 +428,7 @@ pub(crate) fn closed_arguments(schema: &Map<String, Value>) -> Option<Arc<[Strin
 /// Any type implementing `serde::Deserialize` and `schemars::JsonSchema` is an argument.
 ///
 /// ```
-/// use mcp_resolve_runtime::{ArgsSchema, Context, ToolParam};
+/// use mcp_resolve_runtime::{Context, tool::{ArgsSchema, ToolParam}};
 /// let mut schema = ArgsSchema::new();
 /// <u32 as ToolParam>::describe(&mut schema, "count", None);
 /// <Context as ToolParam>::describe(&mut schema, "cx", None); // adds nothing
@@ -462,6 +463,24 @@ impl ToolParam for Context {
         Ok(call.context.clone())
     }
 }
+
+crate::item::into_item!(
+    /// What [`Server::tool`](crate::Server::tool) registers: a `#[tool]` function, or a value
+    /// implementing [`Tool`].
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::tool::{IntoTool, Tool};
+    /// fn registered<A>(tool: impl IntoTool<A>) -> String {
+    ///     tool.into_tool().definition().name
+    /// }
+    /// ```
+    IntoTool,
+    Tool,
+    into_tool,
+    "`{Self}` is not a tool",
+    "not a `#[tool]` function",
+    "annotate an `async fn` with `#[tool]`, or implement `Tool` by hand"
+);
 
 #[cfg(test)]
 mod tests {

@@ -10,7 +10,7 @@ pub use crate::protocol::content::{Content, EmbeddedResource};
 /// The result of `tools/call`.
 ///
 /// ```
-/// use mcp_resolve_runtime::{CallToolResult, Content};
+/// use mcp_resolve_runtime::tool::{CallToolResult, Content};
 /// let r = CallToolResult::error("no such folder: /x");
 /// assert!(r.is_error);
 /// assert_eq!(r.content, vec![Content::text("no such folder: /x")]);
@@ -52,13 +52,13 @@ impl CallToolResult {
         }
     }
     /// Ends the call with this JSON-RPC error instead of a result, where the protocol calls for
-    /// one: a capability the client lacks (-32021, [`crate::ErrorObject::missing_capability`]),
+    /// one: a capability the client lacks (-32021, [`crate::protocol::ErrorObject::missing_capability`]),
     /// say. A failure of the tool itself is an `isError` result ([`CallToolResult::error`], or an
     /// `Err` from a tool returning `Result`), which the model can read; a JSON-RPC error goes to
     /// the client. Over 2026-07-28 HTTP it carries its status (400 for -32021).
     ///
     /// ```
-    /// use mcp_resolve_runtime::{CallToolResult, ErrorObject};
+    /// use mcp_resolve_runtime::{protocol::ErrorObject, tool::CallToolResult};
     /// let r = CallToolResult::protocol_error(ErrorObject::missing_capability(
     ///     serde_json::json!({"sampling": {}}),
     ///     "this tool needs the client's sampling capability",
@@ -89,7 +89,7 @@ impl CallToolResult {
 /// require object output.
 ///
 /// ```
-/// use mcp_resolve_runtime::{IntoToolResult, Json};
+/// use mcp_resolve_runtime::tool::{IntoToolResult, Json};
 /// let r = Json(3_i64).into_tool_result();
 /// assert_eq!(r.structured_content, Some(serde_json::json!({"result": 3})));
 /// ```

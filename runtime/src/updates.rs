@@ -42,8 +42,11 @@ pub(crate) const MAX_QUEUED: usize = 256;
 /// # #[tokio::main(flavor = "current_thread")]
 /// # async fn main() {
 /// use mcp_resolve_runtime::testing::TestClient;
-/// use mcp_resolve_runtime::{ProtocolVersion, Server};
-/// # use mcp_resolve_runtime::{ErrorObject, IntoResourceContents, Resource, ResourceCall, ResourceContents, ResourceDefinition};
+/// use mcp_resolve_runtime::{Server, protocol::ProtocolVersion};
+/// # use mcp_resolve_runtime::{
+/// #     protocol::ErrorObject,
+/// #     resource::{IntoResourceContents, Resource, ResourceCall, ResourceContents, ResourceDefinition},
+/// # };
 /// # struct Watched;
 /// # impl Resource for Watched {
 /// #     fn definition(&self) -> ResourceDefinition { ResourceDefinition::new("test://watched", "watched") }

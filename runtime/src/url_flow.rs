@@ -1,5 +1,5 @@
 //! URL-mode flows: the out-of-band step a URL-mode question sends the user to, as the server
-//! keeps it in its [`Store`](crate::Store). A flow is created when the question is asked, under
+//! keeps it in its [`Store`](crate::store::Store). A flow is created when the question is asked, under
 //! a one-time random id bound to the caller and an expiry; the page the user opens reads it
 //! ([`UrlFlows::open`]) and records the outcome once ([`UrlFlows::complete`],
 //! [`UrlFlows::decline`]); the question's resolver takes that outcome once, on the call's next
@@ -63,7 +63,7 @@ struct Record {
 /// Why a page may not read or complete a flow.
 ///
 /// ```
-/// use mcp_resolve_runtime::FlowError;
+/// use mcp_resolve_runtime::url_flow::FlowError;
 /// assert_eq!(FlowError::NotYours.to_string(), "this page was opened for another user");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,7 +101,7 @@ impl From<StoreError> for FlowError {
 /// What a page learns of the flow it was opened for.
 ///
 /// ```
-/// # fn show(flow: mcp_resolve_runtime::UrlFlow) {
+/// # fn show(flow: mcp_resolve_runtime::url_flow::UrlFlow) {
 /// println!("The assistant asks: {}", flow.message);
 /// # }
 /// ```
@@ -136,7 +136,7 @@ pub(crate) enum Progress {
 /// the only proof, and anyone holding the URL may complete it.
 ///
 /// ```
-/// use mcp_resolve_runtime::{FlowError, Principal, Server, UrlFlows};
+/// use mcp_resolve_runtime::{Principal, Server, url_flow::{FlowError, UrlFlows}};
 /// # tokio::runtime::Builder::new_current_thread().build().unwrap().block_on(async {
 /// let flows: UrlFlows = Server::new("notes").url_flows();
 /// // A page opened with a made-up id learns nothing.
@@ -156,7 +156,7 @@ pub struct UrlFlows {
 
 /// The URL-mode flows each caller has waiting for their pages, as one server (one replica)
 /// started them: the bound on them is counted here, in this process, so it needs nothing of the
-/// [`Store`](crate::Store) beyond its three operations and costs no round trip while a caller is
+/// [`Store`](crate::store::Store) beyond its three operations and costs no round trip while a caller is
 /// under it. A flow stops counting when it expires, when this server sees it leave pending (its
 /// page, or the call taking its outcome), or, for a caller at the bound, when the store says it
 /// left pending through another replica. With replicas, a caller may so have the bound waiting

@@ -1,5 +1,5 @@
 use mcp_resolve::prelude::*;
-use mcp_resolve::{ClientCapabilities, Era, ProtocolVersion};
+use mcp_resolve::protocol::{ClientCapabilities, Era, ProtocolVersion};
 
 /// Which era is this?
 #[tool]

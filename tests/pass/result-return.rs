@@ -1,5 +1,5 @@
 use mcp_resolve::prelude::*;
-use mcp_resolve::{ClientCapabilities, IntoTool, ProtocolVersion, Tool, ToolCall};
+use mcp_resolve::{protocol::{ClientCapabilities, ProtocolVersion}, tool::{IntoTool, Tool, ToolCall}};
 
 /// Read a file.
 #[tool]

@@ -8,7 +8,10 @@ use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper_util::rt::TokioIo;
 use mcp_resolve::auth::BoxFuture;
-use mcp_resolve::{AuthError, HttpOptions, Principal, Server, TokenVerifier};
+use mcp_resolve::{
+    HttpOptions, Principal, Server,
+    auth::{AuthError, TokenVerifier},
+};
 use serde_json::{Value, json};
 use std::net::SocketAddr;
 use std::time::Duration;

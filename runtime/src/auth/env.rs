@@ -3,7 +3,7 @@
 //! fault in its start-up error.
 
 /// An HS256 shared secret: 32 or more random bytes in hex or base64 (`openssl rand -base64 32`),
-/// read as [`Hs256Verifier::from_encoded`](crate::Hs256Verifier::from_encoded) reads it.
+/// read as [`Hs256Verifier::from_encoded`](crate::auth::Hs256Verifier::from_encoded) reads it.
 pub const JWT_SECRET: &str = "MCP_RESOLVE_JWT_SECRET";
 /// The authorization server's JWKS URL (RS256, ES256, EdDSA tokens).
 pub const JWKS_URL: &str = "MCP_RESOLVE_JWKS_URL";

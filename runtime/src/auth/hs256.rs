@@ -17,12 +17,12 @@ use std::fmt;
 /// **The secret** is 32 or more random bytes (RFC 7518 §3.2), never a passphrase: HMAC is not a
 /// password hash, so one captured token would let a weak secret be guessed offline. Text — from
 /// configuration, an environment variable — goes through [`Hs256Verifier::from_encoded`], which
-/// reads hex or base64 exactly as [`StateKeys::from_encoded`](crate::StateKeys::from_encoded)
+/// reads hex or base64 exactly as [`StateKeys::from_encoded`](crate::seal::StateKeys::from_encoded)
 /// reads state keys; make one with `openssl rand -base64 32`. [`Hs256Verifier::new`] takes the raw
 /// bytes, e.g. from a secret store.
 ///
 /// ```
-/// use mcp_resolve_runtime::Hs256Verifier;
+/// use mcp_resolve_runtime::auth::Hs256Verifier;
 /// // Made with `openssl rand -base64 32`.
 /// let secret = "q83vASNFZ4mrze8BI0VniavN7wEjRWeJq83vASNFZ4k=";
 /// let verifier = Hs256Verifier::from_encoded(secret, "https://notes.example/mcp")
@@ -62,7 +62,7 @@ impl Hs256Verifier {
     /// The shortest secret accepted, in bytes.
     ///
     /// ```
-    /// use mcp_resolve_runtime::Hs256Verifier;
+    /// use mcp_resolve_runtime::auth::Hs256Verifier;
     /// assert!(Hs256Verifier::new(&[7; Hs256Verifier::MIN_SECRET_BYTES], "notes").is_ok());
     /// assert!(Hs256Verifier::new(&[7; Hs256Verifier::MIN_SECRET_BYTES - 1], "notes").is_err());
     /// ```
@@ -76,7 +76,7 @@ impl Hs256Verifier {
     /// give text to [`Hs256Verifier::from_encoded`].
     ///
     /// ```
-    /// use mcp_resolve_runtime::Hs256Verifier;
+    /// use mcp_resolve_runtime::auth::Hs256Verifier;
     /// let random: [u8; 32] = [0x9d, 0x61, 0xb1, 0x9d, 0xef, 0xfd, 0x5a, 0x60, 0xba, 0x84, 0x4a, 0xf4, 0x92, 0xec,
     ///     0x2c, 0xc4, 0x44, 0x49, 0xc5, 0x69, 0x7b, 0x32, 0x69, 0x19, 0x70, 0x3b, 0xac, 0x03, 0x1c, 0xae, 0x7f, 0x60];
     /// assert!(Hs256Verifier::new(&random, "https://notes.example/mcp").is_ok());
@@ -110,7 +110,7 @@ impl Hs256Verifier {
     /// under 32 bytes, is refused with a message saying how to make one.
     ///
     /// ```
-    /// use mcp_resolve_runtime::Hs256Verifier;
+    /// use mcp_resolve_runtime::auth::Hs256Verifier;
     /// let hex = "abcdef0123456789abcdef0123456789abcdef0123456789abcdef0123456789";
     /// assert!(Hs256Verifier::from_encoded(hex, "notes").is_ok());
     /// let e = Hs256Verifier::from_encoded("c2hvcnQ=", "notes").unwrap_err();
@@ -131,7 +131,7 @@ impl Hs256Verifier {
     /// Requires this issuer (`iss`): a token without one, or with another, is refused.
     ///
     /// ```
-    /// use mcp_resolve_runtime::Hs256Verifier;
+    /// use mcp_resolve_runtime::auth::Hs256Verifier;
     /// let v = Hs256Verifier::new(&[0x80; 32], "notes").unwrap().issuer("https://auth.example");
     /// # let _ = v;
     /// ```
@@ -145,7 +145,7 @@ impl Hs256Verifier {
     /// are: ignoring case, and `at+jwt` is `application/at+jwt`.
     ///
     /// ```
-    /// use mcp_resolve_runtime::Hs256Verifier;
+    /// use mcp_resolve_runtime::auth::Hs256Verifier;
     /// let v = Hs256Verifier::new(&[0x80; 32], "notes").unwrap().require_typ("at+jwt");
     /// # let _ = v;
     /// ```
@@ -157,7 +157,7 @@ impl Hs256Verifier {
     /// The clock leeway for `exp`, `nbf` and `iat` (default 60 s).
     ///
     /// ```
-    /// use mcp_resolve_runtime::Hs256Verifier;
+    /// use mcp_resolve_runtime::auth::Hs256Verifier;
     /// let v = Hs256Verifier::new(&[0x80; 32], "notes").unwrap().leeway(std::time::Duration::from_secs(5));
     /// # let _ = v;
     /// ```

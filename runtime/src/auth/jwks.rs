@@ -61,7 +61,7 @@ const MIN_RSA_BITS: usize = 2048;
 /// root certificates compiled in); `http://` is refused except to a loopback host.
 ///
 /// ```
-/// use mcp_resolve_runtime::JwksVerifier;
+/// use mcp_resolve_runtime::auth::JwksVerifier;
 /// use std::time::Duration;
 /// let verifier = JwksVerifier::new("https://auth.example/.well-known/jwks.json", "https://notes.example/mcp")
 ///     .unwrap()
@@ -247,14 +247,14 @@ impl JwksVerifier {
     /// The longest JWKS document read (1 MiB); a longer one fails the fetch.
     ///
     /// ```
-    /// assert_eq!(mcp_resolve_runtime::JwksVerifier::MAX_JWKS_BYTES, 1 << 20);
+    /// assert_eq!(mcp_resolve_runtime::auth::JwksVerifier::MAX_JWKS_BYTES, 1 << 20);
     /// ```
     pub const MAX_JWKS_BYTES: usize = 1 << 20;
 
     /// The default of [`JwksVerifier::min_refresh_interval`]: 60 s.
     ///
     /// ```
-    /// assert_eq!(mcp_resolve_runtime::JwksVerifier::DEFAULT_MIN_REFRESH_INTERVAL.as_secs(), 60);
+    /// assert_eq!(mcp_resolve_runtime::auth::JwksVerifier::DEFAULT_MIN_REFRESH_INTERVAL.as_secs(), 60);
     /// ```
     pub const DEFAULT_MIN_REFRESH_INTERVAL: Duration = Duration::from_secs(60);
 
@@ -263,7 +263,7 @@ impl JwksVerifier {
     /// trusted while its JWKS answers; a fetch every 5 min per server costs it next to nothing.
     ///
     /// ```
-    /// assert_eq!(mcp_resolve_runtime::JwksVerifier::DEFAULT_MAX_KEY_AGE.as_secs(), 5 * 60);
+    /// assert_eq!(mcp_resolve_runtime::auth::JwksVerifier::DEFAULT_MAX_KEY_AGE.as_secs(), 5 * 60);
     /// ```
     pub const DEFAULT_MAX_KEY_AGE: Duration = Duration::from_secs(5 * 60);
 
@@ -273,7 +273,7 @@ impl JwksVerifier {
     /// whoever can block this server's fetches cannot keep a removed key trusted for longer.
     ///
     /// ```
-    /// use mcp_resolve_runtime::JwksVerifier;
+    /// use mcp_resolve_runtime::auth::JwksVerifier;
     /// assert_eq!(JwksVerifier::DEFAULT_MAX_STALE.as_secs(), 4 * 3600);
     /// assert!(JwksVerifier::DEFAULT_MAX_STALE > JwksVerifier::DEFAULT_MAX_KEY_AGE);
     /// ```
@@ -285,7 +285,7 @@ impl JwksVerifier {
     /// refuses every token.
     ///
     /// ```
-    /// use mcp_resolve_runtime::JwksVerifier;
+    /// use mcp_resolve_runtime::auth::JwksVerifier;
     /// let v = JwksVerifier::new("https://auth.example/jwks.json", "https://notes.example/mcp");
     /// assert!(v.is_ok());
     /// let e = JwksVerifier::new("ftp://auth.example/jwks.json", "https://notes.example/mcp").unwrap_err();
@@ -313,7 +313,7 @@ impl JwksVerifier {
     /// [`JwksVerifier::any_issuer`], is needed before the verifier takes any token.
     ///
     /// ```
-    /// use mcp_resolve_runtime::JwksVerifier;
+    /// use mcp_resolve_runtime::auth::JwksVerifier;
     /// let v = JwksVerifier::new("https://auth.example/jwks.json", "https://notes.example/mcp")
     ///     .unwrap()
     ///     .issuer("https://auth.example");
@@ -330,7 +330,7 @@ impl JwksVerifier {
     /// keys are this deployment's alone, or every issuer they sign for is trusted.
     ///
     /// ```
-    /// use mcp_resolve_runtime::JwksVerifier;
+    /// use mcp_resolve_runtime::auth::JwksVerifier;
     /// let v = JwksVerifier::new("https://auth.example/jwks.json", "https://notes.example/mcp")
     ///     .unwrap()
     ///     .any_issuer();
@@ -347,7 +347,7 @@ impl JwksVerifier {
     /// case, and `at+jwt` is `application/at+jwt`.
     ///
     /// ```
-    /// use mcp_resolve_runtime::JwksVerifier;
+    /// use mcp_resolve_runtime::auth::JwksVerifier;
     /// let v = JwksVerifier::new("https://auth.example/jwks.json", "https://notes.example/mcp")
     ///     .unwrap()
     ///     .issuer("https://auth.example")
@@ -362,7 +362,7 @@ impl JwksVerifier {
     /// The clock leeway for `exp`, `nbf` and `iat` (default 60 s).
     ///
     /// ```
-    /// use mcp_resolve_runtime::JwksVerifier;
+    /// use mcp_resolve_runtime::auth::JwksVerifier;
     /// let v = JwksVerifier::new("https://auth.example/jwks.json", "https://notes.example/mcp")
     ///     .unwrap()
     ///     .leeway(std::time::Duration::from_secs(10));
@@ -378,7 +378,7 @@ impl JwksVerifier {
     /// longer ago, else it is refused.
     ///
     /// ```
-    /// use mcp_resolve_runtime::JwksVerifier;
+    /// use mcp_resolve_runtime::auth::JwksVerifier;
     /// let v = JwksVerifier::new("https://auth.example/jwks.json", "https://notes.example/mcp")
     ///     .unwrap()
     ///     .min_refresh_interval(std::time::Duration::from_secs(300));
@@ -395,7 +395,7 @@ impl JwksVerifier {
     /// fails, the old keys are kept, up to [`JwksVerifier::max_stale`].
     ///
     /// ```
-    /// use mcp_resolve_runtime::JwksVerifier;
+    /// use mcp_resolve_runtime::auth::JwksVerifier;
     /// let v = JwksVerifier::new("https://auth.example/jwks.json", "https://notes.example/mcp")
     ///     .unwrap()
     ///     .max_key_age(std::time::Duration::from_secs(15 * 60));
@@ -413,7 +413,7 @@ impl JwksVerifier {
     /// of an old set fails.
     ///
     /// ```
-    /// use mcp_resolve_runtime::JwksVerifier;
+    /// use mcp_resolve_runtime::auth::JwksVerifier;
     /// let v = JwksVerifier::new("https://auth.example/jwks.json", "https://notes.example/mcp")
     ///     .unwrap()
     ///     .max_stale(std::time::Duration::from_secs(3600));
@@ -427,7 +427,7 @@ impl JwksVerifier {
     /// How long one fetch may take, from connecting to the last byte (default 10 s).
     ///
     /// ```
-    /// use mcp_resolve_runtime::JwksVerifier;
+    /// use mcp_resolve_runtime::auth::JwksVerifier;
     /// let v = JwksVerifier::new("https://auth.example/jwks.json", "https://notes.example/mcp")
     ///     .unwrap()
     ///     .fetch_timeout(std::time::Duration::from_secs(3));
@@ -446,7 +446,7 @@ impl JwksVerifier {
     /// ```
     /// # #[tokio::main(flavor = "current_thread")]
     /// # async fn main() {
-    /// use mcp_resolve_runtime::JwksVerifier;
+    /// use mcp_resolve_runtime::auth::JwksVerifier;
     /// // Nothing listens on port 1: the fetch fails, and says where.
     /// let verifier = JwksVerifier::new("http://127.0.0.1:1/jwks.json", "https://notes.example/mcp").unwrap();
     /// let e = verifier.fetch().await.unwrap_err();

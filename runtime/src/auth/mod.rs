@@ -27,7 +27,7 @@ pub use futures_util::future::BoxFuture;
 /// Why a bearer token was refused. The reason goes to the log; the client gets 401.
 ///
 /// ```
-/// use mcp_resolve_runtime::AuthError;
+/// use mcp_resolve_runtime::auth::AuthError;
 /// assert_eq!(AuthError::new("expired").to_string(), "expired");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,7 +57,7 @@ impl std::error::Error for AuthError {}
 ///
 /// ```
 /// use mcp_resolve_runtime::auth::BoxFuture;
-/// use mcp_resolve_runtime::{AuthError, Principal, TokenVerifier};
+/// use mcp_resolve_runtime::{Principal, auth::{AuthError, TokenVerifier}};
 ///
 /// /// A fixed token table, e.g. for tests.
 /// struct Static;
@@ -84,7 +84,7 @@ pub trait TokenVerifier: Send + Sync + 'static {
     ///
     /// ```
     /// use mcp_resolve_runtime::auth::BoxFuture;
-    /// use mcp_resolve_runtime::{AuthError, Principal, TokenVerifier};
+    /// use mcp_resolve_runtime::{Principal, auth::{AuthError, TokenVerifier}};
     /// struct Introspection;
     /// impl TokenVerifier for Introspection {
     ///     fn verify<'a>(&'a self, _: &'a str) -> BoxFuture<'a, Result<Principal, AuthError>> {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 /// A resource embedded in a tool result.
 ///
 /// ```
-/// use mcp_resolve_runtime::Content;
+/// use mcp_resolve_runtime::tool::Content;
 /// let c = Content::resource_text("file:///a.md", Some("text/markdown".into()), "# A");
 /// assert_eq!(serde_json::to_value(&c).unwrap()["resource"]["mimeType"], "text/markdown");
 /// ```
@@ -29,7 +29,7 @@ pub struct EmbeddedResource {
 /// One content item of a tool result.
 ///
 /// ```
-/// use mcp_resolve_runtime::Content;
+/// use mcp_resolve_runtime::tool::Content;
 /// let c = Content::text("hello");
 /// assert_eq!(serde_json::to_value(&c).unwrap(), serde_json::json!({"type": "text", "text": "hello"}));
 /// let i = Content::image("aGk=", "image/png");
@@ -102,7 +102,7 @@ impl Content {
 /// Who speaks a prompt message.
 ///
 /// ```
-/// use mcp_resolve_runtime::Role;
+/// use mcp_resolve_runtime::prompt::Role;
 /// assert_eq!(serde_json::to_value(Role::Assistant).unwrap(), "assistant");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,6 +121,6 @@ pub type ResourceContents = EmbeddedResource;
 /// The longest URI `resources/read` looks at; a longer one is refused with -32602.
 ///
 /// ```
-/// assert_eq!(mcp_resolve_runtime::MAX_URI_BYTES, 8192);
+/// assert_eq!(mcp_resolve_runtime::resource::MAX_URI_BYTES, 8192);
 /// ```
 pub const MAX_URI_BYTES: usize = 8 * 1024;

@@ -13,7 +13,7 @@ pub(crate) const KEY_CLIENT_CAPABILITIES: &str = "io.modelcontextprotocol/client
 /// The name and version of a client or server.
 ///
 /// ```
-/// use mcp_resolve_runtime::Implementation;
+/// use mcp_resolve_runtime::protocol::Implementation;
 /// let i = Implementation::new("notes", "1.0.0");
 /// assert_eq!(serde_json::to_value(&i).unwrap(), serde_json::json!({"name": "notes", "version": "1.0.0"}));
 /// ```
@@ -44,7 +44,7 @@ impl Implementation {
 /// (2026-07-28).
 ///
 /// ```
-/// use mcp_resolve_runtime::ClientCapabilities;
+/// use mcp_resolve_runtime::protocol::ClientCapabilities;
 /// let caps = ClientCapabilities::from_value(serde_json::json!({"elicitation": {}}));
 /// // `{}` means form mode only.
 /// assert!(caps.elicitation_form());

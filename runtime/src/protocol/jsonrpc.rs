@@ -13,7 +13,7 @@ use std::sync::Arc;
 /// written (`18446744073709551616`, `1.0`, `-0`).
 ///
 /// ```
-/// use mcp_resolve_runtime::RequestId;
+/// use mcp_resolve_runtime::protocol::RequestId;
 /// let id: RequestId = serde_json::from_str("\"probe-1\"").unwrap();
 /// assert_eq!(id.to_string(), "\"probe-1\"");
 /// assert_eq!(RequestId::from(7).to_string(), "7");
@@ -32,7 +32,7 @@ pub enum RequestId {
 /// A numeric request id exactly as the client wrote it: compared, hashed and echoed as its text.
 ///
 /// ```
-/// use mcp_resolve_runtime::RequestId;
+/// use mcp_resolve_runtime::protocol::RequestId;
 /// let RequestId::Number(n) = RequestId::from(42) else { unreachable!() };
 /// assert_eq!(n.as_str(), "42");
 /// assert_eq!(n.as_i64(), Some(42));
@@ -106,7 +106,7 @@ impl From<i64> for RequestId {
 /// Standard and MCP-specific JSON-RPC error codes.
 ///
 /// ```
-/// use mcp_resolve_runtime::codes;
+/// use mcp_resolve_runtime::protocol::codes;
 /// assert_eq!(codes::UNSUPPORTED_PROTOCOL_VERSION, -32022);
 /// ```
 pub mod codes {
@@ -136,7 +136,7 @@ pub mod codes {
 /// A JSON-RPC error object.
 ///
 /// ```
-/// use mcp_resolve_runtime::ErrorObject;
+/// use mcp_resolve_runtime::protocol::ErrorObject;
 /// let e = ErrorObject::method_not_found("ping");
 /// assert_eq!(e.code, -32601);
 /// assert_eq!(serde_json::to_string(&e).unwrap(), r#"{"code":-32601,"message":"Method not found","data":"ping"}"#);
@@ -189,12 +189,12 @@ impl ErrorObject {
     /// -32042 `URLElicitationRequiredError` (2025-11-25): the request cannot go on until the user
     /// completed the page at `url` (named `elicitation_id`); the client shows it, and may retry
     /// once `notifications/elicitation/complete` names it. A tool returns it with
-    /// [`CallToolResult::protocol_error`](crate::CallToolResult::protocol_error). On 2026-07-28
+    /// [`CallToolResult::protocol_error`](crate::tool::CallToolResult::protocol_error). On 2026-07-28
     /// the code is reserved: the server refuses to send it, and a resolver with
     /// [`Elicit::url`](crate::Elicit::url) is the way to ask on both eras.
     ///
     /// ```
-    /// use mcp_resolve_runtime::ErrorObject;
+    /// use mcp_resolve_runtime::protocol::ErrorObject;
     /// let e = ErrorObject::url_elicitation_required("Authorize GitHub", "https://notes.example/connect", "gh-1");
     /// assert_eq!(e.code, -32042);
     /// assert_eq!(e.data.unwrap()["elicitations"][0]["elicitationId"], "gh-1");
@@ -218,7 +218,7 @@ impl ErrorObject {
     /// the client would declare it (`{"sampling": {}}`), sent as `data.requiredCapabilities`.
     ///
     /// ```
-    /// use mcp_resolve_runtime::ErrorObject;
+    /// use mcp_resolve_runtime::protocol::ErrorObject;
     /// let e = ErrorObject::missing_capability(serde_json::json!({"sampling": {}}), "this tool samples the client's model");
     /// assert_eq!(e.code, -32021);
     /// assert_eq!(e.data.unwrap()["requiredCapabilities"], serde_json::json!({"sampling": {}}));

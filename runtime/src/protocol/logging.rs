@@ -12,7 +12,7 @@ pub(crate) const MESSAGE: &str = "notifications/message";
 /// most severe. A client asks for a level; messages below it are not sent.
 ///
 /// ```
-/// use mcp_resolve_runtime::LogLevel;
+/// use mcp_resolve_runtime::protocol::LogLevel;
 /// assert!(LogLevel::Warning > LogLevel::Info);
 /// assert_eq!(serde_json::to_value(LogLevel::Warning).unwrap(), "warning");
 /// assert_eq!(LogLevel::parse("error"), Some(LogLevel::Error));

@@ -8,6 +8,7 @@ pub(crate) mod logging;
 pub(crate) mod messages;
 pub(crate) mod version;
 
+pub use content::{Content, EmbeddedResource, ResourceContents, Role};
 pub use envelope::{ClientCapabilities, Implementation};
 pub use jsonrpc::{ErrorObject, NumberId, RequestId, codes};
 pub use logging::LogLevel;

@@ -7,7 +7,7 @@ use std::fmt;
 /// Versions are compared by position in the list of known versions, never as strings.
 ///
 /// ```
-/// use mcp_resolve_runtime::{Era, ProtocolVersion};
+/// use mcp_resolve_runtime::protocol::{Era, ProtocolVersion};
 ///
 /// let v = ProtocolVersion::parse("2025-06-18").unwrap();
 /// assert_eq!(v.era(), Era::Handshake);
@@ -32,7 +32,7 @@ pub enum ProtocolVersion {
 /// The protocol era a request belongs to.
 ///
 /// ```
-/// use mcp_resolve_runtime::{Era, ProtocolVersion};
+/// use mcp_resolve_runtime::protocol::{Era, ProtocolVersion};
 /// assert_eq!(ProtocolVersion::V2026_07_28.era(), Era::Stateless);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -80,7 +80,7 @@ impl ProtocolVersion {
     /// [`ProtocolVersion::LATEST_HANDSHAKE`], and may go on with it or disconnect.
     ///
     /// ```
-    /// use mcp_resolve_runtime::ProtocolVersion;
+    /// use mcp_resolve_runtime::protocol::ProtocolVersion;
     /// assert!(ProtocolVersion::V2025_06_18.agreeable());
     /// assert!(!ProtocolVersion::V2025_03_26.agreeable());
     /// ```

@@ -1,7 +1,7 @@
 //! Resolvers: how `#[resolve(fn)]` parameters are filled, on both protocol eras.
 //!
 //! A tool, prompt or resource declares its resolved parameters
-//! ([`Tool::resolvers`](crate::Tool::resolvers), `Prompt::resolvers`, `Resource::resolvers`).
+//! ([`Tool::resolvers`](crate::tool::Tool::resolvers), `Prompt::resolvers`, `Resource::resolvers`).
 //! Before its body runs, the engine ([`engine`]) visits every resolver (dependencies first), runs
 //! its body, and either takes its value or asks its question (a form, a sample, the roots)
 //! through the era's asker ([`ask`]):

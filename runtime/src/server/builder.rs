@@ -8,15 +8,17 @@
 use super::config::{CacheScope, Config};
 use crate::budget::Budget;
 use crate::principal::Principal;
+use crate::prompt::IntoPrompt;
 use crate::prompt::PromptDefinition;
 use crate::protocol::jsonrpc::to_raw;
 use crate::protocol::messages::{Empty, ListChanged, ResourcesCapability, ResultMeta, ServerCapabilities};
 use crate::protocol::{ErrorObject, Implementation};
-use crate::register::{IntoPrompt, IntoResource, IntoTool};
+use crate::resource::IntoResource;
 use crate::resource::ResourceDefinition;
 use crate::seal::{Sealer, StateKeys};
 use crate::server::registry::{Item, Kind, Registry};
 use crate::store::SharedStore;
+use crate::tool::IntoTool;
 use crate::tool::ToolDefinition;
 use serde_json::value::RawValue;
 use std::sync::{Arc, OnceLock};
@@ -127,7 +129,11 @@ impl Server {
     /// When a prompt with the same name is already registered: that is a programming error.
     ///
     /// ```
-    /// use mcp_resolve_runtime::{ErrorObject, GetPromptResult, Prompt, PromptCall, PromptDefinition, Server};
+    /// use mcp_resolve_runtime::{
+    ///     Server,
+    ///     prompt::{GetPromptResult, Prompt, PromptCall, PromptDefinition},
+    ///     protocol::ErrorObject,
+    /// };
     /// use futures_util::future::BoxFuture;
     /// struct Hello;
     /// impl Prompt for Hello {
@@ -163,7 +169,11 @@ impl Server {
     /// programming error.
     ///
     /// ```
-    /// use mcp_resolve_runtime::{ErrorObject, IntoResourceContents, Resource, ResourceCall, ResourceContents, ResourceDefinition, Server};
+    /// use mcp_resolve_runtime::{
+    ///     Server,
+    ///     protocol::ErrorObject,
+    ///     resource::{IntoResourceContents, Resource, ResourceCall, ResourceContents, ResourceDefinition},
+    /// };
     /// use futures_util::future::BoxFuture;
     /// struct Motd;
     /// impl Resource for Motd {
@@ -279,13 +289,13 @@ impl Server {
     }
     /// Where the server keeps what outlives one request and must be seen by every replica: the
     /// single-use answers already used and the URL-mode flows pages complete. Default: a
-    /// [`MemoryStore`](crate::MemoryStore) of this process; replicas behind a load balancer share
+    /// [`MemoryStore`](crate::store::MemoryStore) of this process; replicas behind a load balancer share
     /// one (e.g. `RedisStore`, with the `redis` feature), or a replay through another replica
     /// goes unseen. A store that fails refuses the single-use call it served (-32603) before
     /// anything runs; calls whose answers are not single-use never ask it.
     ///
     /// ```
-    /// use mcp_resolve_runtime::{MemoryStore, Server};
+    /// use mcp_resolve_runtime::{Server, store::MemoryStore};
     /// let server = Server::new("notes").store(MemoryStore::with_capacity(10_000));
     /// # let _ = server;
     /// ```

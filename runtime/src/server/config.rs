@@ -9,7 +9,7 @@ use std::time::Duration;
 /// Who may cache list results (`cacheScope` on 2026-07-28), with [`Server::list_cache`](crate::Server::list_cache).
 ///
 /// ```
-/// use mcp_resolve_runtime::{CacheScope, Server};
+/// use mcp_resolve_runtime::{Server, server::CacheScope};
 /// let server = Server::new("notes").list_cache(60_000, CacheScope::Private);
 /// # let _ = server;
 /// ```
@@ -56,7 +56,7 @@ pub(crate) struct Config {
     /// How many questions one tool, prompt or resource may ask one caller per window.
     pub(crate) question_limit: Arc<crate::resolve::limit::QuestionLimit>,
     /// The URL-mode flows each caller has waiting, and how many it may (shared with every
-    /// [`UrlFlows`](crate::UrlFlows) taken from the server, so the bound set later holds too).
+    /// [`UrlFlows`](crate::url_flow::UrlFlows) taken from the server, so the bound set later holds too).
     pub(crate) waiting_flows: Arc<crate::url_flow::Waiting>,
     /// The `subscriptions/listen` streams open, their bounds and lifetime.
     pub(crate) listens: Arc<super::listen::ListenLimits>,

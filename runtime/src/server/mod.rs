@@ -1,6 +1,9 @@
-//! The server: what its author builds ([`builder`]), the protocol state of one connection
-//! ([`session`]), one call from params to result ([`call`]), `subscriptions/listen` streams
-//! ([`listen`]) and per-caller call rates ([`rate`]). Transports feed it requests through the
+//! The server: [`Server`], what its author builds, and [`CacheScope`], who may cache its list
+//! results.
+//!
+//! Inside (not public): what the author builds (`builder`), the protocol state of one connection
+//! (`session`), one call from params to result (`call`), `subscriptions/listen` streams
+//! (`listen`) and per-caller call rates (`rate`). Transports feed it requests through the
 //! dispatcher; it never touches I/O itself.
 
 pub(crate) mod answers;

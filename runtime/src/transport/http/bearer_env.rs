@@ -29,7 +29,7 @@ impl HttpOptions {
     /// // Nothing set: no bearer tokens.
     /// let options = HttpOptions::default().bearer_from_env()?;
     /// # let _ = options;
-    /// # Ok::<(), mcp_resolve_runtime::AuthError>(())
+    /// # Ok::<(), mcp_resolve_runtime::auth::AuthError>(())
     /// ```
     pub fn bearer_from_env(self) -> Result<Self, AuthError> {
         self.bearer_from(|name| std::env::var_os(name))

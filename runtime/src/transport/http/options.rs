@@ -93,7 +93,7 @@ impl HttpOptions {
     /// page a URL-mode question sends the user to, say. Its requests pass the same `Host` /
     /// `Origin` check and body bounds as MCP requests, but no bearer token is asked for: the
     /// page signs its user in itself (a browser brings no token), and checks that user against
-    /// the flow with [`UrlFlows`](crate::UrlFlows). Responses get `Cache-Control: no-store`,
+    /// the flow with [`UrlFlows`](crate::url_flow::UrlFlows). Responses get `Cache-Control: no-store`,
     /// `Referrer-Policy: same-origin` (the URL carries the flow's id: it never leaves for another
     /// site, while the page's own form posts keep their `Origin`) and `X-Frame-Options: DENY`
     /// unless the handler sets them.
