@@ -42,6 +42,11 @@ pub(crate) fn server() -> Server {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.as_slice() {
         [] => server().serve_stdio().await,

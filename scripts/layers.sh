@@ -21,13 +21,13 @@ import sys
 # file under it. The first pattern that matches a file places it.
 LAYERS = [
     ("base: helpers that know nothing of MCP",
-     ["secret", "expiring", "authority", "throttle", "budget", "args", "form", "form/*"]),
+     ["secret", "app_state", "expiring", "authority", "throttle", "budget", "args", "form", "form/*"]),
     ("protocol: the wire model of both eras and the content it carries", ["protocol", "protocol/*"]),
     ("who and where: callers, access, sealing, stores, bearer tokens, the client back-channel, "
      "resource updates",
      ["principal", "access", "seal", "store", "redis_store", "auth", "auth/*", "peer", "updates"]),
     ("questions: what a question is (forms, URL flows, samples, roots) and its answers",
-     ["elicit", "sampling", "url_flow", "question"]),
+     ["choices", "elicit", "sampling", "url_flow", "question"]),
     ("what a body sees: the context, results, completions", ["context", "tool_result", "completion"]),
     ("registered items: tools, prompts, resources and the resolvers they declare",
      ["item", "resolve/def", "resolve/checks", "tool", "prompt", "resource", "__private"]),

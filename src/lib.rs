@@ -51,7 +51,7 @@ pub mod prelude {
     #[cfg(feature = "macros")]
     pub use mcp_resolve_macros::{FormSchema, prompt, resolve, resolver, resource, tool};
     pub use mcp_resolve_runtime::{
-        Context, Elicit, Server,
+        Context, Elicit, Server, State,
         elicit::{Ask, Confirm, ElicitationResult, Resolution},
         prompt::{GetPromptResult, PromptMessage, Role},
         protocol::LogLevel,

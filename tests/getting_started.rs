@@ -45,6 +45,8 @@ const ACCEPT: &str = r#"{"people": 4, "outside": true}"#;
 /// The last line of `client.py`'s output when it declines or cancels, as the README says.
 const DECLINED: &str = "book_table: Not booked: you declined.";
 const CANCELLED: &str = "book_table: Not booked: cancelled.";
+/// What a stdio server says on stderr when it starts, as the README quotes it.
+const STDIO_LINE: &str = "serving MCP on stdio: waiting for a client on stdin";
 /// The error of a client without the form elicitation capability.
 const MISSING_CAPABILITY: i64 = -32021;
 
@@ -341,6 +343,8 @@ fn readme_marks_the_blocks_it_gives() {
         format!("\"mcp=={}\"", sdk_version()),
         format!("client.py accept ./target/debug/{PACKAGE}"),
         "cargo run -- --http 127.0.0.1:8000".into(),
+        format!("`{STDIO_LINE}`"),
+        "`serving MCP (Streamable HTTP): listening on http://127.0.0.1:8000/mcp`".into(),
         "client.py accept http://127.0.0.1:8000/mcp".into(),
         format!("With `decline` the last line is `{DECLINED}`, with `cancel` `{CANCELLED}`."),
     ];
@@ -359,6 +363,12 @@ fn readme_client_over_stdio() {
     run.check(
         run.stdout == output,
         format_args!("client.py's output is not the README's:\n--- README ---\n{output}"),
+    );
+    // The server is not silent: its subscriber (the README's `main`) says on stderr, which the
+    // client passes through, that it waits for a client.
+    run.check(
+        run.stderr.contains(STDIO_LINE),
+        format_args!("the server's stderr does not say {STDIO_LINE:?}"),
     );
     for (action, last) in [("decline", DECLINED), ("cancel", CANCELLED)] {
         let run = readme_client(&format!("client.py {action} (stdio)"), action, &server);
@@ -394,6 +404,11 @@ fn readme_client_over_http() {
     run.check(
         run.stdout == output,
         format_args!("client.py's output over HTTP is not the README's:\n--- README ---\n{output}"),
+    );
+    let listening = format!("listening on {}", server.url());
+    run.check(
+        run.stderr.contains(&listening),
+        format_args!("the server's stderr does not say {listening:?}"),
     );
 }
 

@@ -297,6 +297,53 @@ pub mod form_check {
 }
 
 pub use crate::completion::Completer;
+
+// ---------------------------------------------------------------- application state
+
+pub use crate::app_state::{State, StateNeed};
+pub use crate::context::FromContext;
+
+/// What `#[arg(complete = f)]` names: `async fn f(value: String, cx: Context) -> Vec<String>`,
+/// or with a `State<T>` in place of the `Context`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a completer",
+    label = "not `async fn(String, Context) -> Vec<String>`",
+    note = "a completer is `async fn f(value: String, cx: Context) -> Vec<String>`, or takes a `State<T>` in place of `cx`"
+)]
+pub trait CompleterFn<X> {
+    /// The completer's future.
+    type Future: core::future::Future<Output = Vec<String>>;
+    /// Calls it.
+    fn complete(self, value: String, x: X) -> Self::Future;
+}
+
+impl<X, F, Fut> CompleterFn<X> for F
+where
+    F: FnOnce(String, X) -> Fut,
+    Fut: core::future::Future<Output = Vec<String>>,
+{
+    type Future = Fut;
+    fn complete(self, value: String, x: X) -> Fut {
+        self(value, x)
+    }
+}
+
+/// Runs completer `f` with the value typed so far and its second parameter read from the
+/// context (the `Context`, or a `State<T>`); no values when that fails.
+pub async fn complete_with<X: FromContext, F: CompleterFn<X>>(f: F, value: String, cx: Context) -> Vec<String> {
+    match X::from_context(&cx) {
+        Ok(x) => f.complete(value, x).await,
+        Err(e) => {
+            tracing::error!("a completer could not run: {e}");
+            Vec::new()
+        }
+    }
+}
+
+/// The application state completer `f` takes (its second parameter's), if any.
+pub fn completer_need<X: FromContext, F: CompleterFn<X>>(_: F) -> Option<StateNeed> {
+    X::STATE
+}
 pub use crate::prompt::{GetPromptResult, IntoPromptResult, Prompt, PromptArgument, PromptCall, PromptDefinition};
 pub use crate::protocol::ErrorObject;
 

@@ -26,6 +26,15 @@ impl ArgumentError {
     pub fn name(&self) -> &str {
         &self.name
     }
+
+    /// A `State<T>` parameter whose state the server does not hold (a server checks this before
+    /// it serves, so only a hand-built call meets it).
+    pub(crate) fn missing_state(name: &str, ty: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            message: format!("the server holds no state of type `{ty}`: register one with `Server::state`"),
+        }
+    }
 }
 
 impl fmt::Display for ArgumentError {

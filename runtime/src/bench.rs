@@ -242,7 +242,7 @@ pub fn answer_form<F: FormSchema + Send + Sync + 'static>(
     let crate::elicit::AskRequest::Form { message, schema } = &ask.request else {
         return (FormAnswer::Refused("a form question is a form".into()), None);
     };
-    let neutral = schema(RenderOptions::default());
+    let neutral = schema.render(RenderOptions::default());
     let digest = crate::seal::question_digest(message, &neutral);
     let question = Question {
         kind: "tool",

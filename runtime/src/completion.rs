@@ -14,7 +14,8 @@ use serde::Serialize;
 pub const MAX_COMPLETIONS: usize = 100;
 
 /// A completer: given what the user typed so far, the values to offer. `#[arg(complete = f)]`
-/// makes one of `async fn f(value: String, cx: Context) -> Vec<String>`.
+/// makes one of `async fn f(value: String, cx: Context) -> Vec<String>`, or of
+/// `async fn f(value: String, state: State<T>) -> Vec<String>` to read application state.
 ///
 /// ```
 /// use mcp_resolve_runtime::{Context, completion::Completer};
@@ -27,15 +28,28 @@ pub const MAX_COMPLETIONS: usize = 100;
 /// # let _ = c;
 /// ```
 #[derive(Clone, Copy)]
-pub struct Completer(fn(String, Context) -> BoxFuture<'static, Vec<String>>);
+pub struct Completer(
+    fn(String, Context) -> BoxFuture<'static, Vec<String>>,
+    Option<crate::app_state::StateNeed>,
+);
 
 impl Completer {
     /// A completer running `f`.
     pub fn new(f: fn(String, Context) -> BoxFuture<'static, Vec<String>>) -> Self {
-        Self(f)
+        Self(f, None)
+    }
+    /// The same completer, taking application state of the type `need` names (which the server
+    /// checks it holds before it serves).
+    #[doc(hidden)]
+    pub fn needing(self, need: Option<crate::app_state::StateNeed>) -> Self {
+        Self(self.0, need)
     }
     pub(crate) fn run(self, value: String, cx: Context) -> BoxFuture<'static, Vec<String>> {
         (self.0)(value, cx)
+    }
+    /// The application state it takes.
+    pub(crate) fn need(&self) -> Option<crate::app_state::StateNeed> {
+        self.1
     }
 }
 

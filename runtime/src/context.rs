@@ -1,5 +1,6 @@
 //! The per-call context a tool (and later a resolver) can take as a parameter.
 
+use crate::app_state::{State, States};
 use crate::peer::Outbound;
 pub use crate::principal::Principal;
 use crate::protocol::ErrorObject;
@@ -49,6 +50,8 @@ struct ContextInner {
     flows: Option<crate::url_flow::UrlFlows>,
     /// The back-channel a tool body may ask on (handshake era only).
     imperative: Option<Arc<dyn AskNow>>,
+    /// The server's application state (`None` when detached).
+    states: Option<Arc<States>>,
     /// The last progress value sent (progress: "The `progress` value MUST increase with each
     /// notification"), and whether the call answered already (progress notifications "MUST stop
     /// after completion"), shared by every clone.
@@ -75,6 +78,7 @@ pub(crate) struct ContextParts {
     pub(crate) updates: ResourceUpdates,
     pub(crate) flows: crate::url_flow::UrlFlows,
     pub(crate) imperative: Option<Arc<dyn AskNow>>,
+    pub(crate) states: Arc<States>,
 }
 
 impl Context {
@@ -93,6 +97,7 @@ impl Context {
                 updates: Some(p.updates),
                 flows: Some(p.flows),
                 imperative: p.imperative,
+                states: Some(p.states),
                 progress: std::sync::Mutex::default(),
             }),
         }
@@ -115,9 +120,23 @@ impl Context {
                 updates: None,
                 flows: None,
                 imperative: None,
+                states: None,
                 progress: std::sync::Mutex::default(),
             }),
         }
+    }
+
+    /// The server's state of type `T` ([`Server::state`](crate::Server::state)); `None` when
+    /// the server holds none of that type, or the context is detached. An item's or resolver's
+    /// `State<T>` parameter is this, checked when the server starts.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::{Context, protocol::{ClientCapabilities, ProtocolVersion}};
+    /// let cx = Context::detached(ProtocolVersion::V2026_07_28, ClientCapabilities::default());
+    /// assert!(cx.state::<String>().is_none());
+    /// ```
+    pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
+        self.inner.states.as_ref()?.get::<T>()
     }
 
     /// The JSON-RPC id of the request being served (`None` when detached).
@@ -339,6 +358,34 @@ impl Context {
     pub async fn cancelled(&self) {
         self.inner.cancel.cancelled().await
     }
+}
+
+/// A parameter a prompt, a resource or a completer reads from the request's context: the
+/// [`Context`] itself, or application state ([`State<T>`]).
+#[doc(hidden)]
+pub trait FromContext: Sized {
+    /// Reads it; `Err` names what is missing.
+    fn from_context(cx: &Context) -> Result<Self, String>;
+    /// The application state it is, which the server checks it holds.
+    const STATE: Option<crate::app_state::StateNeed> = None;
+}
+
+impl FromContext for Context {
+    fn from_context(cx: &Context) -> Result<Self, String> {
+        Ok(cx.clone())
+    }
+}
+
+impl<T: Send + Sync + 'static> FromContext for State<T> {
+    fn from_context(cx: &Context) -> Result<Self, String> {
+        cx.state::<T>().ok_or_else(|| {
+            format!(
+                "the server holds no state of type `{}`: register one with `Server::state`",
+                std::any::type_name::<T>()
+            )
+        })
+    }
+    const STATE: Option<crate::app_state::StateNeed> = Some(crate::app_state::StateNeed::of::<T>());
 }
 
 /// Why a tool body's question got no answer.

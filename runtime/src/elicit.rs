@@ -2,23 +2,43 @@
 //! page to open ([`Elicit`]), an LLM sample ([`Sample`](crate::sampling::Sample)) or the client's roots
 //! ([`ListRoots`](crate::sampling::ListRoots))), and the three outcomes of a question.
 
+pub use crate::choices::{Choices, MAX_CHOICE_CHARS, MAX_CHOICES};
 use crate::form::{FieldKind, FieldSpec, FormError, FormField, FormSchema, RenderOptions};
 use crate::protocol::messages::CreateMessageParams;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use std::fmt::{self, Display};
+use std::sync::Arc;
 
 /// Reads the accepted answer (a form's content, a sampling or roots result) into the value.
 pub(crate) type ParseFn<T> = Box<dyn Fn(&Value) -> Result<T, String> + Send + Sync>;
+
+/// A form's `requestedSchema`.
+#[derive(Clone, Debug)]
+pub(crate) enum FormRender {
+    /// A `FormSchema` type's, rendered for each era (`RenderOptions`).
+    Static(fn(RenderOptions) -> Map<String, Value>),
+    /// Built when the question is asked (choices from data), the same on both eras.
+    Built(std::sync::Arc<Map<String, Value>>),
+    /// A question that cannot be asked, and why: asking it ends the call with that error.
+    Invalid(String),
+}
+
+impl FormRender {
+    pub(crate) fn render(&self, options: RenderOptions) -> Map<String, Value> {
+        match self {
+            Self::Static(f) => f(options),
+            Self::Built(m) => Map::clone(m),
+            Self::Invalid(_) => Map::new(),
+        }
+    }
+}
 
 /// What a question asks the client for, as it goes on the wire.
 #[derive(Clone, Debug)]
 pub(crate) enum AskRequest {
     /// `elicitation/create`, form mode: the message and the form.
-    Form {
-        message: String,
-        schema: fn(RenderOptions) -> Map<String, Value>,
-    },
+    Form { message: String, schema: FormRender },
     /// `elicitation/create`, URL mode: the message and the page to open (the flow's id is added
     /// when it is asked).
     Url { message: String, url: String },
@@ -110,7 +130,7 @@ impl<F: FormSchema> Elicit<F> {
             ask: Ask {
                 request: AskRequest::Form {
                     message: message.into(),
-                    schema: F::requested_schema,
+                    schema: FormRender::Static(F::requested_schema),
                 },
                 // The content of an accepted answer; the asker has checked it is an object.
                 parse: Box::new(|content| match content {
@@ -187,6 +207,80 @@ impl<T> Elicit<T> {
         match &self.ask.request {
             AskRequest::Form { message, .. } | AskRequest::Url { message, .. } => message,
             _ => "",
+        }
+    }
+}
+
+/// A question that cannot be asked: the call ends with an error naming why.
+fn refused<T>(message: String, why: String) -> Elicit<T> {
+    Elicit {
+        ask: Ask {
+            request: AskRequest::Form {
+                message,
+                schema: FormRender::Invalid(why),
+            },
+            parse: Box::new(|_| Err("the question was not asked".into())),
+        },
+    }
+}
+
+impl<T: Clone + Send + Sync + 'static> Elicit<T> {
+    /// Asks the user to pick one of `choices`, options made from data when the resolver runs;
+    /// the value is the picked option's. The answer must be one of the keys offered in this
+    /// very question (else it is refused as an invalid answer).
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::{Elicit, elicit::{Choices, Resolution}};
+    /// let accounts = [("acct_1", "Alice (work)"), ("acct_2", "Alice (home)")];
+    /// let choices = accounts
+    ///     .iter()
+    ///     .fold(Choices::new("account"), |c, (id, name)| c.option(*id, *name, id.to_string()));
+    /// let ask: Resolution<String> = Elicit::pick_one("Two accounts are named Alice. Which one?", choices).into();
+    /// assert!(matches!(ask, Resolution::Ask(_)));
+    /// ```
+    pub fn pick_one(message: impl Into<String>, choices: Choices<T>) -> Self {
+        let message = message.into();
+        if let Some(why) = choices.invalid(false) {
+            return refused(message, why);
+        }
+        let schema = Arc::new(choices.schema(false));
+        Self {
+            ask: Ask {
+                request: AskRequest::Form {
+                    message,
+                    schema: FormRender::Built(schema),
+                },
+                parse: Box::new(move |content| {
+                    let key = choices.field_of(content)?;
+                    choices.pick(key).map_err(|e| e.to_string())
+                }),
+            },
+        }
+    }
+}
+
+impl<T: Clone + Send + Sync + 'static> Elicit<Vec<T>> {
+    /// Asks the user to pick some of `choices` (a multi-select; [`Choices::min_items`] and
+    /// [`Choices::max_items`] bound how many); the value is the picked options' values, in the
+    /// order the answer lists them. Each key must be one offered in this very question, none
+    /// twice.
+    pub fn pick_many(message: impl Into<String>, choices: Choices<T>) -> Self {
+        let message = message.into();
+        if let Some(why) = choices.invalid(true) {
+            return refused(message, why);
+        }
+        let schema = Arc::new(choices.schema(true));
+        Self {
+            ask: Ask {
+                request: AskRequest::Form {
+                    message,
+                    schema: FormRender::Built(schema),
+                },
+                parse: Box::new(move |content| {
+                    let keys = choices.field_of(content)?;
+                    choices.pick_all(keys).map_err(|e| e.to_string())
+                }),
+            },
         }
     }
 }

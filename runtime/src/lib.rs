@@ -22,11 +22,13 @@
 #![cfg_attr(docsrs, feature(doc_cfg))]
 
 mod access;
+mod app_state;
 mod args;
 #[cfg(feature = "http")]
 pub mod auth;
 mod authority;
 mod budget;
+mod choices;
 pub mod completion;
 pub mod context;
 mod dispatch;
@@ -70,6 +72,7 @@ pub mod bench;
 /// The `http` crate's types, as [`HttpOptions::page`] handlers take and return them.
 #[cfg(feature = "http")]
 pub use ::http;
+pub use app_state::State;
 /// The bytes of a page's request and response body.
 #[cfg(feature = "http")]
 pub use bytes::Bytes;

@@ -319,6 +319,12 @@ pub trait Prompt: Send + Sync + 'static {
     fn resolvers(&self) -> &'static [crate::resolve::def::ResolveSlot] {
         &[]
     }
+    /// The application state its own parameters take (`State<T>`), `None` for each other one;
+    /// its resolvers' are read from them. The server checks it holds each before it serves.
+    #[doc(hidden)]
+    fn states(&self) -> &'static [Option<crate::app_state::StateNeed>] {
+        &[]
+    }
     /// Renders the prompt.
     fn get(&self, call: PromptCall) -> BoxFuture<'static, Result<GetPromptResult, ErrorObject>>;
 }

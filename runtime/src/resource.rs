@@ -293,6 +293,12 @@ pub trait Resource: Send + Sync + 'static {
     fn resolvers(&self) -> &'static [crate::resolve::def::ResolveSlot] {
         &[]
     }
+    /// The application state its own parameters take (`State<T>`), `None` for each other one;
+    /// its resolvers' are read from them. The server checks it holds each before it serves.
+    #[doc(hidden)]
+    fn states(&self) -> &'static [Option<crate::app_state::StateNeed>] {
+        &[]
+    }
     /// Reads it.
     fn read(&self, call: ResourceCall) -> BoxFuture<'static, Result<Vec<ResourceContents>, ErrorObject>>;
 }

@@ -73,10 +73,18 @@ impl TestClient {
     /// assert_eq!(b.initialize("2025-06-18", serde_json::json!({})).await["result"]["protocolVersion"], "2025-06-18");
     /// # }
     /// ```
+    ///
+    /// # Panics
+    /// When the server lacks an application state one of its items takes (as serving it would
+    /// fail), with the message naming the type and the item.
     pub fn connect(server: impl Into<Arc<Server>>, era: TestEra) -> Self {
+        let server = server.into();
+        if let Err(e) = server.check_states() {
+            panic!("TestClient: {e}");
+        }
         let (client_side, server_side) = tokio::io::duplex(1 << 20);
         let (sr, sw) = tokio::io::split(server_side);
-        let handle = tokio::spawn(crate::transport::connection::serve_connection(server.into(), sr, sw));
+        let handle = tokio::spawn(crate::transport::connection::serve_connection(server, sr, sw));
         let (cr, cw) = tokio::io::split(client_side);
         Self {
             writer: cw,

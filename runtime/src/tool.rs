@@ -1,5 +1,6 @@
 //! Tools: the trait the `#[tool]` macro implements, tool metadata, argument schemas and extraction.
 
+use crate::app_state::{State, StateNeed};
 pub use crate::args::ArgumentError;
 use crate::args::extract_argument;
 use crate::context::Context;
@@ -396,6 +397,12 @@ pub trait Tool: Send + Sync + 'static {
     fn resolvers(&self) -> &'static [crate::resolve::def::ResolveSlot] {
         &[]
     }
+    /// The application state its own parameters take (`State<T>`), `None` for each other one;
+    /// its resolvers' are read from them. The server checks it holds each before it serves.
+    #[doc(hidden)]
+    fn states(&self) -> &'static [Option<crate::app_state::StateNeed>] {
+        &[]
+    }
     /// Checks the arguments before any resolver runs, so a bad argument is reported before a
     /// question is asked. `Err` is the `isError` result. The default accepts everything.
     fn check_arguments(&self, _arguments: &Map<String, Value>) -> Result<(), CallToolResult> {
@@ -445,6 +452,9 @@ pub trait ToolParam: Sized + Send + 'static {
     fn describe(schema: &mut ArgsSchema, name: &'static str, description: Option<&'static str>);
     /// Extracts the parameter's value for one call.
     fn extract(call: &ToolCall, name: &'static str) -> Result<Self, ArgumentError>;
+    /// The application state it is (`State<T>`), which the server checks it holds.
+    #[doc(hidden)]
+    const STATE: Option<StateNeed> = None;
 }
 
 #[diagnostic::do_not_recommend]
@@ -462,6 +472,17 @@ impl ToolParam for Context {
     fn extract(call: &ToolCall, _: &'static str) -> Result<Self, ArgumentError> {
         Ok(call.context.clone())
     }
+}
+
+/// Application state: not an argument (nothing in the schema), taken from the server.
+impl<T: Send + Sync + 'static> ToolParam for State<T> {
+    fn describe(_: &mut ArgsSchema, _: &'static str, _: Option<&'static str>) {}
+    fn extract(call: &ToolCall, name: &'static str) -> Result<Self, ArgumentError> {
+        call.context
+            .state::<T>()
+            .ok_or_else(|| ArgumentError::missing_state(name, std::any::type_name::<T>()))
+    }
+    const STATE: Option<StateNeed> = Some(StateNeed::of::<T>());
 }
 
 crate::item::into_item!(

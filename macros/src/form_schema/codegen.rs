@@ -185,6 +185,15 @@ fn kind_checks(p: &TokenStream, f: &FieldModel, ops: &Ident) -> Vec<TokenStream>
     applies(key(&f.max_items), "max_items", &["MultiChoice"], multi);
 
     let Some(d) = &f.default else { return out };
+    // One rule for a left-out field: an `Option` is `None`, a field with a default is the
+    // default. Both on one field would make `None` unreachable (a form cannot send `null`).
+    out.push(check(
+        d.key,
+        quote_spanned!(d.key=> !#ops.optional),
+        &format!(
+            "`{name}` is an `Option` with a `default`: a form that leaves it out gets the default, so it would never be `None`; drop the `Option` (the default fills it in) or the `default` (left out is `None`)"
+        ),
+    ));
     let span = d.lit;
     let (kinds, what): (&[&str], &str) = match &d.value {
         DefaultLit::Str(_) => (&["Text", "Choice"], "a string, which fits text and choice fields"),

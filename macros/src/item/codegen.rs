@@ -55,9 +55,13 @@ pub(crate) fn option(value: Option<impl ToTokens>) -> TokenStream {
 /// A `Completer` running `path(value, cx)`; a completer of the wrong shape is reported at the
 /// path.
 pub(crate) fn completer(krate: &TokenStream, path: &syn::Path) -> TokenStream {
-    let call = quote_spanned! {path.span()=> #path(__value, __cx) };
-    quote! {
-        #krate::__private01::Completer::new(|__value, __cx| #krate::__private01::boxed(#call))
+    // Both uses spanned wholly on the path: a function of the wrong shape is one error there.
+    let at = crate::util::spans::respanned(krate, path.span());
+    quote_spanned! {path.span()=>
+        #at::__private01::Completer::new(|__value, __cx| {
+            #at::__private01::boxed(#at::__private01::complete_with(#path, __value, __cx))
+        })
+        .needing(#at::__private01::completer_need(#path))
     }
 }
 
@@ -91,6 +95,32 @@ pub(crate) fn implement<A>(
     );
     let resolver_checks = cx.slots.checks();
     let resolvers_fn = cx.slots.resolvers_fn(krate);
+    // The application state its own parameters take, checked when serving: a tool's through
+    // `ToolParam` (every parameter that is not resolved), a prompt's or resource's through
+    // `FromContext` (its `Context` and `State<T>` parameters).
+    let states: Vec<TokenStream> = cx
+        .params
+        .iter()
+        .filter_map(|p| {
+            let ty = &p.ty;
+            match (&p.source, kind) {
+                (Source::Argument { .. } | Source::Context, Kind::Tool) => {
+                    Some(quote_spanned! {ty.span()=> <#ty as #krate::__private01::ToolParam>::STATE })
+                }
+                (Source::Context, _) => {
+                    Some(quote_spanned! {ty.span()=> <#ty as #krate::__private01::FromContext>::STATE })
+                }
+                _ => None,
+            }
+        })
+        .collect();
+    let states_fn = (!states.is_empty()).then(|| {
+        quote! {
+            fn states(&self) -> &'static [::core::option::Option<#krate::__private01::StateNeed>] {
+                &[#(#states),*]
+            }
+        }
+    });
     let t = kind.trait_(krate);
     let (name, definition_ty, method, call_ty, output) = (&t.name, &t.definition, &t.method, &t.call, &t.output);
     let Generated {
@@ -116,6 +146,7 @@ pub(crate) fn implement<A>(
                 }
 
                 #resolvers_fn
+                #states_fn
                 #methods
 
                 fn #method(
@@ -182,7 +213,17 @@ pub(crate) fn direct_call(
         .iter()
         .zip(locals.iter())
         .map(|(p, local)| match &p.source {
-            Source::Context => quote! { let #local = __call.context.clone(); },
+            Source::Context => {
+                let ty = &p.ty;
+                quote_spanned! {ty.span()=>
+                    let #local = match <#ty as #krate::__private01::FromContext>::from_context(&__call.context) {
+                        ::core::result::Result::Ok(v) => v,
+                        ::core::result::Result::Err(m) => {
+                            return ::core::result::Result::Err(#krate::__private01::ErrorObject::internal(m));
+                        }
+                    };
+                }
+            }
             Source::Resolve(path) => slots.bind(krate, args_ty, (path, &p.ident, &p.ty), local, getter),
             // (`#[confirm]` is refused on prompts and resources: only arguments come here.)
             Source::Argument { .. } | Source::Confirm(_) => {

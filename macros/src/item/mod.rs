@@ -158,3 +158,11 @@ fn params<K: ItemKind>(kind: &mut K, sig: &Signature, errors: &mut Errors) -> Ve
     }
     params
 }
+
+/// Whether `ty` is written `State<…>` (application state), with or without a path: a parameter
+/// the server fills, never an argument.
+pub(crate) fn is_state(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(tp) if tp.qself.is_none()
+        && tp.path.segments.last().is_some_and(|s| s.ident == "State"
+            && matches!(&s.arguments, syn::PathArguments::AngleBracketed(a) if a.args.len() == 1)))
+}

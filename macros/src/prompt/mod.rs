@@ -34,11 +34,14 @@ impl Options for PromptArgs {
     }
 }
 
-const TYPE_HINT: &str = "MCP prompt arguments are strings: use `String` for a required argument, `Option<String>` for an optional one, `Context` for the request's context, or `#[resolve(a_resolver)]` for a value a resolver provides";
+const TYPE_HINT: &str = "MCP prompt arguments are strings: use `String` for a required argument, `Option<String>` for an optional one, `Context` for the request's context, `State<T>` for application state, or `#[resolve(a_resolver)]` for a value a resolver provides";
 
 /// Where a parameter's value comes from, read from how its type is written (`String`,
 /// `Option<String>`, `Context`, with or without a path).
 fn source_of(ty: &Type) -> Option<Source> {
+    if item::is_state(ty) {
+        return Some(Source::Context);
+    }
     let Type::Path(tp) = ty else { return None };
     if tp.qself.is_some() {
         return None;
@@ -106,7 +109,7 @@ impl ItemKind for Prompt {
         {
             errors.spanned(
                 &pt.ty,
-                "the `Context` is not an argument, so `#[arg(...)]` options do not apply to it: remove them",
+                "the `Context` and application state (`State<T>`) are not arguments, so `#[arg(...)]` options do not apply to them: remove them",
             );
         }
         Some(source)

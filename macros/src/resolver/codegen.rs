@@ -120,6 +120,15 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
             },
         }
     });
+    // The application state its plain parameters take (`State<T>`), checked when serving.
+    let states: Vec<TokenStream> = params
+        .iter()
+        .filter(|p| p.dep.is_none())
+        .map(|p| {
+            let ty = &p.ty;
+            quote_spanned! {ty.span()=> <#ty as #krate::__private01::FromResolveInputs>::STATE }
+        })
+        .collect();
     // The parameters the checker compares with each item's arguments (not the dependencies').
     let plain = params.iter().filter(|p| p.dep.is_none()).map(|p| {
         let ident = &p.ident;
@@ -193,6 +202,7 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
                 module: ::core::module_path!(),
                 key: #key,
                 deps: &[#(#dep_defs),*],
+                states: &[#(#states),*],
                 once: #once,
                 run: __mcp_resolve_run,
             };
@@ -276,6 +286,7 @@ fn fallback_impl(
                 module: ::core::module_path!(),
                 key: #key,
                 deps: &[],
+                states: &[],
                 once: false,
                 run: __mcp_resolve_run,
             };

@@ -239,11 +239,12 @@ fn param_checks(v: &Visit) -> TokenStream {
             let article = if noun.starts_with(['a', 'e', 'i', 'o', 'u']) { "an" } else { "a" };
             let message = escape(format!("`{pname}` is not {article} {noun} of {item}"));
             let label = escape(listed.clone());
-            let note = "a resolver parameter is one of the arguments of the tool or prompt (by its wire name, after `#[arg(rename)]`) or a template variable of the resource, a `#[resolve(other)]` value, or the `Context`";
+            let note = "a resolver parameter is one of the arguments of the tool or prompt (by its wire name, after `#[arg(rename)]`) or a template variable of the resource, a `#[resolve(other)]` value, the `Context`, or application state (`State<T>`)";
             quote_spanned! {span=>
                 #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
                 trait Argument {}
                 impl Argument for #krate::__private01::Context {}
+                impl<T: ?Sized> Argument for #krate::__private01::State<T> {}
                 fn #need<T: Argument>(_: T) {}
                 #need(#ident)
             }

@@ -140,11 +140,11 @@ impl ItemKind for Resource {
             }
             return Some(Source::Resolve(path.clone()));
         }
-        if is_named(&pt.ty, "Context") {
+        if is_named(&pt.ty, "Context") || item::is_state(&pt.ty) {
             if let Some(path) = complete {
                 errors.spanned(
                     path,
-                    "the `Context` is not a template variable, so it has no completions: remove `complete`",
+                    "the `Context` and application state (`State<T>`) are not template variables, so they have no completions: remove `complete`",
                 );
             }
             return Some(Source::Context);
@@ -153,7 +153,7 @@ impl ItemKind for Resource {
         if !is_named(&pt.ty, "String") {
             errors.spanned(
                 &pt.ty,
-                format!("a template variable is a `String` (write `{name}: String`, and parse it in the body); the other `#[resource]` parameters are the request's `Context` and `#[resolve(a_resolver)]` values"),
+                format!("a template variable is a `String` (write `{name}: String`, and parse it in the body); the other `#[resource]` parameters are the request's `Context`, application state (`State<T>`) and `#[resolve(a_resolver)]` values"),
             );
             self.bound.push(name);
             return None;

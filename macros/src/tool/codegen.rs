@@ -94,6 +94,7 @@ pub(super) fn generate(d: &Definition<'_>, cx: &mut Cx<'_>) -> Generated {
                             module: ::core::concat!(::core::module_path!(), "::", #wire_name),
                             key: #name,
                             deps: &[],
+                            states: &[],
                             once: false,
                             run: #run,
                         };

@@ -46,12 +46,14 @@ impl ItemKind for Tool {
             );
             return None;
         }
-        Some(
-            helpers
-                .source
-                .as_ref()
-                .map_or(Source::ARGUMENT, |(source, _)| source.clone()),
-        )
+        // Application state is no argument: nothing in the schema, and resolvers do not read
+        // it by name (they take a `State<T>` of their own).
+        let plain = if item::is_state(&pt.ty) {
+            Source::Context
+        } else {
+            Source::ARGUMENT
+        };
+        Some(helpers.source.as_ref().map_or(plain, |(source, _)| source.clone()))
     }
 
     fn check(&mut self, ident: &Ident, params: &[Param], errors: &mut Errors) {

@@ -152,9 +152,16 @@ pub(crate) fn prepare<'a>(
         return Err(ErrorObject::new(codes::MISSING_REQUIRED_CLIENT_CAPABILITY, message)
             .with_data(json!({ "requiredCapabilities": required })));
     }
+    if let AskRequest::Form {
+        schema: crate::elicit::FormRender::Invalid(why),
+        ..
+    } = &ask.request
+    {
+        return Err(ErrorObject::internal(format!("{who} cannot ask its question: {why}")));
+    }
     // Rendered for the wire only when it is actually asked.
     let schema = match &ask.request {
-        AskRequest::Form { schema, .. } => Some(schema(crate::form::RenderOptions::default())),
+        AskRequest::Form { schema, .. } => Some(schema.render(crate::form::RenderOptions::default())),
         _ => None,
     };
     let digest = match (&ask.request, &schema) {
@@ -214,7 +221,7 @@ impl Question<'_> {
                 message: message.clone(),
                 requested_schema: match (&self.schema, self.version.era()) {
                     (Some(neutral), crate::protocol::Era::Stateless) => neutral.clone(),
-                    _ => schema(crate::form::RenderOptions {
+                    _ => schema.render(crate::form::RenderOptions {
                         top_level_title: self.version.era() == crate::protocol::Era::Handshake,
                     }),
                 },
@@ -986,7 +993,7 @@ mod tests {
         let mut ask = confirm(message);
         ask.request = AskRequest::Form {
             message: message.into(),
-            schema,
+            schema: crate::elicit::FormRender::Static(schema),
         };
         ask
     }

@@ -1,8 +1,9 @@
 //! What `#[resolver]` generates and what resolver bodies see: a resolver's static description,
 //! one run of its body, its inputs, and how its value reaches a parameter.
 
+use crate::app_state::{State, StateNeed};
 use crate::args::{ArgumentError, extract_argument};
-use crate::context::Context;
+use crate::context::{Context, FromContext};
 use crate::elicit::{IntoResolution, Resolution};
 use crate::question::{AnyValue, AskSpec, FromResolved, Settled};
 use futures_util::future::BoxFuture;
@@ -23,6 +24,8 @@ pub struct ResolverSpec {
     /// The resolvers whose values it takes (functions, so that statics describing each other
     /// need no constant evaluation).
     pub deps: &'static [fn() -> &'static ResolverSpec],
+    /// The application state its parameters take (`State<T>`; `None` for each other one).
+    pub states: &'static [Option<StateNeed>],
     /// `#[resolver(once)]`: its answer is single-use. A call that reaches it (as a parameter's
     /// resolver or a dependency) consumes each `requestState` it opens.
     pub once: bool,
@@ -141,18 +144,27 @@ impl ResolveInputs {
 /// A resolver parameter that is not a `#[resolve]` value: a tool argument, or the context.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a resolver parameter",
-    label = "not a tool argument type or the `Context`",
-    note = "a resolver parameter is one of the tool's arguments (same name and type), a `#[resolve(other)]` value, or the `Context`"
+    label = "not a tool argument type, the `Context` or a `State<T>`",
+    note = "a resolver parameter is one of the tool's arguments (same name and type), a `#[resolve(other)]` value, the `Context`, or application state (`State<T>`)"
 )]
 pub trait FromResolveInputs: Sized {
     /// Reads the parameter for one run of the resolver.
     fn take(inputs: &ResolveInputs, name: &'static str) -> Result<Self, String>;
+    /// The application state it is (`State<T>`), which the server checks it holds.
+    const STATE: Option<StateNeed> = None;
 }
 
 impl FromResolveInputs for Context {
     fn take(inputs: &ResolveInputs, _: &'static str) -> Result<Self, String> {
         Ok(inputs.context())
     }
+}
+
+impl<T: Send + Sync + 'static> FromResolveInputs for State<T> {
+    fn take(inputs: &ResolveInputs, _: &'static str) -> Result<Self, String> {
+        <State<T> as FromContext>::from_context(&inputs.context)
+    }
+    const STATE: Option<StateNeed> = Some(StateNeed::of::<T>());
 }
 
 #[diagnostic::do_not_recommend]

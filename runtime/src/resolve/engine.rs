@@ -278,6 +278,7 @@ mod tests {
         module: "m",
         key: "a",
         deps: &[d],
+        states: &[],
         once: false,
         run: run_nothing,
     };
@@ -286,6 +287,7 @@ mod tests {
         module: "other",
         key: "a",
         deps: &[],
+        states: &[],
         once: false,
         run: run_nothing,
     };
@@ -312,6 +314,7 @@ mod tests {
             module: "m",
             key: "e",
             deps: &[],
+            states: &[],
             once: true,
             run: run_nothing,
         };
@@ -320,6 +323,7 @@ mod tests {
             module: "m",
             key: "f",
             deps: &[e],
+            states: &[],
             once: false,
             run: run_nothing,
         };

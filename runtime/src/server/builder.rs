@@ -6,6 +6,9 @@
 //! gives in [`super::answers`].)
 
 use super::config::{CacheScope, Config};
+#[cfg(doc)]
+use crate::app_state::State;
+use crate::app_state::States;
 use crate::budget::Budget;
 use crate::principal::Principal;
 use crate::prompt::IntoPrompt;
@@ -56,6 +59,8 @@ pub struct Server {
     pub(crate) config: Config,
     /// Who subscribed to which resource ([`Server::resource_updates`]).
     pub(crate) updates: crate::updates::ResourceUpdates,
+    /// The application state ([`Server::state`]).
+    pub(crate) states: Arc<States>,
 }
 
 impl std::fmt::Debug for Server {
@@ -99,6 +104,7 @@ impl Server {
             },
             config: Config::default(),
             updates: crate::updates::ResourceUpdates::default(),
+            states: Arc::default(),
         }
     }
     /// Sets the version reported in `serverInfo`.
@@ -112,6 +118,52 @@ impl Server {
         self.instructions = Some(text.into());
         self
     }
+    /// Holds `value` as application state: every `#[tool]`, `#[prompt]`, `#[resource]`,
+    /// `#[resolver]` or completer parameter of type [`State<T>`] receives it (hidden from the
+    /// schemas), and [`Context::state`](crate::Context::state) returns it. Each server has its
+    /// own; a second value of the same type replaces the first. A server missing a state one
+    /// of its items or resolvers takes does not start: serving returns an error naming the
+    /// type and the item.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::Server;
+    /// struct Tracker {
+    ///     url: String,
+    /// }
+    /// let server = Server::new("triage").state(Tracker { url: "https://tracker.example".into() });
+    /// # let _ = server;
+    /// ```
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        Arc::make_mut(&mut self.states).insert(value);
+        self
+    }
+
+    /// Whether the server holds every application state its items, resolvers and completers
+    /// take; `Err` names the first missing type and who takes it. Serving checks this first.
+    pub(crate) fn check_states(&self) -> Result<(), String> {
+        for kind in [Kind::Tool, Kind::Prompt, Kind::Resource] {
+            for item in self.registry.of(kind) {
+                for (need, via) in item.state_needs() {
+                    if self.states.has(&need) {
+                        continue;
+                    }
+                    let via = match via {
+                        None => String::new(),
+                        Some("completer") => " (in a completer)".to_owned(),
+                        Some(resolver) => format!(" (through resolver `{resolver}`)"),
+                    };
+                    return Err(format!(
+                        "{} `{}` takes `State<{}>`{via}, and the server holds no state of that type: register one with `Server::state(value)` before serving",
+                        kind.as_str(),
+                        item.id,
+                        (need.name)(),
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Registers a tool; its definition (name, schemas) is built now, once.
     ///
     /// # Panics

@@ -205,6 +205,7 @@ impl PendingCall {
                 })),
                 _ => None,
             },
+            states: server.states.clone(),
         });
         // However the call ends, its context sends no progress after its answer.
         let _finished = FinishOnDrop(context.clone());
@@ -348,6 +349,7 @@ mod tests {
         module: "tests",
         key: "ask",
         deps: &[],
+        states: &[],
         once: false,
         run: ask,
     };

@@ -3,11 +3,13 @@
 //! one panic guard) and answering it go through `Item`; only [`Body`] and [`Finished`] know the
 //! three kinds apart.
 
+use crate::app_state::StateNeed;
+use crate::completion::Completer;
 use crate::prompt::{GetPromptResult, Prompt, PromptCall, PromptDefinition};
 use crate::protocol::ErrorObject;
 use crate::protocol::content::ResourceContents;
 use crate::question::Settled;
-use crate::resolve::def::ResolveSlot;
+use crate::resolve::def::{ResolveSlot, ResolverSpec};
 use crate::resolve::engine::Keys;
 use crate::resource::{Resource, ResourceCall, ResourceDefinition, ResourceUri};
 use crate::tool::{Tool, ToolCall, ToolDefinition};
@@ -152,6 +154,39 @@ impl Item {
             Body::Prompt(p, _) => p.resolvers(),
             Body::Resource(r, _) => r.resolvers(),
         }
+    }
+
+    /// Every application state it takes, with who takes it: its own parameters (`None`), its
+    /// completers (`Some("completer")`), and each resolver it reaches, once (its name).
+    pub(crate) fn state_needs(&self) -> Vec<(StateNeed, Option<&'static str>)> {
+        let own = match &self.body {
+            Body::Tool(t) => t.states(),
+            Body::Prompt(p, _) => p.states(),
+            Body::Resource(r, _) => r.states(),
+        };
+        let mut needs: Vec<(StateNeed, Option<&'static str>)> = own.iter().flatten().map(|n| (*n, None)).collect();
+        let completers: Vec<Completer> = match &self.body {
+            Body::Tool(_) => Vec::new(),
+            Body::Prompt(_, d) => d.arguments.iter().filter_map(|a| a.completer).collect(),
+            Body::Resource(_, d) => d.completers.iter().map(|(_, c)| *c).collect(),
+        };
+        needs.extend(
+            completers
+                .iter()
+                .filter_map(|c| c.need())
+                .map(|n| (n, Some("completer"))),
+        );
+        let mut seen: Vec<&'static ResolverSpec> = Vec::new();
+        let mut stack: Vec<&'static ResolverSpec> = self.resolvers().iter().map(|s| s.resolver).collect();
+        while let Some(spec) = stack.pop() {
+            if seen.iter().any(|s| s.same(spec)) {
+                continue;
+            }
+            seen.push(spec);
+            needs.extend(spec.states.iter().flatten().map(|n| (*n, Some(spec.name))));
+            stack.extend(spec.deps.iter().map(|dep| dep()));
+        }
+        needs
     }
 
     /// The prompt's definition (`None` for another kind).

@@ -25,14 +25,25 @@ impl Server {
     /// a third less latency per call than the multi-thread one, which hands each call and each
     /// response between worker threads (figures in `docs/PERFORMANCE.md`).
     ///
+    /// It refuses to start (an [`std::io::ErrorKind::InvalidInput`] error naming the type and
+    /// the item) when an item, resolver or completer takes a `State<T>` the server does not hold
+    /// ([`Server::state`](crate::Server::state)).
+    ///
     /// ```no_run
     /// # async fn run() -> std::io::Result<()> {
     /// mcp_resolve_runtime::Server::new("notes").serve_stdio().await
     /// # }
     /// ```
     pub async fn serve_stdio(self) -> std::io::Result<()> {
+        if let Err(why) = self.check_states() {
+            tracing::error!("{why}");
+            return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, why));
+        }
         let server = Arc::new(self);
         let (input, output) = stdio();
+        // On stderr through the author's subscriber (stdout carries the protocol): a server
+        // started by hand otherwise waits in silence.
+        tracing::info!(server = %server.info().name, "serving MCP on stdio: waiting for a client on stdin");
         super::connection::serve_connection(server, input, output).await
     }
 }

@@ -445,11 +445,17 @@ impl Server {
     /// when the listener is bound to an address that is not loopback and no `Host` is allowed
     /// besides the loopback names ([`HttpOptions::allow_host`], [`HttpOptions::resource`], or
     /// the opt-out [`HttpOptions::allow_any_host`]), and when bearer tokens are required with
-    /// any `Host` allowed but no [`HttpOptions::resource`] to name in the metadata.
+    /// any `Host` allowed but no [`HttpOptions::resource`] to name in the metadata; and, as
+    /// [`Server::serve_stdio`] does, when an item takes a `State<T>` the server does not hold.
     pub async fn serve_http_on(self, listener: TcpListener, options: HttpOptions) -> std::io::Result<()> {
         let bound = listener.local_addr()?;
         let state = State::new(Arc::new(self), options);
         state.check_start(bound)?;
+        tracing::info!(
+            server = %state.server.info().name,
+            "serving MCP (Streamable HTTP): listening on http://{bound}{}",
+            state.options.path
+        );
         let permits = Arc::new(Semaphore::new(state.options.max_connections));
         let mut backoff = ACCEPT_BACKOFF_MIN;
         loop {
@@ -524,6 +530,9 @@ impl State {
             tracing::error!("{why}");
             Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, why))
         };
+        if let Err(why) = self.server.check_states() {
+            return refuse(why);
+        }
         if let Some(resource) = &self.options.resource {
             let absolute = crate::authority::parse_url(resource)
                 .is_some_and(|(scheme, _, _)| matches!(scheme.as_str(), "http" | "https"));
