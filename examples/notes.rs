@@ -24,25 +24,43 @@
 
 use mcp_resolve::prelude::*;
 use std::collections::BTreeMap;
-use std::sync::{LazyLock, Mutex};
+use std::sync::Mutex;
 
-/// The folders: path → file names.
-static FOLDERS: LazyLock<Mutex<BTreeMap<String, Vec<String>>>> = LazyLock::new(|| {
-    Mutex::new(BTreeMap::from([
-        ("/tmp/notes/empty".to_string(), vec![]),
-        (
-            "/tmp/notes/drafts".to_string(),
-            vec!["a.md".to_string(), "b.md".to_string()],
-        ),
-        (
-            "/tmp/notes/ideas".to_string(),
-            vec!["garden.md".to_string(), "trip.md".to_string()],
-        ),
-    ]))
-});
+/// The folders the server works on (path → file names): its application state, registered once
+/// with `Server::state` and taken as `State<Folders>` by the tool, the prompt, the resource and
+/// the resolvers. A real server holds a database pool or an API client here.
+pub(crate) struct Folders(Mutex<BTreeMap<String, Vec<String>>>);
 
-fn file_count(path: &str) -> usize {
-    FOLDERS.lock().map(|f| f.get(path).map_or(0, Vec::len)).unwrap_or(0)
+impl Folders {
+    /// Three folders: one empty, two with notes.
+    pub(crate) fn sample() -> Self {
+        Self(Mutex::new(BTreeMap::from([
+            ("/tmp/notes/empty".to_string(), vec![]),
+            (
+                "/tmp/notes/drafts".to_string(),
+                vec!["a.md".to_string(), "b.md".to_string()],
+            ),
+            (
+                "/tmp/notes/ideas".to_string(),
+                vec!["garden.md".to_string(), "trip.md".to_string()],
+            ),
+        ])))
+    }
+
+    /// The file names of a folder (`None`: no such folder).
+    fn files(&self, path: &str) -> Option<Vec<String>> {
+        self.0.lock().ok().and_then(|f| f.get(path).cloned())
+    }
+
+    fn file_count(&self, path: &str) -> usize {
+        self.files(path).map_or(0, |f| f.len())
+    }
+
+    fn remove(&self, path: &str) {
+        if let Ok(mut folders) = self.0.lock() {
+            folders.remove(path);
+        }
+    }
 }
 
 /// The confirmation form.
@@ -53,8 +71,8 @@ pub(crate) struct Confirm {
 
 /// Asks before deleting a folder that still has files; an empty folder needs no question.
 #[resolver]
-async fn confirm_delete(path: String) -> Resolution<Confirm> {
-    let count = file_count(&path);
+async fn confirm_delete(path: String, folders: State<Folders>) -> Resolution<Confirm> {
+    let count = folders.file_count(&path);
     if count == 0 {
         return Resolution::Value(Confirm { ok: true });
     }
@@ -66,13 +84,12 @@ async fn confirm_delete(path: String) -> Resolution<Confirm> {
 pub(crate) async fn delete_folder(
     /// The folder to delete, e.g. `/tmp/notes/drafts`.
     path: String,
+    folders: State<Folders>,
     #[resolve(confirm_delete)] confirm: ElicitationResult<Confirm>,
 ) -> String {
     match confirm {
         ElicitationResult::Accepted(Confirm { ok: true }) => {
-            if let Ok(mut folders) = FOLDERS.lock() {
-                folders.remove(&path);
-            }
+            folders.remove(&path);
             format!("deleted {path}")
         }
         ElicitationResult::Accepted(_) => "kept the folder".into(),
@@ -122,12 +139,10 @@ pub(crate) async fn summarize_folder(
     /// `short` or `detailed`; asked when left out.
     length: Option<String>,
     #[resolve(ask_length)] style: SummaryStyle,
+    folders: State<Folders>,
 ) -> Vec<PromptMessage> {
     let _ = length;
-    let files = FOLDERS
-        .lock()
-        .map(|f| f.get(&path).cloned().unwrap_or_default())
-        .unwrap_or_default();
+    let files = folders.files(&path).unwrap_or_default();
     let how = match style.length {
         Length::Short => "in one sentence",
         Length::Detailed => "file by file",
@@ -144,9 +159,9 @@ pub(crate) async fn summarize_folder(
 
 /// Asks before a folder's file names go to the assistant.
 #[resolver(key = "share_folder")]
-async fn consent_to_share(name: String) -> Resolution<Confirm> {
+async fn consent_to_share(name: String, folders: State<Folders>) -> Resolution<Confirm> {
     let path = format!("/tmp/notes/{name}");
-    match file_count(&path) {
+    match folders.file_count(&path) {
         0 => Resolution::Value(Confirm { ok: true }),
         n => Elicit::form(format!(
             "Share the names of the {n} file(s) in {path} with the assistant?"
@@ -160,10 +175,11 @@ async fn consent_to_share(name: String) -> Resolution<Confirm> {
 #[resource(template = "notes://folder/{name}", mime_type = "text/plain")]
 pub(crate) async fn folder(
     name: String,
+    folders: State<Folders>,
     #[resolve(consent_to_share)] consent: ElicitationResult<Confirm>,
 ) -> Result<Vec<String>, String> {
     let path = format!("/tmp/notes/{name}");
-    let files = FOLDERS.lock().ok().and_then(|f| f.get(&path).cloned());
+    let files = folders.files(&path);
     match (files, consent) {
         (None, _) => Ok(Vec::new()),
         (Some(files), ElicitationResult::Accepted(Confirm { ok: true })) => Ok(vec![files.join("\n")]),
@@ -180,6 +196,7 @@ async fn main() -> std::io::Result<()> {
         .init();
     let mut server = Server::new("notes")
         .version(env!("CARGO_PKG_VERSION"))
+        .state(Folders::sample())
         .tool(delete_folder)
         .tool(add)
         .prompt(summarize_folder)
@@ -253,7 +270,6 @@ async fn main() -> std::io::Result<()> {
             if options.bearer_required() {
                 tracing::info!("bearer tokens required");
             }
-            tracing::info!(%addr, "serving Streamable HTTP on /mcp");
             server.serve_http(addr, options).await
         }
         None => server.serve_stdio().await,

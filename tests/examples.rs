@@ -24,6 +24,7 @@ mod watch;
 use mcp_resolve::testing::TestClient;
 use mcp_resolve::{Server, protocol::ProtocolVersion};
 use serde_json::{Value, json};
+use std::sync::Arc;
 
 fn text(frame: &Value) -> String {
     frame["result"]["content"][0]["text"]
@@ -33,13 +34,18 @@ fn text(frame: &Value) -> String {
 }
 
 /// One call on 2026-07-28, answering any question with `answer`; returns (questions, result).
-async fn stateless_call(server: Server, tool: &str, args: Value, answer: Value) -> (Vec<Value>, Value) {
+async fn stateless_call(server: impl Into<Arc<Server>>, tool: &str, args: Value, answer: Value) -> (Vec<Value>, Value) {
     stateless_request(server, "tools/call", json!({"name": tool, "arguments": args}), answer).await
 }
 
 /// One request of `method` (`tools/call`, `prompts/get`, `resources/read`) on 2026-07-28,
 /// retried with `answer` to every question until it completes; returns (questions, result).
-async fn stateless_request(server: Server, method: &str, params: Value, answer: Value) -> (Vec<Value>, Value) {
+async fn stateless_request(
+    server: impl Into<Arc<Server>>,
+    method: &str,
+    params: Value,
+    answer: Value,
+) -> (Vec<Value>, Value) {
     let mut c = TestClient::stateless(server, json!({"elicitation": {"form": {}, "url": {}}}));
     let mut r = c.request(method, params.clone()).await;
     let mut questions = Vec::new();
@@ -59,12 +65,17 @@ async fn stateless_request(server: Server, method: &str, params: Value, answer: 
 }
 
 /// One call on 2025-11-25, answering every back-channel question with `answer`.
-async fn handshake_call(server: Server, tool: &str, args: Value, answer: Value) -> (Vec<Value>, Value) {
+async fn handshake_call(server: impl Into<Arc<Server>>, tool: &str, args: Value, answer: Value) -> (Vec<Value>, Value) {
     handshake_request(server, "tools/call", json!({"name": tool, "arguments": args}), answer).await
 }
 
 /// One request of `method` on 2025-11-25, answering every back-channel question with `answer`.
-async fn handshake_request(server: Server, method: &str, params: Value, answer: Value) -> (Vec<Value>, Value) {
+async fn handshake_request(
+    server: impl Into<Arc<Server>>,
+    method: &str,
+    params: Value,
+    answer: Value,
+) -> (Vec<Value>, Value) {
     let mut c = TestClient::handshake(server, ProtocolVersion::V2025_11_25, json!({"elicitation": {}})).await;
     let id = c.start(method, params).await;
     let mut questions = Vec::new();
@@ -81,12 +92,12 @@ async fn handshake_request(server: Server, method: &str, params: Value, answer: 
 }
 
 /// The notes prompt asks how long the summary should be (unless told), and the folder resource
-/// asks before sharing file names; both on both eras. (`/tmp/notes/ideas`: the tutorial test
-/// deletes `drafts` meanwhile.)
+/// asks before sharing file names; both on both eras.
 #[tokio::test]
 async fn notes_prompt_and_resource_ask_on_both_eras() {
     let server = || {
         Server::new("notes")
+            .state(notes::Folders::sample())
             .prompt(notes::summarize_folder)
             .resource(notes::folder)
     };
@@ -160,7 +171,10 @@ async fn notes_prompt_and_resource_ask_on_both_eras() {
 }
 
 fn notes_server() -> Server {
-    Server::new("notes").tool(notes::delete_folder).tool(notes::add)
+    Server::new("notes")
+        .state(notes::Folders::sample())
+        .tool(notes::delete_folder)
+        .tool(notes::add)
 }
 
 #[tokio::test]
@@ -180,7 +194,6 @@ async fn notes_gives_the_tutorial_outputs_on_both_eras() {
                 }
             }
         };
-        // The folder table is shared by the module, so the deleting run goes last.
         let (q, r) = call(no.clone(), "/tmp/notes/drafts").await;
         assert_eq!(q.len(), 1, "{r}");
         assert_eq!(q[0]["message"], "/tmp/notes/drafts has 2 file(s). Delete anyway?");
@@ -199,9 +212,11 @@ async fn notes_gives_the_tutorial_outputs_on_both_eras() {
             "cancelled: folder not deleted"
         );
     }
-    // Deleting changes the shared table, so these run last: the second deletion asks nothing.
+    // Each server has its own folders: the two deletions share one server, so the second asks
+    // nothing.
+    let shared = Arc::new(notes_server());
     let (q, r) = stateless_call(
-        notes_server(),
+        shared.clone(),
         "delete_folder",
         json!({"path": "/tmp/notes/drafts"}),
         yes.clone(),
@@ -210,7 +225,7 @@ async fn notes_gives_the_tutorial_outputs_on_both_eras() {
     assert_eq!(q.len(), 1);
     assert_eq!(text(&r), "deleted /tmp/notes/drafts");
     let (q, r) = handshake_call(
-        notes_server(),
+        shared.clone(),
         "delete_folder",
         json!({"path": "/tmp/notes/drafts"}),
         yes.clone(),
