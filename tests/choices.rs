@@ -30,17 +30,22 @@ impl Tracker {
     }
 
     fn search(&self, query: &str) -> Vec<(u32, String)> {
+        if query.is_empty() {
+            return self.issues.lock().unwrap().clone();
+        }
         let issues = self.issues.lock().unwrap();
         issues.iter().filter(|(_, t)| t.contains(query)).cloned().collect()
     }
 }
 
-/// The issues matching `query`: the one there is, or the user's pick among them.
+/// The issues matching `query`: none, the one there is, or the user's pick among them.
 #[resolver]
 async fn pick_issues(query: String, tracker: State<Tracker>) -> Resolution<Vec<u32>> {
     let found = tracker.search(&query);
-    if let [(only, _)] = found.as_slice() {
-        return Resolution::Value(vec![*only]);
+    match found.as_slice() {
+        [] => return Resolution::Value(Vec::new()),
+        [(only, _)] => return Resolution::Value(vec![*only]),
+        _ => {}
     }
     let choices = found
         .iter()
@@ -60,6 +65,37 @@ async fn close_issues(query: String, #[resolve(pick_issues)] ids: Vec<u32>) -> S
     let _ = query; // what `pick_issues` searched for
     let ids: Vec<String> = ids.iter().map(|i| format!("#{i}")).collect();
     format!("closed {}", ids.join(", "))
+}
+
+/// Confirms the pick, naming what was picked; asked only after the pick, and not at all when
+/// the pick was declined (this resolver then cannot run) or nothing matched.
+#[resolver]
+async fn confirm_close(#[resolve(pick_issues)] ids: Vec<u32>) -> Resolution<Confirm> {
+    if ids.is_empty() {
+        return Resolution::Value(Confirm { ok: true });
+    }
+    let ids: Vec<String> = ids.iter().map(|i| format!("#{i}")).collect();
+    Elicit::form(format!("Close {}?", ids.join(", "))).into()
+}
+
+/// Close the issues matching a query, after a confirmation naming them.
+#[tool(destructive = true)]
+async fn close_confirmed(
+    query: String,
+    #[resolve(pick_issues)] ids: ElicitationResult<Vec<u32>>,
+    #[resolve(confirm_close)] confirmed: ElicitationResult<Confirm>,
+) -> String {
+    let _ = query;
+    match (ids, confirmed) {
+        (ElicitationResult::Accepted(ids), ElicitationResult::Accepted(Confirm { ok: true })) if ids.is_empty() => {
+            "nothing matched".into()
+        }
+        (ElicitationResult::Accepted(ids), ElicitationResult::Accepted(Confirm { ok: true })) => {
+            format!("closed {ids:?}")
+        }
+        (ElicitationResult::Accepted(_), _) => "not confirmed: nothing closed".into(),
+        _ => "no pick: nothing closed".into(),
+    }
 }
 
 /// One of the issues, for a single pick.
@@ -97,6 +133,7 @@ fn server(tracker: Tracker) -> Server {
         .tool(close_issues)
         .tool(show)
         .tool(overflow)
+        .tool(close_confirmed)
 }
 
 fn caps() -> Value {
@@ -225,4 +262,101 @@ async fn a_question_with_too_many_options_is_not_asked_and_says_why() {
         .or(r["result"]["content"][0]["text"].as_str());
     let message = message.unwrap_or_else(|| panic!("no error in {r}"));
     assert!(message.contains("offers 101 options, more than 100"), "{r}");
+}
+
+/// The answers of one call on 2026-07-28, by question key; returns the questions asked in each
+/// round (key and message) and the final frame.
+async fn mrtr(c: &mut TestClient, arguments: Value, answers: &[(&str, Value)]) -> (Vec<Vec<(String, String)>>, Value) {
+    let params = json!({"name": "close_confirmed", "arguments": arguments});
+    let mut r = c.request("tools/call", params.clone()).await;
+    let mut rounds = Vec::new();
+    while r["result"]["resultType"] == "input_required" {
+        let requests = r["result"]["inputRequests"].as_object().unwrap().clone();
+        rounds.push(
+            requests
+                .iter()
+                .map(|(k, q)| (k.clone(), q["params"]["message"].as_str().unwrap().to_owned()))
+                .collect::<Vec<_>>(),
+        );
+        let mut responses = serde_json::Map::new();
+        for key in requests.keys() {
+            let (_, answer) = answers
+                .iter()
+                .find(|(k, _)| k == key)
+                .unwrap_or_else(|| panic!("no answer for {key}"));
+            responses.insert(key.clone(), answer.clone());
+        }
+        let mut retry = params.clone();
+        retry["inputResponses"] = Value::Object(responses);
+        retry["requestState"] = r["result"]["requestState"].clone();
+        r = c.request("tools/call", retry).await;
+    }
+    (rounds, r)
+}
+
+fn pick(keys: Value) -> Value {
+    json!({"action": "accept", "content": {"issues": keys}})
+}
+
+#[tokio::test]
+async fn the_confirmation_follows_the_pick_and_names_it_on_2026_07_28() {
+    let mut c = TestClient::stateless(server(Tracker::new()), caps());
+    let yes = json!({"action": "accept", "content": {"ok": true}});
+    let answers = [
+        ("pick_issues", pick(json!(["101", "102"]))),
+        ("confirm_close", yes.clone()),
+    ];
+    let (rounds, done) = mrtr(&mut c, json!({"query": "crash"}), &answers).await;
+    assert_eq!(
+        rounds,
+        [
+            vec![(
+                "pick_issues".to_owned(),
+                "2 issues match “crash”. Which ones?".to_owned()
+            )],
+            vec![("confirm_close".to_owned(), "Close #101, #102?".to_owned())],
+        ]
+    );
+    assert_eq!(text(&done), "closed [101, 102]", "{done}");
+
+    // A declined pick: the confirmation is never asked.
+    let answers = [("pick_issues", json!({"action": "decline"}))];
+    let (rounds, done) = mrtr(&mut c, json!({"query": "crash"}), &answers).await;
+    assert_eq!(rounds.len(), 1, "{rounds:?}");
+    assert_eq!(text(&done), "no pick: nothing closed", "{done}");
+
+    // Nothing to pick and nothing to confirm: no question at all.
+    let (rounds, done) = mrtr(&mut c, json!({"query": "nowhere"}), &[]).await;
+    assert!(rounds.is_empty(), "{rounds:?}");
+    assert_eq!(text(&done), "nothing matched", "{done}");
+}
+
+#[tokio::test]
+async fn the_confirmation_follows_the_pick_on_the_back_channel_and_not_after_a_decline() {
+    for (pick_answer, want_confirm, want) in [
+        (pick(json!(["102"])), Some("Close #102?"), "closed [102]"),
+        (json!({"action": "decline"}), None, "no pick: nothing closed"),
+    ] {
+        let mut c = TestClient::handshake(server(Tracker::new()), ProtocolVersion::V2025_11_25, caps()).await;
+        let id = c
+            .start(
+                "tools/call",
+                json!({"name": "close_confirmed", "arguments": {"query": "crash"}}),
+            )
+            .await;
+        let ask = c.recv().await;
+        assert_eq!(ask["params"]["message"], "2 issues match “crash”. Which ones?", "{ask}");
+        c.send(&json!({"jsonrpc": "2.0", "id": ask["id"], "result": pick_answer}))
+            .await;
+        if let Some(message) = want_confirm {
+            let ask = c.recv().await;
+            assert_eq!(ask["params"]["message"], message, "{ask}");
+            c.send(
+                &json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"ok": true}}}),
+            )
+            .await;
+        }
+        let done = c.response_to(&json!(id)).await;
+        assert_eq!(text(&done), want, "{done}");
+    }
 }

@@ -1,30 +1,51 @@
-//! URI templates as `#[resource(template = "…")]` takes them: RFC 6570 level 1.
+//! URI templates as `#[resource(template = "…")]` takes them: RFC 6570 `{name}`, `{+name}`
+//! and `{/name}`.
 
-/// The `{var}` names of a URI template (RFC 6570 level 1), or what is wrong with it. The runtime's
-/// `UriTemplate::parse` reads the same grammar when the resource is registered.
+/// The variable names of a URI template, or what is wrong with it: `{name}`, `{+name}` (reserved
+/// expansion, may hold `/`) and `{/name}` (a path segment). The runtime's `UriTemplate::parse`
+/// reads the same grammar when the resource is registered.
 pub(super) fn template_variables(template: &str) -> Result<Vec<String>, String> {
+    #[derive(PartialEq)]
+    enum Last {
+        Text,
+        Var,
+        Reserved,
+    }
     let mut names: Vec<String> = Vec::new();
     let mut rest = template;
-    let mut last_was_var = false;
+    let mut last = Last::Text;
     while let Some(i) = rest.find(['{', '}']) {
         if rest.as_bytes()[i] == b'}' {
-            return Err("unmatched `}` in the URI template: only `{name}` variables are supported".into());
+            return Err("unmatched `}` in the URI template: write `{name}`, `{+name}` or `{/name}`".into());
         }
         if i > 0 {
-            last_was_var = false;
+            last = Last::Text;
         }
         let after = &rest[i + 1..];
         let Some(end) = after.find('}') else {
             return Err("unclosed `{` in the URI template: write `{name}`".into());
         };
-        let name = &after[..end];
+        let inside = &after[..end];
+        let (op, name) = match inside.as_bytes().first() {
+            Some(b'+') => ('+', &inside[1..]),
+            Some(b'/') => ('/', &inside[1..]),
+            _ => (' ', inside),
+        };
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
             return Err(format!(
-                "`{{{name}}}` is not supported: only `{{name}}` variables (letters, digits, `_`; RFC 6570 level 1) are"
+                "`{{{inside}}}` is not supported: write `{{name}}` (one value without `/`), `{{+name}}` (reserved expansion, may hold `/`) or `{{/name}}` (a path segment); names are letters, digits and `_`"
             ));
         }
-        if last_was_var {
-            return Err("two variables touch in the URI template: put literal text (e.g. `/`) between them".into());
+        match last {
+            Last::Reserved => {
+                return Err(format!(
+                    "`{{{inside}}}` follows a `{{+…}}` variable, which would take it: put literal text (e.g. `/`) between them"
+                ));
+            }
+            Last::Var if op != '/' => {
+                return Err("two variables touch in the URI template: put literal text (e.g. `/`) between them".into());
+            }
+            _ => {}
         }
         if names.iter().any(|n| n == name) {
             return Err(format!(
@@ -32,7 +53,7 @@ pub(super) fn template_variables(template: &str) -> Result<Vec<String>, String> 
             ));
         }
         names.push(name.to_owned());
-        last_was_var = true;
+        last = if op == '+' { Last::Reserved } else { Last::Var };
         rest = &after[end + 1..];
     }
     if names.is_empty() {
@@ -46,10 +67,29 @@ mod tests {
     use super::template_variables;
 
     #[test]
-    fn template_variables_are_level_one_only() {
+    fn template_variables_are_the_operators_the_runtime_matches() {
         assert_eq!(template_variables("test://t/{id}/data").unwrap(), ["id"]);
         assert_eq!(template_variables("a/{x}/b/{y}").unwrap(), ["x", "y"]);
-        for bad in ["a/{x", "a/}", "a/{}", "a/{+x}", "a/{x}{y}", "a/{x}/{x}", "a/b"] {
+        assert_eq!(template_variables("issues://{+repo}/open").unwrap(), ["repo"]);
+        assert_eq!(
+            template_variables("notes://all{/folder}{/file}").unwrap(),
+            ["folder", "file"]
+        );
+        assert_eq!(template_variables("t://{a}{/b}").unwrap(), ["a", "b"]);
+        for bad in [
+            "a/{x",
+            "a/}",
+            "a/{}",
+            "a/{+}",
+            "a/{#x}",
+            "a/{?x}",
+            "a/{x*}",
+            "a/{x}{y}",
+            "a/{+x}{y}",
+            "a/{+x}{/y}",
+            "a/{x}/{x}",
+            "a/b",
+        ] {
             assert!(template_variables(bad).is_err(), "{bad}");
         }
     }
