@@ -91,12 +91,14 @@ use mcp_resolve::{
     url_flow::{FlowError, UrlFlows},
 };
 use serde::{Deserialize, Serialize};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
-/// Where users reach this server's pages (`http://127.0.0.1:PORT`), set once it knows its address.
-/// It is also the one origin whose form posts the pages take.
-pub(crate) static PAGE_BASE: OnceLock<String> = OnceLock::new();
+/// Where users reach this server's pages (`http://127.0.0.1:PORT`, or its public `https` name):
+/// application state the resolver builds the page's URL from (`State<PageBase>`), and the one
+/// origin whose form posts the pages take.
+#[derive(Clone, Debug)]
+pub(crate) struct PageBase(pub(crate) String);
 
 /// The session cookie: a random id the pages map to the signed-in user on the server. Never the
 /// token itself: a cookie sits in the browser's profile and goes with every request, and a leaked
@@ -133,15 +135,13 @@ fn valid_service(service: &str) -> bool {
 
 /// Sends the user to the consent page for `service`.
 #[resolver(key = "connect")]
-async fn ask_consent(service: String) -> Result<Elicit<Connected>, String> {
+async fn ask_consent(service: String, base: State<PageBase>) -> Result<Elicit<Connected>, String> {
     if !valid_service(&service) {
         return Err(format!(
             "`service` must be 1 to 32 lowercase letters, digits or dashes (e.g. github), not {service:?}"
         ));
     }
-    let base = PAGE_BASE
-        .get()
-        .ok_or("the consent page is not served: start the server with --http")?;
+    let base = &base.0;
     Ok(Elicit::url(
         format!("Connect your {service} account: open the page and approve"),
         format!("{base}/connect?service={service}"),
@@ -180,6 +180,8 @@ pub(crate) async fn connect_account(
 pub(crate) struct Pages {
     flows: UrlFlows,
     sign_in: Option<SignIn>,
+    /// This server's origin: the only one whose posts are taken.
+    base: PageBase,
 }
 
 /// What signs browsers in: the MCP endpoint's verifier, and the store of sign-in forms and
@@ -314,10 +316,8 @@ fn set_cookie(name: &str, value: &str, max_age: Duration, same_site: &str) -> Op
 /// site, or on another port of this host (same site: `SameSite` cookies still go with it), is
 /// refused here. The framework's own check accepts any loopback origin (and, on a public bind
 /// without an allow-list, any at all): it stops DNS rebinding, not forged posts.
-fn from_our_pages(req: &Request<Bytes>) -> bool {
-    let Some(ours) = PAGE_BASE.get() else {
-        return false;
-    };
+fn from_our_pages(req: &Request<Bytes>, base: &PageBase) -> bool {
+    let ours = &base.0;
     let mut origins = req.headers().get_all(header::ORIGIN).iter();
     match (origins.next(), origins.next()) {
         (Some(origin), None) => origin.to_str().is_ok_and(|o| o.eq_ignore_ascii_case(ours)),
@@ -432,12 +432,12 @@ impl Pages {
     /// The pages for `flows`; browsers sign in with tokens `verifier` accepts (none: no sign-in).
     /// Sign-ins are kept in a store of their own holding at most [`MAX_SIGN_INS`]; replicas would
     /// share one instead (a `RedisStore`), so that a browser signed in on one is on all.
-    pub(crate) fn new(flows: UrlFlows, verifier: Option<Arc<dyn TokenVerifier>>) -> Self {
+    pub(crate) fn new(flows: UrlFlows, verifier: Option<Arc<dyn TokenVerifier>>, base: PageBase) -> Self {
         let sign_in = verifier.map(|verifier| SignIn {
             verifier,
             store: Arc::new(MemoryStore::with_capacity(MAX_SIGN_INS)),
         });
-        Self { flows, sign_in }
+        Self { flows, sign_in, base }
     }
 
     /// The signed-in user: `Ok(None)` when this server has no sign-in, a 401 page when it has
@@ -536,7 +536,7 @@ impl Pages {
     /// browser, with a token the MCP endpoint would take.
     async fn sign_in(&self, sign_in: &SignIn, req: Request<Bytes>) -> Result<Response<Bytes>, Response<Bytes>> {
         // 1. Posted from this server's own page (a forged post names its own origin, or none).
-        if !from_our_pages(&req) {
+        if !from_our_pages(&req, &self.base) {
             tracing::debug!(origin = ?req.headers().get(header::ORIGIN), "a sign-in posted from elsewhere was refused");
             return Err(forged());
         }
@@ -688,7 +688,7 @@ impl Pages {
 
     async fn decide(&self, req: Request<Bytes>) -> Response<Bytes> {
         // Posted from this server's own page; the viewer is checked again below, by `UrlFlows`.
-        if !from_our_pages(&req) {
+        if !from_our_pages(&req, &self.base) {
             tracing::debug!(origin = ?req.headers().get(header::ORIGIN), "a decision posted from elsewhere was refused");
             return forged();
         }
@@ -820,7 +820,7 @@ async fn main() -> std::io::Result<()> {
         std::net::SocketAddr::V4(a) => format!("http://{a}"),
         std::net::SocketAddr::V6(a) => format!("http://[{}]:{}", a.ip(), a.port()),
     };
-    let _ = PAGE_BASE.set(base.clone());
+    server = server.state(PageBase(base.clone()));
     // A mistake in the token variables stops the server here, with a message naming the variable.
     let options = mcp_resolve::HttpOptions::default()
         .bearer_from_env()
@@ -835,7 +835,7 @@ async fn main() -> std::io::Result<()> {
         tracing::warn!("no tokens: the consent page is open to whoever holds its link (anonymous_url_flows)");
         server = server.anonymous_url_flows();
     }
-    let pages = Pages::new(server.url_flows(), verifier);
+    let pages = Pages::new(server.url_flows(), verifier, PageBase(base.clone()));
     let (login, connect) = (pages.clone(), pages);
     let options = options
         .page("/login", move |req| {

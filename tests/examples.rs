@@ -542,15 +542,15 @@ const FORM: (&str, &str) = ("content-type", "application/x-www-form-urlencoded")
 /// not connect the one asked for; and HTML is escaped.
 #[tokio::test]
 async fn connect_pages_record_the_consent_once_and_refuse_malformed_requests() {
-    let _ = connect::PAGE_BASE.set("http://127.0.0.1:9".into());
     let server = std::sync::Arc::new(
         Server::new("connect")
             .url_wait(std::time::Duration::from_millis(20))
             // No tokens in process: the pages are tried without a sign-in.
             .anonymous_url_flows()
+            .state(our_base())
             .tool(connect::connect_account),
     );
-    let pages = connect::Pages::new(server.url_flows(), None);
+    let pages = connect::Pages::new(server.url_flows(), None, our_base());
     let mut c = TestClient::stateless(server.clone(), json!({"elicitation": {"url": {}}}));
 
     let bad = c.call_tool("connect_account", json!({"service": "Git Hub"})).await;
@@ -654,15 +654,15 @@ async fn connect_pages_record_the_consent_once_and_refuse_malformed_requests() {
 /// open, and the page's own post then completes it.
 #[tokio::test]
 async fn connect_refuses_a_decision_posted_from_another_origin() {
-    let _ = connect::PAGE_BASE.set("http://127.0.0.1:9".into());
     let server = std::sync::Arc::new(
         Server::new("connect")
             .url_wait(std::time::Duration::from_millis(20))
             // No tokens in process: the pages are tried without a sign-in.
             .anonymous_url_flows()
+            .state(our_base())
             .tool(connect::connect_account),
     );
-    let pages = connect::Pages::new(server.url_flows(), None);
+    let pages = connect::Pages::new(server.url_flows(), None, our_base());
     let mut c = TestClient::stateless(server.clone(), json!({"elicitation": {"url": {}}}));
     let (url, state) = connect_asked(&mut c).await;
     let path = url.strip_prefix("http://127.0.0.1:9").unwrap().to_owned();
@@ -699,8 +699,13 @@ async fn connect_refuses_a_decision_posted_from_another_origin() {
 
 // ---- connect's sign-in: a form of its own, never a token in a URL, nothing forced ----
 
-/// The origin the pages take posts from (`PAGE_BASE` in these tests).
+/// The origin the pages take posts from (`our_base()`).
 const OURS: (&str, &str) = ("origin", "http://127.0.0.1:9");
+
+/// Where these tests' pages live: the server's `PageBase` state, and the pages' own origin.
+fn our_base() -> connect::PageBase {
+    connect::PageBase(OURS.1.into())
+}
 const SIGN_IN_COOKIE: &str = "__Host-connect_sign_in";
 const SESSION_COOKIE: &str = "__Host-connect_session";
 
@@ -723,9 +728,8 @@ impl mcp_resolve::auth::TokenVerifier for Table {
 
 /// `connect`'s pages with sign-in (tokens of [`Table`]).
 fn signing_pages() -> connect::Pages {
-    let _ = connect::PAGE_BASE.set("http://127.0.0.1:9".into());
-    let server = Server::new("connect").tool(connect::connect_account);
-    connect::Pages::new(server.url_flows(), Some(std::sync::Arc::new(Table)))
+    let server = Server::new("connect").state(our_base()).tool(connect::connect_account);
+    connect::Pages::new(server.url_flows(), Some(std::sync::Arc::new(Table)), our_base())
 }
 
 /// The `Set-Cookie` headers of a response.
