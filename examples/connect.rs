@@ -61,6 +61,12 @@
 //! whose posts the pages take); plain `http` to any other host is refused when the question is
 //! asked.
 //!
+//! **Beside stdio.** `connect --pages 127.0.0.1:8000` serves MCP on stdin and stdout, as a client
+//! starts a local server, and only the pages on that address
+//! ([`Server::serve_stdio_with_pages`]); the resolver builds the URL from the same `PageBase`
+//! state. A stdio caller carries no token, so there is no sign-in: the flows are anonymous
+//! ([`Server::anonymous_url_flows`]) and the unguessable flow id is the proof.
+//!
 //! Bearer tokens come from the environment as in `examples/notes.rs`
 //! ([`HttpOptions::bearer_from_env`], built with `--features jwt`): `MCP_RESOLVE_JWT_SECRET`
 //! (HS256) or `MCP_RESOLVE_JWKS_URL`, for the audience `MCP_RESOLVE_JWT_AUDIENCE`, from the
@@ -79,6 +85,8 @@
 //! [`HttpOptions::bearer_from_env`]: mcp_resolve::HttpOptions::bearer_from_env
 //! [`Server::url_wait`]: mcp_resolve::Server::url_wait
 //! [`Server::max_rounds`]: mcp_resolve::Server::max_rounds
+//! [`Server::serve_stdio_with_pages`]: mcp_resolve::Server::serve_stdio_with_pages
+//! [`Server::anonymous_url_flows`]: mcp_resolve::Server::anonymous_url_flows
 
 use base64::Engine as _;
 use mcp_resolve::http::header::{self, HeaderValue};
@@ -784,7 +792,7 @@ fn method_not_allowed(allow: &'static str) -> Response<Bytes> {
 }
 
 fn usage(message: &str) -> ! {
-    eprintln!("{message}\nusage: connect --http HOST:PORT");
+    eprintln!("{message}\nusage: connect --http HOST:PORT | connect --pages HOST:PORT (MCP on stdio)");
     std::process::exit(2)
 }
 
@@ -796,11 +804,14 @@ async fn main() -> std::io::Result<()> {
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .init();
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let addr = match args.as_slice() {
-        [flag, addr] if flag == "--http" => addr
-            .parse::<std::net::SocketAddr>()
-            .unwrap_or_else(|e| usage(&format!("--http {addr}: {e}"))),
-        _ => usage("connect serves HTTP only: its consent page needs a browser"),
+    // `--http`: MCP and the pages on one listener; `--pages`: MCP on stdio, the pages on HTTP.
+    let (addr, stdio) = match args.as_slice() {
+        [flag, addr] if flag == "--http" || flag == "--pages" => (
+            addr.parse::<std::net::SocketAddr>()
+                .unwrap_or_else(|e| usage(&format!("{flag} {addr}: {e}"))),
+            flag == "--pages",
+        ),
+        _ => usage("connect needs an HTTP address: its consent page needs a browser"),
     };
     let url_wait = match std::env::var("CONNECT_URL_WAIT_SECS") {
         Err(_) => None,
@@ -822,9 +833,14 @@ async fn main() -> std::io::Result<()> {
     };
     server = server.state(PageBase(base.clone()));
     // A mistake in the token variables stops the server here, with a message naming the variable.
-    let options = mcp_resolve::HttpOptions::default()
-        .bearer_from_env()
-        .unwrap_or_else(|e| usage(&e.to_string()));
+    // (On stdio no token travels: the pages have no sign-in then.)
+    let options = if stdio {
+        mcp_resolve::HttpOptions::default()
+    } else {
+        mcp_resolve::HttpOptions::default()
+            .bearer_from_env()
+            .unwrap_or_else(|e| usage(&e.to_string()))
+    };
     // The page signs browsers in with the very verifier the endpoint checks tokens with.
     let verifier = options.token_verifier();
     if verifier.is_some() {
@@ -846,6 +862,9 @@ async fn main() -> std::io::Result<()> {
             let pages = connect.clone();
             async move { pages.connect(req).await }
         });
-    tracing::info!(%addr, "serving Streamable HTTP on /mcp, the consent page on {base}/connect");
+    if stdio {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        return server.serve_stdio_with_pages(listener, options).await;
+    }
     server.serve_http(addr, options).await
 }

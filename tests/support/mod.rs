@@ -118,6 +118,16 @@ pub(crate) fn connect_bin() -> &'static Path {
     }
 }
 
+/// The `connect` example in the debug profile (as the tests themselves are), for tests that do
+/// not need the release build.
+pub(crate) fn connect_debug_bin() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match BIN.get_or_init(|| build_example("connect", None, false)) {
+        Ok(bin) => bin,
+        Err(e) => panic!("{e}"),
+    }
+}
+
 /// The `watch` example, built in the debug profile (as the tests themselves are).
 pub(crate) fn watch_bin() -> &'static Path {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();

@@ -40,12 +40,17 @@ impl Server {
             return Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, why));
         }
         let server = Arc::new(self);
-        let (input, output) = stdio();
         // On stderr through the author's subscriber (stdout carries the protocol): a server
         // started by hand otherwise waits in silence.
         tracing::info!(server = %server.info().name, "serving MCP on stdio: waiting for a client on stdin");
-        super::connection::serve_connection(server, input, output).await
+        serve_shared(server).await
     }
+}
+
+/// Serves `server` on this process's stdin and stdout until stdin ends.
+pub(crate) async fn serve_shared(server: Arc<Server>) -> std::io::Result<()> {
+    let (input, output) = stdio();
+    super::connection::serve_connection(server, input, output).await
 }
 
 #[cfg(unix)]

@@ -70,6 +70,9 @@ struct State {
     scopes_supported: Vec<String>,
     /// The metadata's `authorization_servers`: the configured ones, else the verifier's issuer.
     authorization_servers: Vec<String>,
+    /// Whether the MCP endpoint (and its metadata document) is served: not when the pages ride
+    /// beside a stdio server ([`Server::serve_stdio_with_pages`]).
+    mcp: bool,
 }
 
 fn full(bytes: impl Into<Bytes>) -> Body {
@@ -187,7 +190,7 @@ fn opens_session(sent: SentVersion, inbound: &Inbound<'_>) -> bool {
 
 impl State {
     /// The state of one listener.
-    fn new(server: Arc<Server>, options: HttpOptions) -> Arc<Self> {
+    fn new(server: Arc<Server>, options: HttpOptions, mcp: bool) -> Arc<Self> {
         let (tx, mut rx) = mpsc::channel::<Outgoing>(16);
         // Messages for no stream in particular are dropped.
         tokio::spawn(async move { while rx.recv().await.is_some() {} });
@@ -229,6 +232,7 @@ impl State {
             server,
             options,
             sink: Outbound { tx },
+            mcp,
         })
     }
 
@@ -318,14 +322,14 @@ impl State {
     }
 
     async fn handle(self: Arc<Self>, req: Request<Incoming>, peer: Option<SocketAddr>) -> Response<Body> {
-        let document = metadata::is_document_path(&self.options, req.uri().path());
+        let document = self.mcp && metadata::is_document_path(&self.options, req.uri().path());
         let page = self
             .options
             .pages
             .iter()
             .find(|(p, _)| p == req.uri().path())
             .map(|(_, h)| h.clone());
-        if req.uri().path() != self.options.path && !document && page.is_none() {
+        if (!self.mcp || req.uri().path() != self.options.path) && !document && page.is_none() {
             return empty(StatusCode::NOT_FOUND);
         }
         if let Some((name, code)) = guard::repeated_header(req.headers()) {
@@ -449,13 +453,59 @@ impl Server {
     /// [`Server::serve_stdio`] does, when an item takes a `State<T>` the server does not hold.
     pub async fn serve_http_on(self, listener: TcpListener, options: HttpOptions) -> std::io::Result<()> {
         let bound = listener.local_addr()?;
-        let state = State::new(Arc::new(self), options);
+        let state = State::new(Arc::new(self), options, true);
         state.check_start(bound)?;
         tracing::info!(
             server = %state.server.info().name,
             "serving MCP (Streamable HTTP): listening on http://{bound}{}",
             state.options.path
         );
+        state.accept(listener).await
+    }
+
+    /// Serves MCP on stdio, as [`Server::serve_stdio`] does, and this server's pages
+    /// ([`HttpOptions::page`]) on `listener`: for a stdio server whose URL-mode questions send
+    /// the user to a page of its own. The pages see the calls' flows ([`Server::url_flows`]).
+    /// The listener serves the pages only: no MCP endpoint and no metadata document there (404),
+    /// with every check of [`Server::serve_http_on`] (`Host`, `Origin`, bounds, refusals to
+    /// start). A stdio caller is anonymous, so URL-mode questions need
+    /// [`Server::anonymous_url_flows`]. It ends when stdin ends.
+    ///
+    /// ```no_run
+    /// # async fn run() -> std::io::Result<()> {
+    /// use mcp_resolve_runtime::{Bytes, HttpOptions, Server, http::Response};
+    /// let server = Server::new("connect").anonymous_url_flows();
+    /// let flows = server.url_flows();
+    /// let options = HttpOptions::default().page("/connect", move |_req| {
+    ///     let _flows = flows.clone(); // the page reads and completes the calls' flows
+    ///     async move { Response::new(Bytes::from("Approve?")) }
+    /// });
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+    /// server.serve_stdio_with_pages(listener, options).await
+    /// # }
+    /// ```
+    #[cfg(feature = "stdio")]
+    pub async fn serve_stdio_with_pages(self, listener: TcpListener, options: HttpOptions) -> std::io::Result<()> {
+        let bound = listener.local_addr()?;
+        let state = State::new(Arc::new(self), options, false);
+        state.check_start(bound)?;
+        tracing::info!(
+            server = %state.server.info().name,
+            "serving MCP on stdio: waiting for a client on stdin; its pages on http://{bound}"
+        );
+        let server = state.server.clone();
+        tokio::select! {
+            served = crate::transport::stdio::serve_shared(server) => served,
+            accepted = state.accept(listener) => accepted,
+        }
+    }
+}
+
+impl State {
+    /// Accepts connections on `listener` until the task is dropped, at most `max_connections`
+    /// at once.
+    async fn accept(self: Arc<Self>, listener: TcpListener) -> std::io::Result<()> {
+        let state = self;
         let permits = Arc::new(Semaphore::new(state.options.max_connections));
         let mut backoff = ACCEPT_BACKOFF_MIN;
         loop {
@@ -608,7 +658,7 @@ where
     IO: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
 {
     let options = if check_hosts { options } else { options.allow_any_host() };
-    let state = State::new(server, options);
+    let state = State::new(server, options, true);
     // The one connection of this listener holds its one permit.
     let Ok(permit) = Arc::new(Semaphore::new(1)).try_acquire_owned() else {
         return;
