@@ -211,6 +211,32 @@ impl<T> Elicit<T> {
     }
 }
 
+/// The question of `choices` (`multi`: a multi-select), whose answer `read` turns into the value;
+/// a question that breaks a bound is [`refused`].
+fn picking<T, V: 'static>(
+    message: String,
+    choices: Choices<T>,
+    multi: bool,
+    read: fn(&Choices<T>, &Value) -> Result<V, crate::form::FormError>,
+) -> Elicit<V>
+where
+    T: Clone + Send + Sync + 'static,
+{
+    if let Some(why) = choices.invalid(multi) {
+        return refused(message, why);
+    }
+    let schema = Arc::new(choices.schema(multi));
+    Elicit {
+        ask: Ask {
+            request: AskRequest::Form {
+                message,
+                schema: FormRender::Built(schema),
+            },
+            parse: Box::new(move |content| read(&choices, choices.field_of(content)?).map_err(|e| e.to_string())),
+        },
+    }
+}
+
 /// A question that cannot be asked: the call ends with an error naming why.
 fn refused<T>(message: String, why: String) -> Elicit<T> {
     Elicit {
@@ -239,23 +265,7 @@ impl<T: Clone + Send + Sync + 'static> Elicit<T> {
     /// assert!(matches!(ask, Resolution::Ask(_)));
     /// ```
     pub fn pick_one(message: impl Into<String>, choices: Choices<T>) -> Self {
-        let message = message.into();
-        if let Some(why) = choices.invalid(false) {
-            return refused(message, why);
-        }
-        let schema = Arc::new(choices.schema(false));
-        Self {
-            ask: Ask {
-                request: AskRequest::Form {
-                    message,
-                    schema: FormRender::Built(schema),
-                },
-                parse: Box::new(move |content| {
-                    let key = choices.field_of(content)?;
-                    choices.pick(key).map_err(|e| e.to_string())
-                }),
-            },
-        }
+        picking(message.into(), choices, false, |choices, key| choices.pick(key))
     }
 }
 
@@ -265,23 +275,7 @@ impl<T: Clone + Send + Sync + 'static> Elicit<Vec<T>> {
     /// order the answer lists them. Each key must be one offered in this very question, none
     /// twice.
     pub fn pick_many(message: impl Into<String>, choices: Choices<T>) -> Self {
-        let message = message.into();
-        if let Some(why) = choices.invalid(true) {
-            return refused(message, why);
-        }
-        let schema = Arc::new(choices.schema(true));
-        Self {
-            ask: Ask {
-                request: AskRequest::Form {
-                    message,
-                    schema: FormRender::Built(schema),
-                },
-                parse: Box::new(move |content| {
-                    let keys = choices.field_of(content)?;
-                    choices.pick_all(keys).map_err(|e| e.to_string())
-                }),
-            },
-        }
+        picking(message.into(), choices, true, |choices, keys| choices.pick_all(keys))
     }
 }
 
