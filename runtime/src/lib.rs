@@ -11,7 +11,7 @@
 //! ```
 //!
 //! The root holds what nearly every server names ([`Server`], [`Context`], [`Principal`],
-//! [`Elicit`], [`ResolverFn`]); the rest is in a module per concern: [`tool`], [`prompt`] and
+//! [`Elicit`], [`State`], [`ResolverFn`]); the rest is in a module per concern: [`tool`], [`prompt`] and
 //! [`resource`] (the items and their results), [`elicit`] (questions and their answers),
 //! [`context`], [`sampling`], [`url_flow`], [`completion`], [`protocol`], [`server`], [`seal`],
 //! [`store`], `redis_store`, `auth`, [`form`] and [`testing`]. A name that used to sit at the root
