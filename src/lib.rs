@@ -41,8 +41,6 @@ pub mod guides {
 /// to compile naming this module, instead of calling into a runtime it does not match.
 #[doc(hidden)]
 pub mod __private01 {
-    #[cfg(feature = "macros")]
-    pub use mcp_resolve_macros::__resolver_visit as resolver_visit;
     pub use mcp_resolve_runtime::__private01::*;
 }
 

@@ -38,13 +38,6 @@ pub fn resolver(args: TokenStream, item: TokenStream) -> TokenStream {
     resolver::expand(args.into(), item.into()).into()
 }
 
-/// Support for `#[resolver]`'s generated checkers. Not public API.
-#[doc(hidden)]
-#[proc_macro]
-pub fn __resolver_visit(input: TokenStream) -> TokenStream {
-    resolver::visit::expand(input.into()).into()
-}
-
 #[doc = include_str!("form_schema/README.md")]
 #[proc_macro_derive(FormSchema, attributes(form))]
 pub fn derive_form_schema(item: TokenStream) -> TokenStream {

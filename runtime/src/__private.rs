@@ -12,7 +12,7 @@ pub use futures_util::future::BoxFuture;
 pub use crate::elicit::{Confirm, IntoResolution};
 pub use crate::item::{BodyFuture, Generated, ItemFn, Itself};
 pub use crate::question::{FromResolved, Settled};
-pub use crate::resolve::checks::{HasArg, IsToolArgument, ResolverFn, name_hash};
+pub use crate::resolve::checks::{Deeper, Fits, HasArg, IsToolArgument, Level, ResolverFn, fits, name_hash, no_cycle};
 pub use crate::resolve::def::Def;
 pub use crate::resolve::def::{
     FromResolveInputs, ResolveInputs, ResolveSlot, Resolver, ResolverSpec, Step, confirm_step, into_step,

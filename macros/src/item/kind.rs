@@ -77,14 +77,6 @@ impl Kind {
         }
     }
 
-    /// What the values the client sends, which resolvers may read, are called.
-    pub(crate) fn noun(self) -> &'static str {
-        match self {
-            Kind::Tool | Kind::Prompt => "argument",
-            Kind::Resource => "template variable",
-        }
-    }
-
     /// The marker type of the item made from the function `ident`, named in the function's
     /// return type: `__mcp_resolve_tool_{ident}`.
     pub(crate) fn marker(self, ident: &Ident) -> Ident {

@@ -98,11 +98,7 @@ pub(crate) fn expand<K: ItemKind>(args: TokenStream, item: TokenStream) -> Token
         params: &params,
         // Hidden locals, never the parameters' names (`param_locals`).
         locals: crate::util::param_locals(params.iter().map(|p| &p.ident)),
-        slots: Slots::new(
-            format!("the {} `{}`", K::KIND.name(), kind.wire_name()),
-            arguments.iter().map(|(name, _)| name.clone()).collect(),
-            K::KIND.noun(),
-        ),
+        slots: Slots::new(),
         args_ty: kind.args_type(ident),
         description,
         result: result_slot(&f.krate, ident, output),

@@ -19,8 +19,6 @@ pub(crate) struct ResolverModel {
     pub(crate) key: String,
     /// `#[resolver(once)]`: its answer is single-use.
     pub(crate) once: bool,
-    /// Unique among resolvers that share a name.
-    pub(crate) id: String,
     pub(crate) doc_attrs: Vec<Attribute>,
     pub(crate) fn_attrs: Vec<Attribute>,
     pub(crate) params: Vec<ResolverParam>,
@@ -28,27 +26,16 @@ pub(crate) struct ResolverModel {
     pub(crate) block: Block,
 }
 
-/// The resolver's marker type, named in its function's return type; it implements `Resolver`.
-pub(crate) fn value_type(name: &str) -> Ident {
-    format_ident!("__mcp_resolve_resolver_{}", name)
+/// The resolver's marker type, named in its function's return type; it implements `Resolver`
+/// and `Fits`. It is the function's own name in the type namespace (a braced struct takes no
+/// name among values), so wherever the function is in scope, by definition or by an ordinary
+/// `use`, a dependent resolver can name it as a type.
+pub(crate) fn value_type(ident: &Ident) -> Ident {
+    ident.clone()
 }
 
-/// The checker macro's name; it is re-exported under the resolver's own name.
-fn checker(name: &str) -> Ident {
-    format_ident!("__mcp_resolve_check_{}", name)
-}
-
-/// The checker's re-export cannot be `pub` (a `macro_rules!` is not exported that way): a public
-/// resolver's checker is `pub(crate)`.
-fn checker_vis(vis: &Visibility) -> TokenStream {
-    match vis {
-        Visibility::Public(_) => quote!(pub(crate)),
-        other => other.to_token_stream(),
-    }
-}
-
-/// The full expansion: the resolver's function and marker, its checker, its run function and
-/// `ResolverSpec`, and the `Resolver` impl.
+/// The full expansion: the resolver's function and marker, its run function and `ResolverSpec`,
+/// the `Resolver` and `Fits` impls, and one cycle check per dependency.
 pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
     let ResolverModel {
         krate,
@@ -57,16 +44,13 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
         name,
         key,
         once,
-        id,
         doc_attrs,
         fn_attrs,
         params,
         output,
         block,
     } = m;
-    let ty_ident = value_type(name);
-    let checker = checker(name);
-    let checker_vis = checker_vis(vis);
+    let ty_ident = value_type(ident);
     let ret = return_type(output);
     let ret_span = ret.span();
     let body = format_ident!(
@@ -80,18 +64,24 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
     let lints = params.iter().map(|p| &p.lints);
 
     let deps: Vec<&syn::Path> = params.iter().filter_map(|p| p.dep.as_ref()).collect();
+    // Named as types (the marker the dependency's function shares its name with), so the static
+    // and the checks below resolve each path where the user wrote it.
     let dep_defs = deps.iter().map(|d| {
-        // A function, so `ResolverFn::def` is called in a function body, spanned on the path,
-        // as `dependency` is: a path that is not a resolver is one error.
-        let def = crate::util::resolved::Slots::def_of(krate, d);
+        quote_spanned! {d.span()=> <#d>::__mcp_resolve_spec() }
+    });
+    // One cycle check per dependency, spanned on its path: the constant evaluation stops with
+    // the cycle's path at the edge that leaves the cycle's first member.
+    let cycle_checks = deps.iter().map(|d| {
         let krate = crate::util::spans::respanned(krate, d.span());
         quote_spanned! {d.span()=>
-            {
-                fn __mcp_resolve_dep() -> &'static #krate::__private01::ResolverSpec {
-                    #def.spec
-                }
-                __mcp_resolve_dep
-            }
+            const _: () = #krate::__private01::no_cycle(&__MCP_RESOLVE_DEF, <#d>::__mcp_resolve_spec());
+        }
+    });
+    // The dependencies fit the same item one level down.
+    let dep_fits = deps.iter().map(|d| {
+        let krate = crate::util::spans::respanned(krate, d.span());
+        quote_spanned! {d.span()=>
+            #d: #krate::__private01::Fits<__A, <__D as #krate::__private01::Deeper>::Next>
         }
     });
     // Hidden locals, never the parameters' names (`param_locals`).
@@ -129,12 +119,15 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
             quote_spanned! {ty.span()=> <#ty as #krate::__private01::FromResolveInputs>::STATE }
         })
         .collect();
-    // The parameters the checker compares with each item's arguments (not the dependencies').
-    let plain = params.iter().filter(|p| p.dep.is_none()).map(|p| {
-        let ident = &p.ident;
-        let ty = &p.ty;
-        quote! { { #ident : #ty } }
-    });
+    // Each plain parameter is an argument of the item (by its name and type), the context or
+    // state: a trait of its own, whose message names the parameter, bounds the `Fits` impl.
+    let mut param_traits = Vec::new();
+    let mut param_bounds = Vec::new();
+    for p in params.iter().filter(|p| p.dep.is_none()) {
+        let (t, b) = param_check(krate, name, &p.ident, &p.ty);
+        param_traits.push(t);
+        param_bounds.push(b);
+    }
     let into_step = quote_spanned! {ret_span=>
         #krate::__private01::into_step(__mcp_resolve_f(#(#locals),*).await)
     };
@@ -158,29 +151,6 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
     .expand();
     quote! {
         #value_items
-
-        #[doc(hidden)]
-        macro_rules! #checker {
-            ($args:ty, [$($visited:literal),*], [$($names:literal),*], $via:path, $item:literal, $noun:literal, [$($arg:literal),*]) => {
-                #krate::__private01::resolver_visit! {
-                    id = #id,
-                    name = #name,
-                    visited = [$($visited),*],
-                    names = [$($names),*],
-                    via = $via,
-                    args = $args,
-                    item = $item,
-                    noun = $noun,
-                    arguments = [$($arg),*],
-                    krate = { #krate },
-                    params = [#(#plain),*],
-                    deps = [#(#deps),*],
-                }
-            };
-        }
-        #[doc(hidden)]
-        #[allow(unused_imports)]
-        #checker_vis use #checker as #ident;
 
         #[doc(hidden)]
         #[allow(non_snake_case, non_upper_case_globals, unused_qualifications, clippy::all)]
@@ -212,13 +182,32 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
                 type Output = #output_ty;
                 const DEF: &'static #krate::__private01::ResolverSpec = &__MCP_RESOLVE_DEF;
             }
+            impl #ty_ident {
+                /// Its description: what other resolvers' statics name as a dependency (a
+                /// function, so statics that name each other are not one cyclic evaluation).
+                #[doc(hidden)]
+                pub const fn __mcp_resolve_spec() -> &'static #krate::__private01::ResolverSpec {
+                    &__MCP_RESOLVE_DEF
+                }
+            }
 
+            #(#param_traits)*
+            #[automatically_derived]
+            #[allow(private_bounds)]
+            impl<__A, __D: #krate::__private01::Deeper> #krate::__private01::Fits<__A, __D> for #ty_ident
+            where
+                #(#param_bounds,)*
+                #(#dep_fits,)*
+            {
+            }
+
+            #(#cycle_checks)*
         };
     }
 }
 
-/// What is emitted when validation failed (for a free function): a placeholder function, an
-/// empty checker and (when the return type allows) a stub `Resolver` impl, so tools using the
+/// What is emitted when validation failed (for a free function): a placeholder function, its
+/// marker with a stub `Resolver` impl and a `Fits` impl for every item, so tools using the
 /// resolver do not cascade into "not a resolver".
 pub(crate) fn fallback(
     krate: &TokenStream,
@@ -229,18 +218,11 @@ pub(crate) fn fallback(
     doc_attrs: &[Attribute],
 ) -> TokenStream {
     let ident = &sig.ident;
-    let ty_ident = value_type(name);
-    let checker = checker(name);
-    let checker_vis = checker_vis(vis);
+    let ty_ident = value_type(ident);
     let stub_impl = fallback_impl(krate, sig, &ty_ident, name, key);
     let value = crate::util::fn_value::placeholder(krate, vis, ident, &ty_ident, doc_attrs);
     quote! {
         #value
-        #[doc(hidden)]
-        macro_rules! #checker { ($($t:tt)*) => {}; }
-        #[doc(hidden)]
-        #[allow(unused_imports)]
-        #checker_vis use #checker as #ident;
         #stub_impl
     }
 }
@@ -295,6 +277,17 @@ fn fallback_impl(
                 type Output = #output_ty;
                 const DEF: &'static #krate::__private01::ResolverSpec = &__MCP_RESOLVE_DEF;
             }
+            impl #ty_ident {
+                /// Its description: what other resolvers' statics name as a dependency (a
+                /// function, so statics that name each other are not one cyclic evaluation).
+                #[doc(hidden)]
+                pub const fn __mcp_resolve_spec() -> &'static #krate::__private01::ResolverSpec {
+                    &__MCP_RESOLVE_DEF
+                }
+            }
+            // Fits every item, so the items that use it report nothing more.
+            #[automatically_derived]
+            impl<__A, __D> #krate::__private01::Fits<__A, __D> for #ty_ident {}
         };
     })
 }
@@ -307,4 +300,39 @@ fn mentions(tokens: TokenStream, names: &[String]) -> bool {
             proc_macro2::TokenTree::Group(g) => mentions(g.stream(), names),
             _ => false,
         })
+}
+
+/// The check of one plain parameter: a trait named after it, whose message names the resolver
+/// and the parameter, implemented for the parameter's type when it is an argument of the item
+/// `__A` of that name and type (or the context, or state); and the bound on the `Fits` impl,
+/// spanned on the parameter so the compiler's note points there.
+fn param_check(krate: &TokenStream, resolver: &str, ident: &Ident, ty: &Type) -> (TokenStream, TokenStream) {
+    let pname = unraw(ident);
+    let span = ident.span();
+    let tr = format_ident!(
+        "__mcp_resolve_param_{}",
+        pname,
+        span = Span::mixed_site().located_at(span)
+    );
+    // `on_unimplemented` format strings: a brace in a name is doubled.
+    let escape = |s: String| s.replace('{', "{{").replace('}', "}}");
+    let message = escape(format!(
+        "the resolver `{resolver}` reads `{pname}`, an argument this item does not have (by that name and type)"
+    ));
+    let label = escape(format!("`{resolver}` reads `{pname}`, which this item does not have"));
+    let note = "a resolver parameter is an argument of the tool or prompt (by its wire name, after `#[arg(rename)]`, and of the argument's own type: a prompt's arguments are `String` or `Option<String>`) or a template variable of the resource (`String`), a `#[resolve(other)]` value, the `Context`, or application state (`State<T>`)";
+    let krate = crate::util::spans::respanned(krate, span);
+    let t = quote_spanned! {span=>
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+        #[allow(non_camel_case_types)]
+        trait #tr<__A> {}
+        #[diagnostic::do_not_recommend]
+        impl<__A, __T> #tr<__A> for __T
+        where
+            __T: #krate::__private01::IsToolArgument<__A, { #krate::__private01::name_hash(#pname) }>,
+        {
+        }
+    };
+    let b = quote_spanned! {ty.span()=> #ty: #tr<__A> };
+    (t, b)
 }

@@ -1,19 +1,18 @@
 //! `#[resolver]`: parse → validate → generate.
 //!
-//! A resolver becomes a plain `fn` of the same name returning a `BodyFuture` whose hidden marker
-//! type carries its identity (found from the function's type by the tools that use it), a
-//! hidden `ResolverSpec` describing its dependencies, a run function that reads its parameters,
-//! and a `macro_rules!` checker with the resolver's own name (in the macro namespace). A tool that
-//! uses the resolver invokes the checker with its argument type: the checker re-emits the
-//! resolver's parameter tokens as trait bounds, so an unknown argument or a wrong type is reported
-//! at the resolver's parameter, and it calls the checkers of the resolver's dependencies in turn.
-//! The re-emitted tokens resolve in the tool's module: a dependency's path and a parameter's type
-//! must be nameable there as the resolver names them (docs/resolver.md, "Modules").
+//! A resolver becomes a plain `fn` of the same name returning a `BodyFuture`, and a hidden marker
+//! type of the same name (in the type namespace, so one `use` imports both) that carries its
+//! identity: a hidden `ResolverSpec` describing its dependencies, a run function that reads its
+//! parameters, and a `Fits<A>` impl whose bounds say, where the resolver is written, that each
+//! parameter is an argument of `A` and each dependency fits `A` too. A tool that uses the
+//! resolver requires `Fits<its arguments>` of the function's marker, so nothing the resolver names
+//! has to be in scope at the tool (docs/resolver.md, "Modules"); a mistake is reported at the
+//! tool's `#[resolve(f)]`, naming the resolver's parameter. Dependency cycles are found by a
+//! constant evaluation over the specs, reported with their path.
 
 mod codegen;
 mod parse;
 mod validate;
-pub(crate) mod visit;
 
 use crate::util::attr_fn;
 use crate::util::errors::Errors;
@@ -21,18 +20,9 @@ use crate::util::spans::unraw;
 use parse::ResolverArgs;
 use proc_macro2::TokenStream;
 
-/// FNV-1a: a stable hash, for the resolver's id.
-fn fnv(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
-
 /// Expands `#[resolver(args)] item`.
 pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let mut errors = Errors::default();
-    // Unique among resolvers that share a name: the name and a hash of the whole item.
-    let item_hash = fnv(item.to_string().as_bytes());
     let f = match attr_fn::parse::<ResolverArgs>("resolver", args, item, &mut errors) {
         Ok(parsed) => parsed,
         Err(out) => return out,
@@ -57,7 +47,6 @@ pub(crate) fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         krate: f.krate,
         vis: f.vis,
         ident: f.sig.ident,
-        id: format!("{name}#{item_hash:016x}"),
         name,
         key,
         once,

@@ -26,12 +26,6 @@ pub(crate) fn args_type(name: &str, what: &str) -> Ident {
 
 /// The resolved parameters of one item, collected in order.
 pub(crate) struct Slots {
-    /// The item, as errors name it: "the tool `delete_folder`".
-    item: String,
-    /// Its arguments' wire names, which resolver parameters are checked against.
-    arguments: Vec<String>,
-    /// What they are called: "argument", or "template variable".
-    noun: &'static str,
     entries: Vec<TokenStream>,
     checks: Vec<TokenStream>,
     /// The resolvers checked already (their paths), so a resolver taken by two parameters is
@@ -40,13 +34,9 @@ pub(crate) struct Slots {
 }
 
 impl Slots {
-    /// The slots of `item` ("the tool `x`"), whose arguments are `arguments` (wire names),
-    /// called `noun`s.
-    pub(crate) fn new(item: String, arguments: Vec<String>, noun: &'static str) -> Self {
+    /// No slots yet.
+    pub(crate) fn new() -> Self {
         Self {
-            item,
-            arguments,
-            noun,
             entries: Vec::new(),
             checks: Vec::new(),
             checked: Vec::new(),
@@ -73,12 +63,17 @@ impl Slots {
         let key = quote!(#path).to_string();
         if !self.checked.contains(&key) {
             self.checked.push(key);
-            let item = &self.item;
-            let arguments = &self.arguments;
-            let noun = self.noun;
-            self.checks.push(
-                quote_spanned! {path.span()=> #path!(#args_ty, [], [], #path, #item, #noun, [#(#arguments),*]); },
-            );
+            // The resolver, its parameters and its dependencies fit the item's arguments: one
+            // bound, taken from the function's value, so nothing the resolver names needs to be
+            // in scope here, and a function that is not a resolver is the one error.
+            let krate = crate::util::spans::respanned(krate, path.span());
+            self.checks.push(quote_spanned! {path.span()=>
+                const _: () = {
+                    fn __mcp_resolve_fits() {
+                        #krate::__private01::fits::<#args_ty, _, _>(&#path);
+                    }
+                };
+            });
         }
         self.entries.len() - 1
     }
@@ -119,7 +114,7 @@ impl Slots {
         self.entries.is_empty()
     }
 
-    /// The resolvers' checks: each resolver's checker macro, invoked with the arguments' type.
+    /// The resolvers' checks: each resolver must fit the arguments' type.
     pub(crate) fn checks(&self) -> &[TokenStream] {
         &self.checks
     }

@@ -1,9 +1,17 @@
 //! Compile-time checks: `#[tool]` and `#[prompt]` emit their arguments, and `#[resource]` its
-//! template's variables, as [`HasArg`] impls, and `#[resolver]` requires each of its parameters
-//! through [`IsToolArgument`], so a resolver reading an argument the item lacks is an error at
-//! the resolver's parameter.
+//! template's variables, as [`HasArg`] impls; `#[resolver]` implements [`Fits`] for its marker,
+//! requiring each of its parameters through [`IsToolArgument`] (in a trait of its own whose
+//! message names the parameter) and its dependencies' markers to fit in turn; an item requires
+//! [`Fits`] of each resolver it names ([`fits`]). Everything a resolver names is written where
+//! the resolver is, so a tool in another module needs only the resolver itself in scope.
+//!
+//! Cycles are found by [`no_cycle`], a constant evaluation over the resolvers' statics that
+//! stops with the cycle's path; the depth bound of [`Fits`] ([`Deeper`]) keeps the trait walk
+//! finite meanwhile.
 
+use super::def::ResolverSpec;
 use super::def::{Def, Resolver};
+use crate::app_state::State;
 use crate::context::Context;
 use crate::item::ItemFn;
 use serde::de::DeserializeOwned;
@@ -20,6 +28,8 @@ pub trait HasArg<const NAME: u64> {
 pub trait IsToolArgument<A, const NAME: u64> {}
 
 impl<A, const NAME: u64> IsToolArgument<A, NAME> for Context {}
+
+impl<A, S: ?Sized, const NAME: u64> IsToolArgument<A, NAME> for State<S> {}
 
 #[diagnostic::do_not_recommend]
 impl<A: HasArg<NAME, Ty = T>, T: DeserializeOwned, const NAME: u64> IsToolArgument<A, NAME> for T {}
@@ -80,5 +90,177 @@ mod tests {
     fn name_hash_is_stable() {
         assert_eq!(name_hash("path"), name_hash("path"));
         assert_ne!(name_hash("path"), name_hash("pth"));
+    }
+}
+
+/// A resolver whose parameters are all arguments of `A` (or the context, state, or other
+/// resolvers' values), and whose dependencies fit `A` too, `D` levels below the item.
+/// Implemented by `#[resolver]` for its marker.
+#[doc(hidden)]
+pub trait Fits<A: ?Sized, D> {}
+
+/// How deep a resolver sits below the item that uses it.
+#[doc(hidden)]
+pub struct Level<const N: usize>;
+
+/// A level below which another resolver may sit: the depth bound of the [`Fits`] walk, which a
+/// dependency cycle reaches (the cycle itself is reported, with its path, by [`no_cycle`]).
+#[doc(hidden)]
+#[diagnostic::on_unimplemented(
+    message = "resolvers depend on each other more than 32 levels deep, or in a cycle",
+    label = "its resolvers nest too deep",
+    note = "a cycle is reported with its path at the `#[resolve]` that closes it; break it, or flatten the chain"
+)]
+pub trait Deeper {
+    /// The level below.
+    type Next;
+}
+
+macro_rules! levels {
+    ($($n:literal)*) => { $(impl Deeper for Level<$n> { type Next = Level<{ $n + 1 }>; })* };
+}
+levels!(0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31);
+
+/// The check an item makes of each resolver it names: called with the function (`&f`), spanned
+/// on the path, so a function that is not a resolver, and a resolver that reads what the item
+/// does not have, are reported at the item's `#[resolve(f)]`.
+#[doc(hidden)]
+pub fn fits<A: ?Sized, X, F: ResolverFn<X>>(_: &F)
+where
+    <F as ResolverFn<X>>::Resolver: Fits<A, Level<0>>,
+{
+}
+
+/// How many resolvers the cycle walk visits from one dependency before it stops looking.
+const WALK: usize = 256;
+
+const fn same_str(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// `a` orders before `b` (bytewise).
+const fn before(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut i = 0;
+    while i < a.len() && i < b.len() {
+        if a[i] != b[i] {
+            return a[i] < b[i];
+        }
+        i += 1;
+    }
+    a.len() < b.len()
+}
+
+const fn same(a: &ResolverSpec, b: &ResolverSpec) -> bool {
+    same_str(a.name, b.name) && same_str(a.module, b.module)
+}
+
+const fn orders_before(a: &ResolverSpec, b: &ResolverSpec) -> bool {
+    before(a.module, b.module) || (same_str(a.module, b.module) && before(a.name, b.name))
+}
+
+/// The cycle's message, in a fixed buffer (constant evaluation has no allocation).
+struct Message {
+    buf: [u8; 1024],
+    len: usize,
+}
+
+impl Message {
+    const fn push(mut self, s: &str) -> Self {
+        let b = s.as_bytes();
+        // Whole pieces only, so the text stays UTF-8.
+        if self.len + b.len() <= self.buf.len() {
+            let mut i = 0;
+            while i < b.len() {
+                self.buf[self.len + i] = b[i];
+                i += 1;
+            }
+            self.len += b.len();
+        }
+        self
+    }
+}
+
+/// Stops compilation with the cycle's path when `dep`, a dependency of `me`, leads back to
+/// `me`: generated by `#[resolver]` for each `#[resolve(dep)]` of its parameters, spanned on the
+/// path. A cycle is reported once, at the edge leaving its first member (by module and name).
+#[doc(hidden)]
+pub const fn no_cycle(me: &'static ResolverSpec, dep: &'static ResolverSpec) {
+    // Depth-first from `dep`, with the path so far; `seen` keeps other cycles from looping.
+    let mut path: [&'static ResolverSpec; WALK] = [me; WALK];
+    let mut next: [usize; WALK] = [0; WALK];
+    let mut seen: [&'static ResolverSpec; WALK] = [me; WALK];
+    let mut seen_len = 1;
+    path[1] = dep;
+    let mut depth = 2;
+    if same(dep, me) {
+        return report(&path, 1);
+    }
+    seen[1] = dep;
+    seen_len += 1;
+    while depth > 1 {
+        let top = path[depth - 1];
+        if next[depth - 1] >= top.deps.len() {
+            depth -= 1;
+            continue;
+        }
+        let d = top.deps[next[depth - 1]];
+        next[depth - 1] += 1;
+        if same(d, me) {
+            return report(&path, depth);
+        }
+        let mut k = 0;
+        let mut known = false;
+        while k < seen_len {
+            if same(seen[k], d) {
+                known = true;
+            }
+            k += 1;
+        }
+        if known || depth == WALK || seen_len == WALK {
+            continue;
+        }
+        seen[seen_len] = d;
+        seen_len += 1;
+        path[depth] = d;
+        next[depth] = 0;
+        depth += 1;
+    }
+}
+
+/// `path[..len]` leads back to `path[0]`: stops with its message, unless another member orders
+/// first (that member's edge reports it).
+const fn report(path: &[&'static ResolverSpec], len: usize) {
+    let mut i = 1;
+    while i < len {
+        if orders_before(path[i], path[0]) {
+            return;
+        }
+        i += 1;
+    }
+    let mut m = Message { buf: [0; 1024], len: 0 }.push("resolver cycle: ");
+    let mut i = 0;
+    while i < len {
+        m = m.push("`").push(path[i].name).push("` → ");
+        i += 1;
+    }
+    m = m.push("`").push(path[0].name).push(
+        "` — a resolver cannot depend on itself; take one of these values as a tool argument, \
+         or ask it in a resolver outside the cycle",
+    );
+    match core::str::from_utf8(m.buf.split_at(m.len).0) {
+        Ok(text) => panic!("{}", text),
+        Err(_) => panic!("resolver cycle"),
     }
 }

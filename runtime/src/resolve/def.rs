@@ -21,9 +21,10 @@ pub struct ResolverSpec {
     pub module: &'static str,
     /// The key of its question in `inputRequests` (default: the name).
     pub key: &'static str,
-    /// The resolvers whose values it takes (functions, so that statics describing each other
-    /// need no constant evaluation).
-    pub deps: &'static [fn() -> &'static ResolverSpec],
+    /// The resolvers whose values it takes: their statics, named by the dependency's path (a
+    /// static may refer to another that refers back, so a cycle is a graph the compile-time
+    /// check walks and names, not an evaluation loop).
+    pub deps: &'static [&'static ResolverSpec],
     /// The application state its parameters take (`State<T>`; `None` for each other one).
     pub states: &'static [Option<StateNeed>],
     /// `#[resolver(once)]`: its answer is single-use. A call that reaches it (as a parameter's

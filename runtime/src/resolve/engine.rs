@@ -29,7 +29,7 @@ impl Keys {
             }
             k.entries.push((def, String::new()));
             for dep in def.deps {
-                visit(k, dep());
+                visit(k, dep);
             }
             k.entries.retain(|(d, _)| !d.same(def));
             let mut key = def.key.to_string();
@@ -185,8 +185,7 @@ impl<'a> Engine<'a> {
             let mut deps = Vec::with_capacity(def.deps.len());
             let mut blocked = false;
             let mut failed = None;
-            for dep in def.deps {
-                let dep = dep();
+            for &dep in def.deps {
                 if matches!(self.state(dep), Some(Node::Visiting)) {
                     failed = Some(format!("resolver `{}` depends on itself", def.name));
                     break;
@@ -270,14 +269,11 @@ mod tests {
         Box::pin(async { Step::Fail(String::new()) })
     }
 
-    fn d() -> &'static ResolverSpec {
-        &D
-    }
     static C: ResolverSpec = ResolverSpec {
         name: "c",
         module: "m",
         key: "a",
-        deps: &[d],
+        deps: &[&D],
         states: &[],
         once: false,
         run: run_nothing,
@@ -306,9 +302,6 @@ mod tests {
 
     #[test]
     fn a_once_dependency_makes_the_call_single_use() {
-        fn e() -> &'static ResolverSpec {
-            &E
-        }
         static E: ResolverSpec = ResolverSpec {
             name: "e",
             module: "m",
@@ -322,7 +315,7 @@ mod tests {
             name: "f",
             module: "m",
             key: "f",
-            deps: &[e],
+            deps: &[&E],
             states: &[],
             once: false,
             run: run_nothing,

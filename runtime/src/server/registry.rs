@@ -184,7 +184,7 @@ impl Item {
             }
             seen.push(spec);
             needs.extend(spec.states.iter().flatten().map(|n| (*n, Some(spec.name))));
-            stack.extend(spec.deps.iter().map(|dep| dep()));
+            stack.extend(spec.deps.iter().copied());
         }
         needs
     }
