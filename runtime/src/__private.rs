@@ -255,27 +255,12 @@ pub mod form_check {
     pub const fn has_choice(choices: &[Choice], value: &str) -> bool {
         let mut i = 0;
         while i < choices.len() {
-            if eq(choices[i].value, value) {
+            if crate::resolve::checks::same_str(choices[i].value, value) {
                 return true;
             }
             i += 1;
         }
         false
-    }
-
-    const fn eq(a: &str, b: &str) -> bool {
-        let (a, b) = (a.as_bytes(), b.as_bytes());
-        if a.len() != b.len() {
-            return false;
-        }
-        let mut i = 0;
-        while i < a.len() {
-            if a[i] != b[i] {
-                return false;
-            }
-            i += 1;
-        }
-        true
     }
 
     /// Whether two kinds are the same.

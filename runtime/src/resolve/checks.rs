@@ -134,7 +134,8 @@ where
 /// How many resolvers the cycle walk visits from one dependency before it stops looking.
 const WALK: usize = 256;
 
-const fn same_str(a: &str, b: &str) -> bool {
+/// Whether two strings are equal, in a constant (`==` on `str` is not `const`).
+pub(crate) const fn same_str(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
     if a.len() != b.len() {
         return false;
