@@ -86,10 +86,74 @@ where
 mod tests {
     use super::*;
 
+    use super::super::def::{ResolveInputs, Step};
+    use futures_util::future::BoxFuture;
+
     #[test]
     fn name_hash_is_stable() {
         assert_eq!(name_hash("path"), name_hash("path"));
         assert_ne!(name_hash("path"), name_hash("pth"));
+    }
+
+    fn run_nothing(_: ResolveInputs) -> BoxFuture<'static, Step> {
+        Box::pin(async { Step::Fail(String::new()) })
+    }
+
+    macro_rules! spec {
+        ($name:literal, $module:literal, [$($dep:expr),*]) => {
+            ResolverSpec {
+                name: $name,
+                module: $module,
+                key: $name,
+                deps: &[$($dep),*],
+                states: &[],
+                once: false,
+                run: run_nothing,
+            }
+        };
+    }
+
+    // A diamond: top → left, right → bottom. No cycle, though `bottom` is reached twice.
+    static TOP: ResolverSpec = spec!("top", "m", [&LEFT, &RIGHT]);
+    static LEFT: ResolverSpec = spec!("left", "m", [&BOTTOM]);
+    static RIGHT: ResolverSpec = spec!("right", "m", [&BOTTOM]);
+    static BOTTOM: ResolverSpec = spec!("bottom", "m", []);
+
+    // A three-cycle a → b → c → a, with a side branch into the diamond.
+    static A: ResolverSpec = spec!("a", "m", [&B]);
+    static B: ResolverSpec = spec!("b", "m", [&TOP, &C]);
+    static C: ResolverSpec = spec!("c", "m", [&A]);
+
+    // Same name in another module: not the same resolver.
+    static OTHER_A: ResolverSpec = spec!("a", "n", [&A]);
+
+    #[test]
+    fn a_diamond_is_no_cycle() {
+        no_cycle(&TOP, &LEFT);
+        no_cycle(&TOP, &RIGHT);
+        no_cycle(&LEFT, &BOTTOM);
+    }
+
+    #[test]
+    #[should_panic(expected = "resolver cycle: `a` → `b` → `c` → `a` — a resolver cannot depend on itself")]
+    fn a_cycle_is_reported_with_its_path_at_its_first_member() {
+        no_cycle(&A, &B);
+    }
+
+    #[test]
+    fn a_cycle_is_reported_once_not_at_its_other_members() {
+        // `b` and `c` order after `a`: their edges stay silent, so the error appears once.
+        no_cycle(&B, &C);
+        no_cycle(&C, &A);
+        // A resolver that only leads into a cycle is not in it.
+        no_cycle(&OTHER_A, &A);
+    }
+
+    #[test]
+    #[should_panic(expected = "resolver cycle: `a` → `a`")]
+    fn a_resolver_depending_on_itself_is_a_cycle() {
+        static SELF: ResolverSpec = spec!("a", "m", [&SELF]);
+        no_cycle(&SELF, &SELF);
     }
 }
 
