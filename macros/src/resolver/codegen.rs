@@ -227,16 +227,12 @@ pub(crate) fn fallback(
     }
 }
 
-/// The `Resolver` impl of a resolver that failed validation: its output is what the declared
-/// return type resolves to, and it never runs. `None` when the return type names the function's
-/// generic parameters (which do not exist outside it).
-fn fallback_impl(
-    krate: &TokenStream,
-    sig: &syn::Signature,
-    ty_ident: &Ident,
-    name: &str,
-    key: &str,
-) -> Option<TokenStream> {
+/// What stands for a resolver that failed validation: its spec (no dependencies, never run), the
+/// spec's accessor and a `Fits` impl for every item, so neither its dependents nor its users
+/// report more; and its `Resolver` impl, whose output is what the declared return type resolves
+/// to, unless the return type names the function's generic parameters (which do not exist
+/// outside it).
+fn fallback_impl(krate: &TokenStream, sig: &syn::Signature, ty_ident: &Ident, name: &str, key: &str) -> TokenStream {
     let ret = return_type(&sig.output);
     let generic_names: Vec<String> = sig
         .generics
@@ -248,13 +244,19 @@ fn fallback_impl(
             syn::GenericParam::Lifetime(l) => l.lifetime.ident.to_string(),
         })
         .collect();
-    if mentions(ret.to_token_stream(), &generic_names) {
-        return None;
-    }
-    let output_ty = quote_spanned! {ret.span()=>
-        <#ret as #krate::__private01::IntoResolution>::Output
-    };
-    Some(quote! {
+    let resolver_impl = (!mentions(ret.to_token_stream(), &generic_names)).then(|| {
+        let output_ty = quote_spanned! {ret.span()=>
+            <#ret as #krate::__private01::IntoResolution>::Output
+        };
+        quote! {
+            #[automatically_derived]
+            impl #krate::__private01::Resolver for #ty_ident {
+                type Output = #output_ty;
+                const DEF: &'static #krate::__private01::ResolverSpec = &__MCP_RESOLVE_DEF;
+            }
+        }
+    });
+    quote! {
         #[doc(hidden)]
         #[allow(non_snake_case, non_upper_case_globals, clippy::all)]
         const _: () = {
@@ -272,11 +274,7 @@ fn fallback_impl(
                 once: false,
                 run: __mcp_resolve_run,
             };
-            #[automatically_derived]
-            impl #krate::__private01::Resolver for #ty_ident {
-                type Output = #output_ty;
-                const DEF: &'static #krate::__private01::ResolverSpec = &__MCP_RESOLVE_DEF;
-            }
+            #resolver_impl
             impl #ty_ident {
                 /// Its description: what other resolvers' statics name as a dependency (a
                 /// function, so statics that name each other are not one cyclic evaluation).
@@ -289,7 +287,7 @@ fn fallback_impl(
             #[automatically_derived]
             impl<__A, __D> #krate::__private01::Fits<__A, __D> for #ty_ident {}
         };
-    })
+    }
 }
 
 /// Whether `tokens` contain one of these identifiers (or lifetimes, by their name).

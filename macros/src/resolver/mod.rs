@@ -111,7 +111,9 @@ mod tests {
             ),
         )
         .to_string();
-        assert!(!out.contains("__mcp_resolve_resolver_f"), "{out}");
+        // No resolver is made of a method: no marker, no spec.
+        assert!(!out.contains("__mcp_resolve_spec"), "{out}");
+        assert!(!out.contains("__MCP_RESOLVE_DEF"), "{out}");
         assert!(
             out.contains(
                 &quote!(

@@ -9,7 +9,7 @@ use syn::spanned::Spanned;
 use syn::{Ident, Type};
 
 /// The type the resolvers' parameters are checked against, named after the item (it appears
-/// in the message when a resolver reads an argument the item does not have): `{name}_{what}`,
+/// in rustc's notes when a resolver reads an argument the item does not have): `{name}_{what}`,
 /// e.g. `delete_folder_arguments`.
 pub(crate) fn args_type(name: &str, what: &str) -> Ident {
     let clean: String = name

@@ -6,8 +6,9 @@
 //! the resolver is, so a tool in another module needs only the resolver itself in scope.
 //!
 //! Cycles are found by [`no_cycle`], a constant evaluation over the resolvers' statics that
-//! stops with the cycle's path; the depth bound of [`Fits`] ([`Deeper`]) keeps the trait walk
-//! finite meanwhile.
+//! stops with the cycle's path. The trait walk of a cycle has no end of its own: rustc stops it
+//! at its recursion limit (an extra "overflow" error beside the path); the depth bound
+//! ([`Deeper`]) only limits chains that are merely long.
 
 use super::def::ResolverSpec;
 use super::def::{Def, Resolver};
@@ -23,7 +24,8 @@ pub trait HasArg<const NAME: u64> {
     type Ty;
 }
 
-/// A resolver parameter: an argument of the same name and type, or the [`Context`]. The checks
+/// A resolver parameter: an argument of the same name and type, the [`Context`], or a
+/// [`State`]. The checks
 /// `#[resolver]` generates wrap it in traits of their own, whose messages name the parameter.
 pub trait IsToolArgument<A, const NAME: u64> {}
 
@@ -173,7 +175,7 @@ pub struct Level<const N: usize>;
 #[diagnostic::on_unimplemented(
     message = "resolvers depend on each other more than 32 levels deep, or in a cycle",
     label = "its resolvers nest too deep",
-    note = "a cycle is reported with its path at the `#[resolve]` that closes it; break it, or flatten the chain"
+    note = "a cycle is reported with its path, at a `#[resolve]` inside it; break it, or flatten the chain"
 )]
 pub trait Deeper {
     /// The level below.

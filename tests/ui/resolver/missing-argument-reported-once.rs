@@ -6,7 +6,7 @@ struct Approval {
 }
 
 // Reads an argument the tool does not have; the tool reaches it twice (directly and through
-// `approver`), and the mistake is still one error.
+// `approver`): one error per `#[resolve]` that reaches it, each naming `currency`.
 #[resolver]
 async fn approval(amount: u32, currency: String) -> Elicit<Approval> {
     Elicit::form(format!("Who approves {amount} {currency}?"))
