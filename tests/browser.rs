@@ -35,14 +35,14 @@
 mod support;
 
 use serde_json::{Value, json};
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::PathBuf;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, mpsc};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::{HttpChild, MANIFEST_DIR, chromedriver, connect_bin, drain, python, target_dir, text_of};
+use support::{HttpChild, PyCall, chromedriver, connect_bin, drain, target_dir, text_of};
 
 /// The secret the server checks tokens with (HS256) and the tests sign them with: 32 random bytes
 /// in base64, as `openssl rand -base64 32` makes them (fixed here so a failure reproduces).
@@ -564,123 +564,34 @@ fn attackers_own_form(addr: SocketAddr) -> Result<(String, String), String> {
 // The client: the Python SDK driver, its events read as they arrive.
 // ---------------------------------------------------------------------------------------------
 
-struct PyCall {
-    child: Child,
-    lines: mpsc::Receiver<String>,
-    events: Vec<Value>,
-    stderr: Arc<Mutex<Vec<u8>>>,
-    closed: bool,
+/// `py_client.py` calling `connect_account {service: github}` with `token`, accepting every
+/// question (a URL-mode accept is consent only).
+fn start_call(server: &HttpChild, era: Era, token: &str) -> PyCall {
+    call_answering(server, era, token, "{}")
 }
 
-impl PyCall {
-    /// `py_client.py` calling `connect_account {service: github}` with `token`, accepting every
-    /// question (a URL-mode accept is consent only).
-    fn start(server: &HttpChild, era: Era, token: &str) -> PyCall {
-        Self::answering(server, era, token, "{}")
-    }
-
-    /// The same call, answering every question with `answer` (`{}` accepts, `decline`,
-    /// `cancel`, or `none`: no elicitation capability at all).
-    fn answering(server: &HttpChild, era: Era, token: &str, answer: &str) -> PyCall {
-        let steps = json!([{"op": "call", "tool": "connect_account", "args": {"service": "github"}}]);
-        let mut child = Command::new(python())
-            .arg(PathBuf::from(MANIFEST_DIR).join("tests/interop/py_client.py"))
-            .args(["--url", &server.url(), "--bearer", token, "--mode", era.mode()])
-            .args(["--answer", answer, "--timeout", DRIVER_TIMEOUT_SECS, "--steps"])
-            .arg(steps.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap_or_else(|e| panic!("cannot spawn the Python driver: {e}"));
-        let stdout = child.stdout.take().unwrap();
-        let (stderr, _) = drain(child.stderr.take().unwrap());
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
-        PyCall {
-            child,
-            lines,
-            events: Vec::new(),
-            stderr,
-            closed: false,
-        }
-    }
-
-    /// Reads one more event within `timeout`; `false` at the deadline or once stdout closed.
-    fn read_one(&mut self, timeout: Duration) -> bool {
-        if self.closed {
-            return false;
-        }
-        match self.lines.recv_timeout(timeout) {
-            Ok(line) => {
-                let event = serde_json::from_str(&line).unwrap_or_else(|_| json!({"event": "not-json", "line": line}));
-                self.events.push(event);
-                true
-            }
-            Err(mpsc::RecvTimeoutError::Timeout) => false,
-            Err(mpsc::RecvTimeoutError::Disconnected) => {
-                self.closed = true;
-                false
-            }
-        }
-    }
-
-    /// The first event named `name` (read so far or arriving within `timeout`).
-    fn wait_for(&mut self, name: &str, timeout: Duration) -> Result<Value, String> {
-        let started = Instant::now();
-        loop {
-            if let Some(e) = self.events.iter().find(|e| e["event"] == name) {
-                return Ok(e.clone());
-            }
-            let left = timeout.saturating_sub(started.elapsed());
-            if left.is_zero() || (!self.read_one(left) && self.closed) {
-                return Err(format!("the client sent no `{name}` event within {timeout:?}"));
-            }
-        }
-    }
-
-    /// The events that arrive within `window` (none may be a `result` for a call still waiting).
-    fn settle(&mut self, window: Duration) {
-        let started = Instant::now();
-        while let Some(left) = window.checked_sub(started.elapsed()) {
-            if !self.read_one(left) {
-                break;
-            }
-        }
-    }
-
-    /// Reads to the end and waits for the process; its exit status.
-    fn finish(&mut self) -> Result<ExitStatus, String> {
-        let started = Instant::now();
-        while !self.closed && started.elapsed() < WAIT {
-            self.read_one(WAIT.saturating_sub(started.elapsed()));
-        }
-        while started.elapsed() < WAIT {
-            if let Ok(Some(status)) = self.child.try_wait() {
-                return Ok(status);
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Err("the Python driver did not exit".into())
-    }
-
-    fn named(&self, name: &str) -> Vec<&Value> {
-        self.events.iter().filter(|e| e["event"] == name).collect()
-    }
-}
-
-impl Drop for PyCall {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The same call, answering every question with `answer` (`{}` accepts, `decline`,
+/// `cancel`, or `none`: no elicitation capability at all).
+fn call_answering(server: &HttpChild, era: Era, token: &str, answer: &str) -> PyCall {
+    let steps = json!([{"op": "call", "tool": "connect_account", "args": {"service": "github"}}]);
+    let url = server.url();
+    PyCall::spawn(
+        &[
+            "--url",
+            &url,
+            "--bearer",
+            token,
+            "--mode",
+            era.mode(),
+            "--answer",
+            answer,
+            "--timeout",
+            DRIVER_TIMEOUT_SECS,
+            "--steps",
+            &steps.to_string(),
+        ],
+        WAIT,
+    )
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -710,7 +621,7 @@ impl Scene {
         let started = Instant::now();
         let server = start_server(label);
         let token = token(caller, server.addr);
-        let client = PyCall::start(&server, era, &token);
+        let client = start_call(&server, era, &token);
         let browser = Browser::start(label);
         Scene {
             label: label.into(),
@@ -1201,7 +1112,7 @@ fn the_client_declines_or_cancels_without_opening_the_page() {
             ("decline", "declined: github not connected"),
             ("cancel", "cancelled: github not connected"),
         ] {
-            let mut call = PyCall::answering(&server, era, &alice, answer);
+            let mut call = call_answering(&server, era, &alice, answer);
             let asked = call.wait_for("elicitation", WAIT).unwrap_or_else(|e| panic!("{e}"));
             assert_eq!(asked["mode"], "url", "{asked}");
             let result = call
@@ -1227,7 +1138,7 @@ fn a_client_without_url_mode_is_told_what_it_lacks() {
     for era in [Era::Auto, Era::Legacy] {
         let server = start_server("no-url-mode");
         let alice = token("alice", server.addr);
-        let mut call = PyCall::answering(&server, era, &alice, "none");
+        let mut call = call_answering(&server, era, &alice, "none");
         let error = call
             .wait_for("error", WAIT)
             .unwrap_or_else(|e| panic!("{e}: {:?}", call.events));

@@ -58,6 +58,12 @@ server sends during a request arrive before that request's outcome.
 --answer: '{...}' accepts with that content (URL-mode questions are accepted without
 content), 'decline' / 'cancel' answer with that action, 'none' installs NO
 elicitation callback, so the client declares no elicitation capability.
+--answers '{"issues": {...}, "ok": "decline", "url": "cancel"}': per question, for a server
+that asks several: a form question takes the answer of its requestedSchema's first property
+name found here (a JSON object accepts with that content, or 'decline' / 'cancel'), a URL-mode
+question the answer under "url" ('accept', 'decline' or 'cancel'); a question matching no entry
+gets --answer. With --answers, an elicitation callback is installed even when --answer is
+'none'.
 --sampling TEXT: a sampling callback answering every sampling/createMessage with an assistant
 text message TEXT (model "test-model", stopReason "endTurn"); without it no callback, so no
 sampling capability is declared. --roots JSON: a roots callback answering that list of roots
@@ -138,6 +144,7 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     p = argparse.ArgumentParser(prog="py_client.py")
     p.add_argument("--mode", default="auto", help="auto | legacy | 2026-07-28")
     p.add_argument("--answer", default="none", help="JSON object | decline | cancel | none")
+    p.add_argument("--answers", default=None, help="JSON object: answers by form field name, or under \"url\"")
     p.add_argument("--steps", default='[{"op":"list_tools"}]', help="JSON array of steps")
     p.add_argument("--env", action="append", default=[], metavar="KEY=VALUE", help="extra server env")
     p.add_argument("--timeout", type=float, default=60.0, help="overall deadline in seconds")
@@ -156,6 +163,13 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
         if not isinstance(content, dict):
             sys.exit("py_client.py: --answer must be a JSON object, decline, cancel or none")
         args.answer = content
+    if args.answers is not None:
+        answers = json.loads(args.answers)
+        if not isinstance(answers, dict) or not all(
+            isinstance(a, dict) or a in ("accept", "decline", "cancel") for a in answers.values()
+        ):
+            sys.exit("py_client.py: --answers must map names to JSON objects, accept, decline or cancel")
+        args.answers = answers
     if args.roots is not None:
         roots = json.loads(args.roots)
         if not isinstance(roots, list):
@@ -164,7 +178,20 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     return args, server_cmd
 
 
-def make_elicitation_callback(answer: Any):
+def pick_answer(answer: Any, answers: dict[str, Any] | None, params: ElicitRequestParams) -> Any:
+    """The answer to this question: from --answers when an entry matches it, else --answer."""
+    if not answers:
+        return answer
+    if isinstance(params, ElicitRequestURLParams):
+        return answers.get("url", answer)
+    schema = getattr(params, "requested_schema", None) or {}
+    for name in (schema.get("properties") or {}):
+        if name in answers:
+            return answers[name]
+    return answer
+
+
+def make_elicitation_callback(answer: Any, answers: dict[str, Any] | None = None):
     async def on_elicit(ctx: ClientRequestContext, params: ElicitRequestParams) -> ElicitResult | ErrorData:
         event: dict[str, Any] = {
             "event": "elicitation",
@@ -178,11 +205,14 @@ def make_elicitation_callback(answer: Any):
             event["url"] = params.url
             event["elicitationId"] = params.elicitation_id
         emit(event)
-        if answer in ("decline", "cancel"):
-            return ElicitResult(action=answer)
+        answer_here = pick_answer(answer, answers, params)
+        if answer_here in ("decline", "cancel"):
+            return ElicitResult(action=answer_here)
         if isinstance(params, ElicitRequestURLParams):
             return ElicitResult(action="accept")  # URL mode: consent only, no content
-        return ElicitResult(action="accept", content=answer)
+        if not isinstance(answer_here, dict):
+            raise ValueError(f"no answer for the form question {params.message!r}: give it in --answers")
+        return ElicitResult(action="accept", content=answer_here)
 
     return on_elicit
 
@@ -300,8 +330,8 @@ async def main(args: argparse.Namespace, server_cmd: list[str]) -> None:
     else:
         server = StdioServerParameters(command=server_cmd[0], args=server_cmd[1:], env=env, cwd=args.cwd)
     kwargs: dict[str, Any] = {"mode": args.mode, "logging_callback": on_log, "message_handler": on_message}
-    if args.answer != "none":
-        kwargs["elicitation_callback"] = make_elicitation_callback(args.answer)
+    if args.answer != "none" or args.answers:
+        kwargs["elicitation_callback"] = make_elicitation_callback(args.answer, args.answers)
     if args.sampling is not None:
         kwargs["sampling_callback"] = make_sampling_callback(args.sampling)
     if args.roots is not None:

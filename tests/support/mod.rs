@@ -3,7 +3,7 @@
 #![allow(dead_code)]
 
 use serde_json::Value;
-use std::io::Read;
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
@@ -123,6 +123,15 @@ pub(crate) fn connect_bin() -> &'static Path {
 pub(crate) fn connect_debug_bin() -> &'static Path {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     match BIN.get_or_init(|| build_example("connect", None, false)) {
+        Ok(bin) => bin,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The `triage` example in the debug profile (as the tests themselves are).
+pub(crate) fn triage_bin() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match BIN.get_or_init(|| build_example("triage", None, false)) {
         Ok(bin) => bin,
         Err(e) => panic!("{e}"),
     }
@@ -499,4 +508,176 @@ impl Drop for HttpChild {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// The Python SDK driver (`tests/interop/py_client.py`) run with some arguments, its events read
+/// as they arrive: for tests that act while a call waits (open a page, then see the result).
+pub(crate) struct PyCall {
+    child: Child,
+    lines: mpsc::Receiver<String>,
+    pub(crate) events: Vec<Value>,
+    pub(crate) stderr: Arc<Mutex<Vec<u8>>>,
+    closed: bool,
+    /// How long [`PyCall::finish`] waits for the driver to end.
+    wait: Duration,
+}
+
+impl PyCall {
+    /// Starts `py_client.py ARGS…` under the test venv's python.
+    pub(crate) fn spawn(args: &[&str], wait: Duration) -> PyCall {
+        let mut child = Command::new(python())
+            .arg(Path::new(MANIFEST_DIR).join("tests/interop/py_client.py"))
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot spawn the Python driver: {e}"));
+        let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout pipe"));
+        let (stderr, _) = drain(child.stderr.take().unwrap_or_else(|| panic!("no stderr pipe")));
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            use std::io::BufRead;
+            for line in std::io::BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        PyCall {
+            child,
+            lines,
+            events: Vec::new(),
+            stderr,
+            closed: false,
+            wait,
+        }
+    }
+
+    /// Reads one more event within `timeout`; `false` at the deadline or once stdout closed.
+    pub(crate) fn read_one(&mut self, timeout: Duration) -> bool {
+        if self.closed {
+            return false;
+        }
+        match self.lines.recv_timeout(timeout) {
+            Ok(line) => {
+                let event = serde_json::from_str(&line)
+                    .unwrap_or_else(|_| serde_json::json!({"event": "not-json", "line": line}));
+                self.events.push(event);
+                true
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => false,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                self.closed = true;
+                false
+            }
+        }
+    }
+
+    /// The first event named `name` (read so far or arriving within `timeout`).
+    pub(crate) fn wait_for(&mut self, name: &str, timeout: Duration) -> Result<Value, String> {
+        self.wait_for_nth(name, 0, timeout)
+    }
+
+    /// The `n`th (from 0) event named `name` (read so far or arriving within `timeout`).
+    pub(crate) fn wait_for_nth(&mut self, name: &str, n: usize, timeout: Duration) -> Result<Value, String> {
+        self.wait_until(&format!("`{name}` event #{n}"), timeout, |events| {
+            events.iter().filter(|e| e["event"] == name).nth(n).cloned()
+        })
+    }
+
+    /// The first event `find` picks out of those read so far or arriving within `timeout`.
+    pub(crate) fn wait_until(
+        &mut self,
+        what: &str,
+        timeout: Duration,
+        find: impl Fn(&[Value]) -> Option<Value>,
+    ) -> Result<Value, String> {
+        let started = Instant::now();
+        loop {
+            if let Some(e) = find(&self.events) {
+                return Ok(e);
+            }
+            let left = timeout.saturating_sub(started.elapsed());
+            if left.is_zero() || (!self.read_one(left) && self.closed) {
+                return Err(format!("the client sent no {what} within {timeout:?}"));
+            }
+        }
+    }
+
+    /// The events that arrive within `window` (none may be a `result` for a call still waiting).
+    pub(crate) fn settle(&mut self, window: Duration) {
+        let started = Instant::now();
+        while let Some(left) = window.checked_sub(started.elapsed()) {
+            if !self.read_one(left) {
+                break;
+            }
+        }
+    }
+
+    /// Reads to the end and waits for the process; its exit status.
+    pub(crate) fn finish(&mut self) -> Result<ExitStatus, String> {
+        let started = Instant::now();
+        while !self.closed && started.elapsed() < self.wait {
+            self.read_one(self.wait.saturating_sub(started.elapsed()));
+        }
+        while started.elapsed() < self.wait {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return Ok(status);
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Err("the Python driver did not exit".into())
+    }
+
+    /// The events named `name` read so far.
+    pub(crate) fn named(&self, name: &str) -> Vec<&Value> {
+        self.events.iter().filter(|e| e["event"] == name).collect()
+    }
+
+    /// Everything read so far and the driver's stderr (the server's too, on stdio), for a
+    /// failure message.
+    pub(crate) fn transcript(&self) -> String {
+        let events: Vec<String> = self.events.iter().map(Value::to_string).collect();
+        format!(
+            "--- driver events ---\n{}\n--- driver stderr ---\n{}",
+            events.join("\n"),
+            text_of(&self.stderr)
+        )
+    }
+}
+
+impl Drop for PyCall {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// One HTTP/1.1 request to a page listener on 127.0.0.1:`port` (`Connection: close`); returns
+/// (status, body).
+pub(crate) fn http(port: u16, method: &str, target: &str, headers: &[(&str, &str)], body: &str) -> (u16, String) {
+    let fail = |e: std::io::Error| -> ! { panic!("{method} {target} on 127.0.0.1:{port}: {e}") };
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap_or_else(|e| fail(e));
+    s.set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap_or_else(|e| fail(e));
+    let mut req = format!(
+        "{method} {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    for (k, v) in headers {
+        req.push_str(&format!("{k}: {v}\r\n"));
+    }
+    req.push_str("\r\n");
+    req.push_str(body);
+    s.write_all(req.as_bytes()).unwrap_or_else(|e| fail(e));
+    let mut raw = String::new();
+    s.read_to_string(&mut raw).unwrap_or_else(|e| fail(e));
+    let status = raw.split(' ').nth(1).and_then(|c| c.parse().ok()).unwrap_or(0);
+    let body = raw
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
 }

@@ -137,6 +137,23 @@ impl Server {
         Arc::make_mut(&mut self.states).insert(value);
         self
     }
+    /// The application state of type `T` the server holds (`None`: none was registered), to
+    /// share with what runs beside the server, such as the pages of URL-mode questions
+    /// (`HttpOptions::page`): the very value the items receive, not a copy.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::{Server, State};
+    /// use std::sync::atomic::{AtomicU32, Ordering};
+    /// struct Visits(AtomicU32);
+    /// let server = Server::new("pages").state(Visits(AtomicU32::new(0)));
+    /// let visits: State<Visits> = server.state_of::<Visits>().expect("registered above");
+    /// visits.0.fetch_add(1, Ordering::Relaxed); // what a page does
+    /// assert_eq!(server.state_of::<Visits>().map(|v| v.0.load(Ordering::Relaxed)), Some(1));
+    /// assert!(server.state_of::<String>().is_none());
+    /// ```
+    pub fn state_of<T: Send + Sync + 'static>(&self) -> Option<crate::app_state::State<T>> {
+        self.states.get::<T>()
+    }
 
     /// Whether the server holds every application state its items, resolvers and completers
     /// take; `Err` names the first missing type and who takes it. Serving checks this first.
