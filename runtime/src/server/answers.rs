@@ -12,6 +12,7 @@ use crate::protocol::messages::{
 };
 use crate::protocol::{Era, ErrorObject, ProtocolVersion};
 use crate::resource::{MAX_URI_BYTES, ResourceContents, ResourceUri};
+use crate::tool_result::CallToolResult;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -122,48 +123,12 @@ impl Server {
         self.config.audience.as_deref().unwrap_or(&self.info.name)
     }
 
-    /// A result body as `version` sends it: 2026-07-28 results carry `resultType` (`kind`) and
-    /// the server's name in `_meta`; handshake-era results go as they are.
-    pub(crate) fn result<T: Serialize>(
-        &self,
-        body: T,
-        version: ProtocolVersion,
-        kind: &'static str,
-    ) -> Result<Box<RawValue>, ErrorObject> {
-        match version.era() {
-            Era::Stateless => to_raw(&Stamped {
-                body,
-                result_type: kind,
-                meta: &self.result_meta,
-            }),
-            Era::Handshake => to_raw(&body),
-        }
-    }
-
-    /// [`Server::result`] of a complete result.
-    pub(crate) fn complete_result<T: Serialize>(
-        &self,
-        body: T,
-        version: ProtocolVersion,
-    ) -> Result<Box<RawValue>, ErrorObject> {
-        self.result(body, version, "complete")
-    }
-
+    /// The caching hints this server gives (`Server::list_cache`).
     fn cache_hints(&self) -> CacheHints {
         CacheHints {
             ttl_ms: self.config.list_ttl_ms,
             cache_scope: self.config.list_cache_scope.as_str(),
         }
-    }
-
-    /// The caching hints of a list, when `version` sends them: `private` when the list was
-    /// made for this caller (scoped items hidden), whatever the configured scope.
-    fn list_hints(&self, version: ProtocolVersion, for_caller: bool) -> Option<CacheHints> {
-        let mut hints = (version.era() == Era::Stateless).then(|| self.cache_hints())?;
-        if for_caller {
-            hints.cache_scope = CacheScope::Private.as_str();
-        }
-        Some(hints)
     }
 
     pub(crate) fn list_tools(
@@ -176,8 +141,9 @@ impl Server {
             .iter()
             .zip(self.registry.of(Kind::Tool).map(|t| &t.scopes));
         let (tools, for_caller) = visible(&self.tools_json, items, principal)?;
-        let cache = self.list_hints(version, for_caller);
-        self.complete_result(ListToolsResult { tools: &tools, cache }, version)
+        let reply = Reply::of(version);
+        let cache = reply.list_hints(self, for_caller);
+        reply.complete(self, ListToolsResult { tools: &tools, cache })
     }
 
     pub(crate) fn list_prompts(
@@ -187,13 +153,14 @@ impl Server {
     ) -> Result<Box<RawValue>, ErrorObject> {
         let items = (self.registry.of(Kind::Prompt)).filter_map(|p| Some((p.prompt_definition()?, &p.scopes)));
         let (prompts, for_caller) = visible(&self.prompts_json, items, principal)?;
-        let cache = self.list_hints(version, for_caller);
-        self.complete_result(
+        let reply = Reply::of(version);
+        let cache = reply.list_hints(self, for_caller);
+        reply.complete(
+            self,
             ListPromptsResult {
                 prompts: &prompts,
                 cache,
             },
-            version,
         )
     }
 
@@ -206,13 +173,14 @@ impl Server {
             .filter_map(|r| Some((r.resource_definition()?, &r.scopes)))
             .filter(|(d, _)| matches!(d.uri, ResourceUri::Static(_)));
         let (resources, for_caller) = visible(&self.resources_json, items, principal)?;
-        let cache = self.list_hints(version, for_caller);
-        self.complete_result(
+        let reply = Reply::of(version);
+        let cache = reply.list_hints(self, for_caller);
+        reply.complete(
+            self,
             ListResourcesResult {
                 resources: &resources,
                 cache,
             },
-            version,
         )
     }
 
@@ -223,35 +191,20 @@ impl Server {
     ) -> Result<Box<RawValue>, ErrorObject> {
         let items = (self.registry.templates()).filter_map(|r| Some((r.resource_definition()?, &r.scopes)));
         let (resource_templates, for_caller) = visible(&self.templates_json, items, principal)?;
-        let cache = self.list_hints(version, for_caller);
-        self.complete_result(
+        let reply = Reply::of(version);
+        let cache = reply.list_hints(self, for_caller);
+        reply.complete(
+            self,
             ListResourceTemplatesResult {
                 resource_templates: &resource_templates,
                 cache,
             },
-            version,
         )
     }
 
-    /// A `resources/read` result: never empty (an empty one is "not found"), with the caching
-    /// hints on 2026-07-28 unless it answers a `retry` (a request carrying `inputResponses` or
-    /// `requestState`, whose result must not be cached).
-    pub(crate) fn read_result(
-        &self,
-        uri: &str,
-        contents: &[ResourceContents],
-        version: ProtocolVersion,
-        retry: bool,
-    ) -> Result<Box<RawValue>, ErrorObject> {
-        if contents.is_empty() {
-            return Err(resource_not_found(uri, version.era()));
-        }
-        let cache = (version.era() == Era::Stateless && !retry).then(|| self.cache_hints());
-        self.complete_result(ReadResourceResult { contents, cache }, version)
-    }
-
     pub(crate) fn discover(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
-        self.complete_result(
+        Reply::of(version).complete(
+            self,
             DiscoverResult {
                 supported_versions: crate::protocol::version::SUPPORTED,
                 // 2026-07-28 subscribes through `subscriptions/listen`'s `resourceSubscriptions`;
@@ -261,7 +214,6 @@ impl Server {
                 instructions: self.instructions.as_deref(),
                 cache: self.cache_hints(),
             },
-            version,
         )
     }
 
@@ -285,7 +237,6 @@ impl Server {
     }
 }
 
-/// -32602 for a URI no resource answers, with the URI in `data`.
 /// No resource at `uri`: -32002 on the handshake era (2025-11-25 resources: "Resource not
 /// found: -32002"), -32602 on 2026-07-28 (which does not use -32002), `data.uri` on both.
 pub(crate) fn resource_not_found(uri: &str, era: Era) -> ErrorObject {
@@ -294,4 +245,110 @@ pub(crate) fn resource_not_found(uri: &str, era: Era) -> ErrorObject {
         Era::Stateless => crate::protocol::codes::INVALID_PARAMS,
     };
     ErrorObject::new(code, format!("Resource not found: {uri}")).with_data(serde_json::json!({ "uri": uri }))
+}
+
+/// How one answer is written for its era, decided once per request (for a call, with its
+/// questions' channel: `Channel::reply`): the one place that knows what each era adds to a result.
+/// 2026-07-28 stamps `resultType` and the server's `_meta` on every result, gives caching hints
+/// (none to a retry: a request carrying `inputResponses` or `requestState`, whose result must
+/// not be cached) and never sends -32042; the handshake era writes results as they are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reply {
+    /// 2026-07-28; `retry`: the request carries `inputResponses` or `requestState`.
+    Stateless { retry: bool },
+    /// 2025-06-18 / 2025-11-25.
+    Handshake,
+}
+
+impl Reply {
+    /// The answer to a request of `version` that is no retry.
+    pub(crate) fn of(version: ProtocolVersion) -> Self {
+        Self::of_call(version, false)
+    }
+
+    /// The answer to a call of `version`; `retry` as for [`Reply::Stateless`].
+    pub(crate) fn of_call(version: ProtocolVersion, retry: bool) -> Self {
+        match version.era() {
+            Era::Stateless => Self::Stateless { retry },
+            Era::Handshake => Self::Handshake,
+        }
+    }
+
+    /// The era this answer is written for.
+    pub(crate) fn era(self) -> Era {
+        match self {
+            Self::Stateless { .. } => Era::Stateless,
+            Self::Handshake => Era::Handshake,
+        }
+    }
+
+    /// `body` as this era sends it: on 2026-07-28 with `resultType` (`kind`) and the server's
+    /// name in `_meta`.
+    pub(crate) fn result<T: Serialize>(
+        self,
+        server: &Server,
+        body: T,
+        kind: &'static str,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        match self {
+            Self::Stateless { .. } => to_raw(&Stamped {
+                body,
+                result_type: kind,
+                meta: &server.result_meta,
+            }),
+            Self::Handshake => to_raw(&body),
+        }
+    }
+
+    /// [`Reply::result`] of a complete result.
+    pub(crate) fn complete<T: Serialize>(self, server: &Server, body: T) -> Result<Box<RawValue>, ErrorObject> {
+        self.result(server, body, "complete")
+    }
+
+    /// The caching hints of a list, when this era sends them: `private` when the list was made
+    /// for this caller (scoped items hidden), whatever the configured scope.
+    fn list_hints(self, server: &Server, for_caller: bool) -> Option<CacheHints> {
+        let mut hints = self.hints(server)?;
+        if for_caller {
+            hints.cache_scope = CacheScope::Private.as_str();
+        }
+        Some(hints)
+    }
+
+    /// The server's caching hints, when this answer carries them (2026-07-28, not a retry).
+    fn hints(self, server: &Server) -> Option<CacheHints> {
+        matches!(self, Self::Stateless { retry: false }).then(|| server.cache_hints())
+    }
+
+    /// A tool's result, or the protocol error it asked for (-32042 only on the handshake era,
+    /// where it exists: 2026-07-28 reserves the code, and a tool answering it there is refused).
+    pub(crate) fn tool(self, server: &Server, result: CallToolResult) -> Result<Box<RawValue>, ErrorObject> {
+        match result.protocol_error {
+            Some(error)
+                if error.code == crate::protocol::codes::URL_ELICITATION_REQUIRED && self.era() == Era::Stateless =>
+            {
+                tracing::error!("a tool answered -32042 on 2026-07-28, where the code is reserved; refused");
+                Err(ErrorObject::internal(
+                    "Internal error: the tool needs a URL-mode elicitation, which 2026-07-28 asks from a resolver (Elicit::url), not with -32042",
+                ))
+            }
+            Some(error) => Err(*error),
+            None => self.complete(server, &result),
+        }
+    }
+
+    /// A `resources/read` result of `uri`: never empty (an empty one is "not found"), with the
+    /// caching hints when this answer carries them.
+    pub(crate) fn read(
+        self,
+        server: &Server,
+        uri: &str,
+        contents: &[ResourceContents],
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        if contents.is_empty() {
+            return Err(resource_not_found(uri, self.era()));
+        }
+        let cache = self.hints(server);
+        self.complete(server, ReadResourceResult { contents, cache })
+    }
 }

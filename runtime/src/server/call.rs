@@ -12,7 +12,7 @@ use crate::context::{Context, ContextParts};
 use crate::peer::{Outbound, Peer};
 use crate::principal::Principal;
 use crate::protocol::envelope::Envelope;
-use crate::protocol::{Era, ErrorObject, ProtocolVersion, RequestId};
+use crate::protocol::{Era, ErrorObject, RequestId};
 use crate::resolve::state::RoundState;
 use crate::tool_result::CallToolResult;
 use futures_util::FutureExt;
@@ -181,7 +181,9 @@ impl PendingCall {
             }
             _ => RoundState::default(),
         };
-        let channel = Channel::of(version.era(), peer, state, input_responses);
+        let channel = Channel::of(version.era(), retry, peer, state, input_responses);
+        // How the answer is written (stamped for the era, cached or not): the channel's.
+        let reply = channel.reply();
         let context = Context::new(ContextParts {
             request_id: id,
             version,
@@ -230,13 +232,13 @@ impl PendingCall {
                         };
                         let shown: String = unknown.chars().take(64).collect();
                         let message = format!("argument `{shown}`: tool `{name}` has no such argument; {takes}");
-                        return finish(server, CallToolResult::error(message), version);
+                        return reply.tool(server, CallToolResult::error(message));
                     }
                     if let Body::Tool(tool) = &item.body
                         && !tool.resolvers().is_empty()
                         && let Err(result) = tool.check_arguments(&arguments)
                     {
-                        return finish(server, result, version);
+                        return reply.tool(server, result);
                     }
                 }
                 // A resource's resolvers read its template's variables as their arguments.
@@ -252,7 +254,7 @@ impl PendingCall {
                 let (arguments, resolved) = match resolving.run(server, &name, read, &context).await {
                     Resolved::Ready(arguments, values) => (arguments, values),
                     Resolved::Stop(message) if kind == Kind::Tool => {
-                        return finish(server, CallToolResult::error(message), version);
+                        return reply.tool(server, CallToolResult::error(message));
                     }
                     Resolved::Stop(message) => return Err(ErrorObject::internal(message)),
                     Resolved::Answer(answer) => return answer,
@@ -266,9 +268,9 @@ impl PendingCall {
                 // One guard for every kind: a panic, where the body is called or while it runs.
                 let body = AssertUnwindSafe(async { item.run(input, resolved).await }).catch_unwind();
                 match body.await {
-                    Ok(Ok(Finished::Tool(result))) => finish(server, result, version),
-                    Ok(Ok(Finished::Prompt(result))) => server.complete_result(&result, version),
-                    Ok(Ok(Finished::Resource(contents))) => server.read_result(&name, &contents, version, retry),
+                    Ok(Ok(Finished::Tool(result))) => reply.tool(server, result),
+                    Ok(Ok(Finished::Prompt(result))) => reply.complete(server, &result),
+                    Ok(Ok(Finished::Resource(contents))) => reply.read(server, &name, &contents),
                     Ok(Err(e)) => Err(e),
                     Err(payload) => {
                         panic_text(kind.as_str(), &name, &payload);
@@ -276,7 +278,7 @@ impl PendingCall {
                         match kind {
                             // A tool's failure is a result the model sees; a prompt's or a
                             // resource's, a JSON-RPC error.
-                            Kind::Tool => finish(server, CallToolResult::error(failed), version),
+                            Kind::Tool => reply.tool(server, CallToolResult::error(failed)),
                             Kind::Prompt | Kind::Resource => Err(ErrorObject::internal(failed)),
                         }
                     }
@@ -298,7 +300,7 @@ impl PendingCall {
                         }
                     },
                 };
-                server.complete_result(crate::completion::CompleteResult::capped(values), version)
+                reply.complete(server, crate::completion::CompleteResult::capped(values))
             }
         }
     }
@@ -310,23 +312,6 @@ fn variables_map(variables: &[(String, String)]) -> Map<String, Value> {
         .iter()
         .map(|(k, v)| (k.clone(), Value::String(v.clone())))
         .collect()
-}
-
-/// A tool's result as the answer: the result, or the JSON-RPC error it stands for.
-fn finish(server: &Server, result: CallToolResult, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
-    match result.protocol_error {
-        // 2026-07-28 reserves -32042: implementations must not send it.
-        Some(error)
-            if error.code == crate::protocol::codes::URL_ELICITATION_REQUIRED && version.era() == Era::Stateless =>
-        {
-            tracing::error!("a tool answered -32042 on 2026-07-28, where the code is reserved; refused");
-            Err(ErrorObject::internal(
-                "Internal error: the tool needs a URL-mode elicitation, which 2026-07-28 asks from a resolver (Elicit::url), not with -32042",
-            ))
-        }
-        Some(error) => Err(*error),
-        None => server.complete_result(&result, version),
-    }
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! engine over the item's `#[resolve]` parameters, and on 2026-07-28 the round's
 //! `InputRequiredResult` with its sealed state.
 
+use super::answers::Reply;
 use super::builder::Server;
 use super::registry::{Item, panic_text};
 use crate::context::Context;
@@ -46,6 +47,8 @@ pub(crate) enum Channel {
     Stateless {
         state: RoundState,
         input_responses: Map<String, Value>,
+        /// The request carries `inputResponses` or `requestState`: its result is not cached.
+        retry: bool,
     },
     /// The handshake era: questions are requests on the connection's back-channel (none on a
     /// connection that cannot ask: then, as a round, nothing answered).
@@ -56,10 +59,30 @@ pub(crate) enum Channel {
 }
 
 impl Channel {
-    pub(crate) fn of(era: Era, peer: Option<Peer>, state: RoundState, input_responses: Map<String, Value>) -> Self {
+    /// `retry`: the request carries `inputResponses` or `requestState`.
+    pub(crate) fn of(
+        era: Era,
+        retry: bool,
+        peer: Option<Peer>,
+        state: RoundState,
+        input_responses: Map<String, Value>,
+    ) -> Self {
         match era {
-            Era::Stateless => Self::Stateless { state, input_responses },
+            Era::Stateless => Self::Stateless {
+                retry,
+                state,
+                input_responses,
+            },
             Era::Handshake => Self::Handshake { peer, input_responses },
+        }
+    }
+
+    /// How this call's answer is written: stamped for its era, with caching hints unless it
+    /// answers a retry.
+    pub(crate) fn reply(&self) -> Reply {
+        match self {
+            Self::Stateless { retry, .. } => Reply::Stateless { retry: *retry },
+            Self::Handshake { .. } => Reply::Handshake,
         }
     }
 
@@ -85,7 +108,9 @@ impl Channel {
                 peer: None,
                 input_responses,
             } => Asker::Collect(Collect::new(RoundState::default(), input_responses, asking)),
-            Self::Stateless { state, input_responses } => Asker::Collect(Collect::new(state, input_responses, asking)),
+            Self::Stateless {
+                state, input_responses, ..
+            } => Asker::Collect(Collect::new(state, input_responses, asking)),
         }
     }
 }
@@ -110,7 +135,7 @@ impl Resolving {
         if slots.is_empty() {
             return Resolved::Ready(arguments, Vec::new());
         }
-        let version = context.protocol_version();
+        let reply = channel.reply();
         let stateless = matches!(channel, Channel::Stateless { .. });
         let shared = Arc::new(arguments);
         let asker = channel.asker(server, server.ask_context(principal.clone()));
@@ -142,7 +167,7 @@ impl Resolving {
                         input_requests: requests,
                         request_state,
                     };
-                    server.result(&body, version, "input_required")
+                    reply.result(server, &body, "input_required")
                 }))
             }
             Outcome::InputRequired { .. } => Resolved::Answer(Err(ErrorObject::internal(
