@@ -1,25 +1,28 @@
-//! How a question reaches the user, one asker per era:
-//! - [`Collect`] (2026-07-28): a question goes into the round's `InputRequiredResult`; its answer
-//!   comes back in the retry's `inputResponses`, and answers kept from earlier rounds ride in the
-//!   sealed state.
-//! - [`BackChannel`] (handshake era): a question is a request to the client (`elicitation/create`,
-//!   `sampling/createMessage`, `roots/list`), awaited now.
+//! How a question reaches the user: the question as both askers see it (prepared for the
+//! client, rendered for its era, an answer applied to it), the [`Asker`] chosen once per call,
+//! and a tool body's own questions ([`Imperative`]). The askers themselves:
+//! - [`Collect`] (2026-07-28, `collect.rs`): a question goes into the round's
+//!   `InputRequiredResult`; its answer comes back in the retry's `inputResponses`, and answers
+//!   kept from earlier rounds ride in the sealed state.
+//! - [`BackChannel`] (handshake era, `back_channel.rs`): a question is a request to the client
+//!   (`elicitation/create`, `sampling/createMessage`, `roots/list`), awaited now.
+//!
+//! (Over 500 lines with its tests, on purpose: the code is under 500; the tests take one question
+//! through both askers with one set of fixtures, so they stay together here.)
 
-use super::state::{FlowRef, Kept, RoundState};
+use super::back_channel::BackChannel;
+use super::collect::Collect;
+use super::state::{FlowRef, Kept};
 use crate::context::{AskNow, Context, ElicitError};
 use crate::elicit::{Action, AskRequest};
-use crate::peer::{Peer, PeerError};
+use crate::peer::Peer;
 use crate::principal::Principal;
-use crate::protocol::messages::{
-    ELICITATION_COMPLETE, ElicitRequestParams, ElicitResult, ElicitUrlParams, ElicitationCompleteParams, EmptyResult,
-    InputParams, InputRequest,
-};
+use crate::protocol::messages::{ElicitRequestParams, ElicitResult, ElicitUrlParams, EmptyResult, InputParams};
 use crate::protocol::{ErrorObject, ProtocolVersion};
 use crate::question::{AskSpec, Settled};
 use crate::url_flow::{Progress, UrlFlows, check_url, with_flow};
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// What asking produced.
@@ -52,7 +55,7 @@ pub(crate) struct Question<'a> {
 
 /// An answer as the asker reads it: an `ElicitResult` for a form, the whole result for a
 /// sampling or roots request, what the page recorded for a URL-mode question.
-enum Answer {
+pub(super) enum Answer {
     Elicit(ElicitResult),
     Result(Value),
     Recorded(Value),
@@ -60,7 +63,7 @@ enum Answer {
 
 impl Answer {
     /// What the client sent for `request`.
-    fn read(request: &AskRequest, sent: Value) -> Self {
+    pub(super) fn read(request: &AskRequest, sent: Value) -> Self {
         match request {
             AskRequest::Form { .. } => Self::Elicit(ElicitResult::read(&sent).unwrap_or(ElicitResult {
                 action: String::new(),
@@ -71,7 +74,7 @@ impl Answer {
     }
 
     /// An answer kept in the state.
-    fn restore(request: &AskRequest, kept: &Kept) -> Self {
+    pub(super) fn restore(request: &AskRequest, kept: &Kept) -> Self {
         let content = kept.content.as_ref().and_then(|c| serde_json::from_str(c.get()).ok());
         match request {
             AskRequest::Form { .. } => Self::Elicit(ElicitResult {
@@ -92,7 +95,7 @@ impl Answer {
     }
 
     /// The answer as the state keeps it.
-    fn keep(&self, digest: &str) -> Kept {
+    pub(super) fn keep(&self, digest: &str) -> Kept {
         let raw = |v: &Value| serde_json::value::to_raw_value(v).ok();
         match self {
             Self::Elicit(e) => Kept {
@@ -203,7 +206,7 @@ impl LowerFirst for str {
 }
 
 /// What a question is, in the words of its messages.
-fn what(request: &AskRequest) -> &'static str {
+pub(super) fn what(request: &AskRequest) -> &'static str {
     match request {
         AskRequest::Form { .. } => "form",
         AskRequest::Url { .. } => "url",
@@ -240,7 +243,7 @@ impl Question<'_> {
 
     /// A URL-mode question's params, sending the user to `url` (the page's URL with the flow);
     /// the handshake era names the elicitation by the flow's id.
-    fn url_params(&self, url: &str, flow: &str) -> InputParams {
+    pub(super) fn url_params(&self, url: &str, flow: &str) -> InputParams {
         let message = match &self.ask.request {
             AskRequest::Url { message, .. } => message.clone(),
             _ => String::new(),
@@ -254,7 +257,7 @@ impl Question<'_> {
     }
 
     /// Applies one answer; `None` when it is malformed (not an `ElicitResult`, or not an object).
-    fn apply(&self, answer: &Answer, round: u64) -> Option<Result<Settled, String>> {
+    pub(super) fn apply(&self, answer: &Answer, round: u64) -> Option<Result<Settled, String>> {
         let key = self.key;
         let who = &self.who;
         let mode = what(&self.ask.request);
@@ -316,24 +319,6 @@ impl Question<'_> {
     }
 }
 
-/// 2026-07-28: questions are collected for the round's `InputRequiredResult`.
-pub(crate) struct Collect {
-    /// The state the retry brought back (empty on the first round).
-    pub(crate) state: RoundState,
-    /// The retry's `inputResponses`.
-    pub(crate) responses: Map<String, Value>,
-    /// Questions for this round.
-    pub(crate) requests: BTreeMap<String, InputRequest>,
-    /// The digest of each question asked now.
-    pub(crate) asked_now: BTreeMap<String, String>,
-    /// Answers to keep for the next round.
-    pub(crate) keep: BTreeMap<String, Kept>,
-    /// The URL-mode flows asked now.
-    pub(crate) flows_now: BTreeMap<String, FlowRef>,
-    /// Where URL-mode flows are, and whose this call is.
-    pub(crate) asking: AskContext,
-}
-
 /// What askers need beyond the question: the caller, the budget of questions it may be asked,
 /// and for URL-mode questions the flows and how long a retry waits for the page to be completed
 /// before asking again.
@@ -352,7 +337,7 @@ const POLL: Duration = Duration::from_millis(200);
 
 impl AskContext {
     /// Waits up to `wait` for the flow to leave pending; its progress then.
-    async fn settle(&self, flow: &str, wait: Duration) -> Result<Progress, String> {
+    pub(super) async fn settle(&self, flow: &str, wait: Duration) -> Result<Progress, String> {
         let until = tokio::time::Instant::now() + wait;
         loop {
             match self.flows.progress(flow, self.principal.as_ref()).await {
@@ -364,7 +349,7 @@ impl AskContext {
     }
 
     /// The flow for a question: checks the page's URL, starts a flow, and adds its id.
-    async fn start(&self, q: &Question<'_>) -> Result<FlowRef, String> {
+    pub(super) async fn start(&self, q: &Question<'_>) -> Result<FlowRef, String> {
         let AskRequest::Url { message, url } = &q.ask.request else {
             return Err("not a URL-mode question".into());
         };
@@ -392,7 +377,7 @@ impl AskContext {
 }
 
 /// What the page's flow came to, for the question whose answer it completes.
-fn outcome(who: &str, progress: Progress) -> Option<Result<Answer, String>> {
+pub(super) fn outcome(who: &str, progress: Progress) -> Option<Result<Answer, String>> {
     match progress {
         Progress::Pending => None,
         Progress::Done(v) => Some(Ok(Answer::Recorded(
@@ -405,278 +390,6 @@ fn outcome(who: &str, progress: Progress) -> Option<Result<Answer, String>> {
         Progress::Gone => Some(Err(format!(
             "{who}: the page's step expired or was completed for another call; call again"
         ))),
-    }
-}
-
-impl Collect {
-    pub(crate) fn new(state: RoundState, responses: Map<String, Value>, asking: AskContext) -> Self {
-        Self {
-            state,
-            responses,
-            requests: BTreeMap::new(),
-            asked_now: BTreeMap::new(),
-            keep: BTreeMap::new(),
-            flows_now: BTreeMap::new(),
-            asking,
-        }
-    }
-
-    /// Asks a URL-mode question (again): the same flow, until its page is completed.
-    fn defer_url(&mut self, q: &Question<'_>, flow: FlowRef) -> Asked {
-        self.asked_now.insert(q.key.to_owned(), q.digest.clone());
-        self.requests.insert(
-            q.key.to_owned(),
-            InputRequest {
-                method: q.ask.request.method(),
-                params: q.url_params(&flow.url, &flow.id),
-            },
-        );
-        self.flows_now.insert(q.key.to_owned(), flow);
-        Asked::Pending
-    }
-
-    /// A URL-mode question: an outcome kept from an earlier round; else the flow asked last
-    /// round, whose page the store says is done (the value), declined, or not yet (asked again,
-    /// after waiting a little when the user accepted); else a new flow.
-    async fn ask_url(&mut self, q: &Question<'_>) -> Asked {
-        let (target, key) = (q.target, q.key);
-        let who = &q.who;
-        let round = self.state.round;
-        if let Some(kept) = self.state.outcomes.get(key).filter(|k| k.q == q.digest).cloned() {
-            self.state.outcomes.remove(key);
-            let answer = Answer::restore(&q.ask.request, &kept);
-            return match q.apply(&answer, round) {
-                Some(settled) => {
-                    if settled.is_ok() {
-                        self.keep.insert(key.to_owned(), kept);
-                    }
-                    Asked::Done(settled)
-                }
-                None => Asked::Done(Err(format!("{who}: a kept answer does not read"))),
-            };
-        }
-        let flow = self.state.flows.remove(key).filter(|f| f.q == q.digest);
-        let asked_this = self.state.asked.get(key) == Some(&q.digest);
-        let response = self.responses.remove(key).filter(|_| asked_this);
-        let Some(flow) = flow else {
-            return match self.asking.start(q).await {
-                Ok(flow) => {
-                    tracing::info!(
-                        kind = q.kind,
-                        target,
-                        key,
-                        mode = "url",
-                        round = round + 1,
-                        "question asked"
-                    );
-                    self.defer_url(q, flow)
-                }
-                Err(m) => Asked::Done(Err(m)),
-            };
-        };
-        let action = response
-            .as_ref()
-            .and_then(ElicitResult::read)
-            .and_then(|a| Action::parse(&a.action));
-        let answer = match action {
-            // Not answered (or not an answer): the same question again.
-            None => return self.defer_url(q, flow),
-            Some(declined @ (Action::Decline | Action::Cancel)) => Answer::Elicit(ElicitResult {
-                action: declined.as_str().to_owned(),
-                content: None,
-            }),
-            // Consent only: the page says whether the step is done.
-            Some(Action::Accept) => match self.asking.settle(&flow.id, self.asking.wait).await {
-                Err(m) => return Asked::Done(Err(format!("{who}: {m}"))),
-                Ok(progress) => match outcome(&q.who, progress) {
-                    None => {
-                        tracing::info!(target, key, round, "URL-mode step not completed yet; asking again");
-                        return self.defer_url(q, flow);
-                    }
-                    Some(Err(m)) => return Asked::Done(Err(m)),
-                    Some(Ok(answer)) => answer,
-                },
-            },
-        };
-        match q.apply(&answer, round) {
-            Some(settled) => {
-                if settled.is_ok() {
-                    self.keep.insert(key.to_owned(), answer.keep(&q.digest));
-                }
-                Asked::Done(settled)
-            }
-            None => self.defer_url(q, flow),
-        }
-    }
-
-    fn defer(&mut self, q: &Question<'_>) -> Asked {
-        self.asked_now.insert(q.key.to_owned(), q.digest.clone());
-        self.requests.insert(
-            q.key.to_owned(),
-            InputRequest {
-                method: q.ask.request.method(),
-                params: q.params(),
-            },
-        );
-        Asked::Pending
-    }
-
-    pub(crate) async fn ask(&mut self, q: &Question<'_>) -> Asked {
-        if let AskRequest::Url { .. } = q.ask.request {
-            return self.ask_url(q).await;
-        }
-        let (target, key) = (q.target, q.key);
-        let mode = what(&q.ask.request);
-        let round = self.state.round;
-        // An answer kept from an earlier round, to this very question; or one given now to the
-        // question asked last round.
-        let restored = match self.state.outcomes.get(key) {
-            Some(k) if k.q == q.digest => self.state.outcomes.remove(key),
-            _ => None,
-        };
-        let answer = match &restored {
-            Some(kept) => Some(Answer::restore(&q.ask.request, kept)),
-            None => {
-                let asked_this = self.state.asked.get(key) == Some(&q.digest);
-                match self.responses.remove(key) {
-                    Some(answer) if asked_this => Some(Answer::read(&q.ask.request, answer)),
-                    Some(_) => {
-                        tracing::info!(target, key, "answer discarded: the question changed since it was asked");
-                        None
-                    }
-                    None => None,
-                }
-            }
-        };
-        let Some(answer) = answer else {
-            tracing::info!(kind = q.kind, target, key, mode, round = round + 1, "question asked");
-            return self.defer(q);
-        };
-        match q.apply(&answer, round) {
-            Some(settled) => {
-                if settled.is_ok() {
-                    // A kept answer goes on as the text it was sealed as; a new one is written once.
-                    let kept = restored.unwrap_or_else(|| answer.keep(&q.digest));
-                    self.keep.insert(key.to_owned(), kept);
-                }
-                Asked::Done(settled)
-            }
-            None => {
-                // Malformed: it never completes the call; ask again.
-                tracing::info!(target, key, "malformed answer; asking again");
-                self.defer(q)
-            }
-        }
-    }
-}
-
-/// Handshake era: each question is a request to the client, awaited in turn.
-pub(crate) struct BackChannel {
-    pub(crate) peer: Peer,
-    pub(crate) timeout: Duration,
-    pub(crate) max_questions: u64,
-    pub(crate) questions: u64,
-    pub(crate) asking: AskContext,
-}
-
-impl BackChannel {
-    pub(crate) async fn ask(&mut self, q: &Question<'_>) -> Asked {
-        let (target, key) = (q.target, q.key);
-        let who = &q.who;
-        let mode = what(&q.ask.request);
-        self.questions += 1;
-        if self.questions > self.max_questions {
-            return Asked::Done(Err(format!(
-                "{} `{target}` stopped: it needed more than {} questions",
-                q.kind, self.max_questions
-            )));
-        }
-        let round = self.questions;
-        let flow = match &q.ask.request {
-            AskRequest::Url { .. } => match self.asking.start(q).await {
-                Ok(flow) => Some(flow),
-                Err(m) => return Asked::Done(Err(m)),
-            },
-            _ => None,
-        };
-        let params = match &flow {
-            Some(flow) => q.url_params(&flow.url, &flow.id),
-            None => q.params(),
-        };
-        tracing::info!(kind = q.kind, target, key, mode, round, "question asked");
-        match self.peer.request(q.ask.request.method(), &params, self.timeout).await {
-            Ok(answer) => {
-                let answer = match &flow {
-                    Some(flow) => match self.url_answer(q, flow, &answer).await {
-                        Ok(a) => a,
-                        Err(m) => return Asked::Done(Err(m)),
-                    },
-                    None => Answer::read(&q.ask.request, answer),
-                };
-                match q.apply(&answer, round) {
-                    Some(settled) => Asked::Done(settled),
-                    None => Asked::Done(Err(format!("{who} received a malformed answer"))),
-                }
-            }
-            Err(PeerError::Client(e)) => {
-                tracing::info!(
-                    target,
-                    key,
-                    code = e.code,
-                    "the client answered the question with an error"
-                );
-                Asked::Abort(e)
-            }
-            Err(PeerError::Timeout) => Asked::Done(Err(format!("{who}: no answer within {:?}", self.timeout))),
-            Err(PeerError::Busy(n)) => {
-                tracing::warn!(
-                    target,
-                    key,
-                    waiting = n,
-                    "question not asked: too many wait for the client"
-                );
-                Asked::Done(Err(format!(
-                    "{who}: {n} questions already wait for the client's answers; try again once some are answered"
-                )))
-            }
-            Err(PeerError::Closed) => Asked::Done(Err(format!("{who}: the client went away before answering"))),
-            Err(PeerError::NotInitialized) => Asked::Done(Err(format!(
-                "{who}: not asked: the client did not send notifications/initialized within {:?}",
-                self.timeout
-            ))),
-        }
-    }
-
-    /// A URL-mode answer on the back-channel: a decline or cancel is the answer; an accept is the
-    /// user's consent, and the question waits (up to the elicitation timeout) for the page to be
-    /// completed, then tells the client with `notifications/elicitation/complete`.
-    async fn url_answer(&self, q: &Question<'_>, flow: &FlowRef, answer: &Value) -> Result<Answer, String> {
-        let who = &q.who;
-        let action = ElicitResult::read(answer).and_then(|a| Action::parse(&a.action));
-        match action {
-            None => Err(format!("{who} received a malformed answer")),
-            Some(declined @ (Action::Decline | Action::Cancel)) => Ok(Answer::Elicit(ElicitResult {
-                action: declined.as_str().to_owned(),
-                content: None,
-            })),
-            Some(Action::Accept) => {
-                let progress = self
-                    .asking
-                    .settle(&flow.id, self.timeout)
-                    .await
-                    .map_err(|m| format!("{who}: {m}"))?;
-                match outcome(&q.who, progress) {
-                    None => Err(format!("{who}: the page was not completed within {:?}", self.timeout)),
-                    Some(settled) => {
-                        let params = ElicitationCompleteParams {
-                            elicitation_id: &flow.id,
-                        };
-                        self.peer.notify(ELICITATION_COMPLETE, &params).await;
-                        settled
-                    }
-                }
-            }
-        }
     }
 }
 
@@ -786,6 +499,7 @@ fn capitalized(kind: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::state::RoundState;
     use super::*;
     use crate::elicit::{Ask, Confirm, Elicit};
     use crate::form::{FormSchema, RenderOptions};

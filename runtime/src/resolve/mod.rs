@@ -16,7 +16,9 @@
 //! ([`def`], [`checks`]) is reached through `__private01`.
 
 pub(crate) mod ask;
+pub(crate) mod back_channel;
 pub(crate) mod checks;
+pub(crate) mod collect;
 pub(crate) mod def;
 pub(crate) mod engine;
 pub(crate) mod limit;

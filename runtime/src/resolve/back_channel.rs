@@ -1,0 +1,120 @@
+//! The handshake-era asker: each question is a request to the client on the connection's
+//! back-channel, awaited in turn.
+
+use super::ask::{Answer, AskContext, Asked, Question, outcome, what};
+use super::state::FlowRef;
+use crate::elicit::{Action, AskRequest};
+use crate::peer::{Peer, PeerError};
+use crate::protocol::messages::{ELICITATION_COMPLETE, ElicitResult, ElicitationCompleteParams};
+use serde_json::Value;
+use std::time::Duration;
+
+/// Handshake era: each question is a request to the client, awaited in turn.
+pub(crate) struct BackChannel {
+    pub(crate) peer: Peer,
+    pub(crate) timeout: Duration,
+    pub(crate) max_questions: u64,
+    pub(crate) questions: u64,
+    pub(crate) asking: AskContext,
+}
+
+impl BackChannel {
+    pub(crate) async fn ask(&mut self, q: &Question<'_>) -> Asked {
+        let (target, key) = (q.target, q.key);
+        let who = &q.who;
+        let mode = what(&q.ask.request);
+        self.questions += 1;
+        if self.questions > self.max_questions {
+            return Asked::Done(Err(format!(
+                "{} `{target}` stopped: it needed more than {} questions",
+                q.kind, self.max_questions
+            )));
+        }
+        let round = self.questions;
+        let flow = match &q.ask.request {
+            AskRequest::Url { .. } => match self.asking.start(q).await {
+                Ok(flow) => Some(flow),
+                Err(m) => return Asked::Done(Err(m)),
+            },
+            _ => None,
+        };
+        let params = match &flow {
+            Some(flow) => q.url_params(&flow.url, &flow.id),
+            None => q.params(),
+        };
+        tracing::info!(kind = q.kind, target, key, mode, round, "question asked");
+        match self.peer.request(q.ask.request.method(), &params, self.timeout).await {
+            Ok(answer) => {
+                let answer = match &flow {
+                    Some(flow) => match self.url_answer(q, flow, &answer).await {
+                        Ok(a) => a,
+                        Err(m) => return Asked::Done(Err(m)),
+                    },
+                    None => Answer::read(&q.ask.request, answer),
+                };
+                match q.apply(&answer, round) {
+                    Some(settled) => Asked::Done(settled),
+                    None => Asked::Done(Err(format!("{who} received a malformed answer"))),
+                }
+            }
+            Err(PeerError::Client(e)) => {
+                tracing::info!(
+                    target,
+                    key,
+                    code = e.code,
+                    "the client answered the question with an error"
+                );
+                Asked::Abort(e)
+            }
+            Err(PeerError::Timeout) => Asked::Done(Err(format!("{who}: no answer within {:?}", self.timeout))),
+            Err(PeerError::Busy(n)) => {
+                tracing::warn!(
+                    target,
+                    key,
+                    waiting = n,
+                    "question not asked: too many wait for the client"
+                );
+                Asked::Done(Err(format!(
+                    "{who}: {n} questions already wait for the client's answers; try again once some are answered"
+                )))
+            }
+            Err(PeerError::Closed) => Asked::Done(Err(format!("{who}: the client went away before answering"))),
+            Err(PeerError::NotInitialized) => Asked::Done(Err(format!(
+                "{who}: not asked: the client did not send notifications/initialized within {:?}",
+                self.timeout
+            ))),
+        }
+    }
+
+    /// A URL-mode answer on the back-channel: a decline or cancel is the answer; an accept is the
+    /// user's consent, and the question waits (up to the elicitation timeout) for the page to be
+    /// completed, then tells the client with `notifications/elicitation/complete`.
+    async fn url_answer(&self, q: &Question<'_>, flow: &FlowRef, answer: &Value) -> Result<Answer, String> {
+        let who = &q.who;
+        let action = ElicitResult::read(answer).and_then(|a| Action::parse(&a.action));
+        match action {
+            None => Err(format!("{who} received a malformed answer")),
+            Some(declined @ (Action::Decline | Action::Cancel)) => Ok(Answer::Elicit(ElicitResult {
+                action: declined.as_str().to_owned(),
+                content: None,
+            })),
+            Some(Action::Accept) => {
+                let progress = self
+                    .asking
+                    .settle(&flow.id, self.timeout)
+                    .await
+                    .map_err(|m| format!("{who}: {m}"))?;
+                match outcome(&q.who, progress) {
+                    None => Err(format!("{who}: the page was not completed within {:?}", self.timeout)),
+                    Some(settled) => {
+                        let params = ElicitationCompleteParams {
+                            elicitation_id: &flow.id,
+                        };
+                        self.peer.notify(ELICITATION_COMPLETE, &params).await;
+                        settled
+                    }
+                }
+            }
+        }
+    }
+}
