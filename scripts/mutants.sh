@@ -74,16 +74,17 @@ esac
 if [[ -s "${OUT}/mutants.out/missed.txt" || -s "${OUT}/mutants.out/timeout.txt" ]]; then
     # cargo-mutants' own baseline tests only the mutated package, where the integration tests
     # are not: this is the baseline of pass 2, on the unmutated tree, and its time sets the limit.
+    # (`printf` leaves no newline at the end, so `read` meets end of input and returns 1: `|| true`.)
     read -r -a targets < <(awk '
         /^additional_cargo_args *= *\[/ { inside = 1; next }
         inside && /^\]/ { inside = 0 }
         inside { gsub(/[",]/, ""); printf "%s ", $0 }
-    ' "${CONFIG}")
+    ' "${CONFIG}") || true
     read -r -a harness < <(awk '
         /^additional_cargo_test_args *= *\[/ { inside = 1; next }
         inside && /^\]/ { inside = 0 }
         inside { gsub(/[",]/, ""); printf "%s ", $0 }
-    ' "${CONFIG}")
+    ' "${CONFIG}") || true
     echo "mutants: pass 2 of 2, baseline: cargo test --all-features ${targets[*]} ${harness[*]}" >&2
     baseline=${SECONDS}
     cargo test --quiet --all-features --package mcp-resolve-runtime --package mcp-resolve "${targets[@]}" "${harness[@]}" || {

@@ -313,6 +313,13 @@ mod tests {
                 .contains("twice")
         );
         assert!(c.pick_all(&json!("101")).is_err());
+        assert_eq!(c.pick_all(&json!(["102"])), Ok(vec![102]), "exactly min_items picks");
+        assert_eq!(
+            c.pick_all(&json!(["102", "104"])),
+            Ok(vec![102, 104]),
+            "exactly max_items picks"
+        );
+        assert_eq!(c.field_of(&json!({"issues": "101"})), Ok(&json!("101")));
         assert!(c.field_of(&json!({"issues": "101", "other": 1})).is_err());
         assert!(c.field_of(&json!({})).unwrap_err().contains("is required"));
         assert!(c.field_of(&json!([])).is_err());
@@ -359,5 +366,24 @@ mod tests {
             "bounds are for pick_many"
         );
         assert_eq!(three().min_items(3).max_items(3).invalid(true), None);
+        assert_eq!(three().min_items(1).max_items(2).invalid(true), None);
+        // Exactly the most characters is allowed, for the field name and each title too.
+        let longest = "x".repeat(MAX_CHOICE_CHARS);
+        assert_eq!(Choices::new(&longest).option("k", "t", 1).invalid(false), None);
+        assert!(Choices::new(&long).option("k", "t", 1).invalid(false).is_some());
+        assert_eq!(Choices::new("n").option("k", &longest, 1).invalid(false), None);
+    }
+
+    #[test]
+    fn its_size_and_debug_name_the_options() {
+        assert_eq!((three().len(), three().is_empty()), (3, false));
+        assert_eq!(
+            (Choices::<u8>::new("n").len(), Choices::<u8>::new("n").is_empty()),
+            (0, true)
+        );
+        assert_eq!(
+            format!("{:?}", three()),
+            r#"Choices { field: "issues", keys: ["101", "102", "104"], .. }"#
+        );
     }
 }
