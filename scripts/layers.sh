@@ -21,7 +21,8 @@ import sys
 # file under it. The first pattern that matches a file places it.
 LAYERS = [
     ("base: helpers that know nothing of MCP",
-     ["secret", "app_state", "expiring", "authority", "throttle", "budget", "args", "form", "form/*"]),
+     ["secret", "app_state", "expiring", "authority", "throttle", "budget", "args", "form", "form/*",
+      "uri_template"]),
     ("protocol: the wire model of both eras and the content it carries", ["protocol", "protocol/*"]),
     ("who and where: callers, access, sealing, stores, bearer tokens, the client back-channel, "
      "resource updates",

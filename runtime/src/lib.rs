@@ -57,6 +57,7 @@ pub mod tool;
 mod tool_result;
 mod transport;
 mod updates;
+mod uri_template;
 pub mod url_flow;
 
 /// Support for generated code, not public API; the name is versioned (`01`) so that macros of
