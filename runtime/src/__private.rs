@@ -458,3 +458,51 @@ pub fn resource_variable(call: &ResourceCall, name: &'static str) -> Result<Stri
         .map(str::to_owned)
         .ok_or_else(|| ErrorObject::internal(format!("internal error: template variable `{name}` has no value")))
 }
+
+/// Stand-ins for a `#[resolver]`'s dependency paths in the type namespace. The expansion imports
+/// each path under an alias (`use path as __mcp_resolve_depN;`) over a glob import of this
+/// module: a path that is a resolver shadows its stand-in, while a plain function only imports
+/// a value, so its alias falls back to a stand-in that fits everything and has a spec that is
+/// never run. Its one error is then the value's (`ResolverFn`, "annotate the function with
+/// `#[resolver]`"), not rustc's "expected type, found function" before it.
+pub mod unresolved {
+    use super::{Fits, ResolveInputs, ResolverSpec, Step};
+    use futures_util::future::BoxFuture;
+
+    fn never(_: ResolveInputs) -> BoxFuture<'static, Step> {
+        Box::pin(async { Step::Invalid("this dependency is not a `#[resolver]`".into()) })
+    }
+
+    static UNRESOLVED: ResolverSpec = ResolverSpec {
+        name: "(not a resolver)",
+        module: "",
+        key: "",
+        deps: &[],
+        states: &[],
+        once: false,
+        run: never,
+    };
+
+    macro_rules! stand_ins {
+        ($($n:ident)*) => {$(
+            #[doc(hidden)]
+            #[allow(non_camel_case_types)]
+            pub struct $n;
+            impl $n {
+                #[doc(hidden)]
+                pub const fn __mcp_resolve_spec() -> &'static ResolverSpec {
+                    &UNRESOLVED
+                }
+            }
+            impl<A: ?Sized, D> Fits<A, D> for $n {}
+        )*};
+    }
+    stand_ins!(
+        __mcp_resolve_dep0 __mcp_resolve_dep1 __mcp_resolve_dep2 __mcp_resolve_dep3
+        __mcp_resolve_dep4 __mcp_resolve_dep5 __mcp_resolve_dep6 __mcp_resolve_dep7
+        __mcp_resolve_dep8 __mcp_resolve_dep9 __mcp_resolve_dep10 __mcp_resolve_dep11
+        __mcp_resolve_dep12 __mcp_resolve_dep13 __mcp_resolve_dep14 __mcp_resolve_dep15
+        __mcp_resolve_dep16 __mcp_resolve_dep17 __mcp_resolve_dep18 __mcp_resolve_dep19
+        __mcp_resolve_dep20 __mcp_resolve_dep21 __mcp_resolve_dep22 __mcp_resolve_dep23
+    );
+}

@@ -63,9 +63,30 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
     let muts = params.iter().map(|p| &p.mutability);
     let lints = params.iter().map(|p| &p.lints);
 
-    let deps: Vec<&syn::Path> = params.iter().filter_map(|p| p.dep.as_ref()).collect();
-    // Named as types (the marker the dependency's function shares its name with), so the static
-    // and the checks below resolve each path where the user wrote it.
+    let dep_paths: Vec<&syn::Path> = params.iter().filter_map(|p| p.dep.as_ref()).collect();
+    // Each dependency is named as a type (the marker the function shares its name with) through
+    // an alias imported over a glob of stand-ins (`__private01::unresolved`): a path that is a
+    // resolver shadows its stand-in; a plain function imports only a value, so the type falls
+    // back to a stand-in and the one error is the value's ("annotate the function with
+    // `#[resolver]`"), not rustc's "expected type, found function" before it.
+    let aliases: Vec<syn::Path> = dep_paths
+        .iter()
+        .enumerate()
+        .map(|(i, d)| syn::Path::from(format_ident!("__mcp_resolve_dep{}", i, span = d.span())))
+        .collect();
+    let imports = dep_paths.iter().zip(&aliases).map(|(d, a)| {
+        quote_spanned! {d.span()=>
+            #[allow(unused_imports)]
+            use #d as #a;
+        }
+    });
+    let stand_ins = (!dep_paths.is_empty()).then(|| {
+        quote! {
+            #[allow(unused_imports)]
+            use #krate::__private01::unresolved::*;
+        }
+    });
+    let deps: Vec<&syn::Path> = aliases.iter().collect();
     let dep_defs = deps.iter().map(|d| {
         quote_spanned! {d.span()=> <#d>::__mcp_resolve_spec() }
     });
@@ -155,6 +176,9 @@ pub(crate) fn expand(m: &ResolverModel) -> TokenStream {
         #[doc(hidden)]
         #[allow(non_snake_case, non_upper_case_globals, unused_qualifications, clippy::all)]
         const _: () = {
+            #stand_ins
+            #(#imports)*
+
             fn __mcp_resolve_run(
                 __inputs: #krate::__private01::ResolveInputs,
             ) -> #krate::__private01::BoxFuture<'static, #krate::__private01::Step> {
