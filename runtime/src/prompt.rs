@@ -65,18 +65,19 @@ impl PromptArgument {
 /// assert_eq!(v["arguments"][0]["name"], "text");
 /// assert!(v.get("scopes").is_none());
 /// ```
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct PromptDefinition {
     /// The prompt's name.
     pub name: String,
     /// A human-readable title.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// What the prompt is for.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// Its arguments, in order.
+    #[serde(default)]
     pub arguments: Vec<PromptArgument>,
     /// The scopes a caller's token must grant; not sent.
     #[serde(skip)]

@@ -20,7 +20,7 @@ use std::sync::Arc;
 /// a.read_only_hint = Some(true);
 /// assert_eq!(serde_json::to_value(&a).unwrap(), serde_json::json!({"readOnlyHint": true}));
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ToolAnnotations {
@@ -57,25 +57,25 @@ impl ToolAnnotations {
 /// let v = serde_json::to_value(&def).unwrap();
 /// assert_eq!(v["inputSchema"]["required"], serde_json::json!(["path"]));
 /// ```
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ToolDefinition {
     /// The tool's unique name.
     pub name: String,
     /// A human-readable title.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
     /// What the tool does (from the doc comment).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub description: Option<String>,
     /// JSON Schema 2020-12 of the arguments; the root is `type: "object"`.
     pub input_schema: Map<String, Value>,
     /// JSON Schema of `structuredContent`, for tools with structured output.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output_schema: Option<Map<String, Value>>,
     /// Behaviour hints.
-    #[serde(skip_serializing_if = "ToolAnnotations::is_empty")]
+    #[serde(default, skip_serializing_if = "ToolAnnotations::is_empty")]
     pub annotations: ToolAnnotations,
     /// The OAuth scopes a caller's token must grant before the tool runs; not sent to clients.
     #[serde(skip)]

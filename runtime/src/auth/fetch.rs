@@ -2,92 +2,39 @@
 //! size and in time, no redirect followed.
 
 use super::AuthError;
+use crate::transport::outbound::{PlainHttp, Target};
 use bytes::Bytes;
-use http::{Request, StatusCode, Uri, header};
+use http::{Request, StatusCode, header};
 use http_body_util::{BodyExt, Empty, Limited};
-use hyper_util::rt::TokioIo;
-use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
 use std::time::Duration;
-use tokio_rustls::rustls;
 
 /// Where a JWKS document is fetched from, checked once when the verifier is built.
 pub(super) struct JwksSource {
-    url: String,
-    /// The host to connect to (an IPv6 address without its brackets).
-    host: String,
-    port: u16,
-    /// The `Host` header.
-    authority: String,
-    path: String,
-    /// `Some` for `https://`.
-    tls: Option<tokio_rustls::TlsConnector>,
-}
-
-fn is_loopback_host(host: &str) -> bool {
-    host.eq_ignore_ascii_case("localhost") || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
-}
-
-fn tls_connector() -> Result<tokio_rustls::TlsConnector, AuthError> {
-    // The provider is named, not taken from the process default: another crate in the build may
-    // turn on a second one, and rustls then refuses to guess.
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let roots = rustls::RootCertStore {
-        roots: webpki_roots::TLS_SERVER_ROOTS.to_vec(),
-    };
-    let mut config = rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| AuthError::new(format!("TLS set-up: {e}")))?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Ok(tokio_rustls::TlsConnector::from(Arc::new(config)))
+    target: Target,
 }
 
 impl JwksSource {
     /// Checks `url`: `https://`, or `http://` to a loopback host only (keys fetched in the clear
     /// could be swapped by anyone on the path, and would then sign any token they like).
     pub(super) fn parse(url: &str) -> Result<Self, AuthError> {
-        let bad = |why: &str| AuthError::new(format!("JWKS URL `{url}`: {why}"));
-        let uri: Uri = url.parse().map_err(|e| bad(&format!("{e}")))?;
-        let authority = uri.authority().ok_or_else(|| bad("no host"))?;
-        if authority.as_str().contains('@') {
-            return Err(bad("credentials in the URL are not supported"));
-        }
-        let host = authority.host().trim_start_matches('[').trim_end_matches(']');
-        if host.is_empty() {
-            return Err(bad("no host"));
-        }
-        let (tls, default_port) = match uri.scheme_str() {
-            Some("https") => (Some(tls_connector()?), 443),
-            Some("http") if is_loopback_host(host) => (None, 80),
-            Some("http") => {
-                return Err(bad(
-                    "plain http is accepted for loopback hosts only; anyone on the path could swap \
-                     the keys of a JWKS fetched in the clear",
-                ));
-            }
-            _ => return Err(bad("the scheme must be https")),
-        };
-        let path = uri.path_and_query().map_or("/", |p| p.as_str()).to_owned();
-        Ok(Self {
-            url: url.to_owned(),
-            host: host.to_owned(),
-            port: authority.port_u16().unwrap_or(default_port),
-            authority: authority.as_str().to_owned(),
-            path,
-            tls,
-        })
+        let target = Target::parse(
+            url,
+            PlainHttp::LoopbackOnly,
+            "plain http is accepted for loopback hosts only; anyone on the path could swap \
+             the keys of a JWKS fetched in the clear",
+        )
+        .map_err(|why| AuthError::new(format!("JWKS URL `{url}`: {why}")))?;
+        Ok(Self { target })
     }
 
     /// The URL, for messages.
     pub(super) fn url(&self) -> &str {
-        &self.url
+        self.target.url()
     }
 
     /// GETs the document: status 200, at most `max_bytes` of body, all within `timeout`.
     pub(super) async fn get(&self, timeout: Duration, max_bytes: usize) -> Result<Bytes, AuthError> {
-        let fail = |why: String| AuthError::new(format!("fetching the JWKS at {}: {why}", self.url));
+        let fail = |why: String| AuthError::new(format!("fetching the JWKS at {}: {why}", self.url()));
         match tokio::time::timeout(timeout, self.get_unbounded_in_time(max_bytes)).await {
             Ok(r) => r.map_err(fail),
             Err(_) => Err(fail(format!("no complete answer within {timeout:?}"))),
@@ -95,53 +42,13 @@ impl JwksSource {
     }
 
     async fn get_unbounded_in_time(&self, max_bytes: usize) -> Result<Bytes, String> {
-        let tcp = self.connect().await?;
-        let request = Request::get(self.path.as_str())
-            .header(header::HOST, self.authority.as_str())
+        let request = Request::get(self.target.path())
+            .header(header::HOST, self.target.authority())
             .header(header::ACCEPT, "application/jwk-set+json, application/json")
             .header(header::USER_AGENT, "mcp-resolve")
             .body(Empty::<Bytes>::new())
             .map_err(|e| e.to_string())?;
-        match &self.tls {
-            None => exchange(TokioIo::new(tcp), request, max_bytes).await,
-            Some(tls) => {
-                let name = rustls::pki_types::ServerName::try_from(self.host.clone())
-                    .map_err(|e| format!("`{}` is no TLS server name: {e}", self.host))?;
-                let stream = tls.connect(name, tcp).await.map_err(|e| format!("TLS: {e}"))?;
-                exchange(TokioIo::new(stream), request, max_bytes).await
-            }
-        }
-    }
-
-    /// Connects to the first address that answers; over plain HTTP, to loopback addresses only
-    /// (a `localhost` that resolves elsewhere is refused).
-    async fn connect(&self) -> Result<tokio::net::TcpStream, String> {
-        let addrs: Vec<SocketAddr> = tokio::net::lookup_host((self.host.as_str(), self.port))
-            .await
-            .map_err(|e| format!("resolving {}: {e}", self.host))?
-            .filter(|a| self.tls.is_some() || a.ip().is_loopback())
-            .collect();
-        let mut last = format!("{} resolves to no usable address", self.host);
-        for addr in addrs {
-            match tokio::net::TcpStream::connect(addr).await {
-                Ok(tcp) => return Ok(tcp),
-                Err(e) => last = format!("connecting to {addr}: {e}"),
-            }
-        }
-        Err(last)
-    }
-}
-
-/// One request on a fresh HTTP/1.1 connection; the body read up to `max_bytes`.
-async fn exchange<I>(io: I, request: Request<Empty<Bytes>>, max_bytes: usize) -> Result<Bytes, String>
-where
-    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
-{
-    let (mut sender, conn) = hyper::client::conn::http1::handshake(io)
-        .await
-        .map_err(|e| e.to_string())?;
-    let answer = async move {
-        let response = sender.send_request(request).await.map_err(|e| e.to_string())?;
+        let response = self.target.send(request).await?;
         if response.status() != StatusCode::OK {
             return Err(format!("answered {}", response.status()));
         }
@@ -159,16 +66,6 @@ where
             .await
             .map(|b| b.to_bytes())
             .map_err(|e| format!("reading the document (at most {max_bytes} bytes): {e}"))
-    };
-    let mut answer = std::pin::pin!(answer);
-    let mut conn = std::pin::pin!(conn);
-    tokio::select! {
-        r = &mut answer => r,
-        c = &mut conn => {
-            // The connection may end once it has handed over the whole answer: read it.
-            c.map_err(|e| e.to_string())?;
-            answer.await
-        }
     }
 }
 

@@ -1,0 +1,352 @@
+//! The Rust client (`mcp_resolve::client`, feature `client`) against real servers over real
+//! transports: the official Python SDK's Notes server (`tests/interop/py_notes_server.py`) on
+//! both eras over stdio and Streamable HTTP, our own `notes` example on both, and a scripted
+//! stdio peer for the client's own limits (rounds, time, cancellation).
+
+#![cfg(all(unix, feature = "client"))]
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
+
+mod support;
+
+use mcp_resolve::client::{
+    Answer, CallOptions, Client, ClientError, ElicitationRequest, EraChoice, Stderr, content_text,
+};
+use mcp_resolve::protocol::ProtocolVersion;
+use serde_json::{Map, Value, json};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use support::{HttpChild, MANIFEST_DIR, notes_bin, python};
+use tokio::process::Command;
+
+fn script(name: &str) -> PathBuf {
+    PathBuf::from(MANIFEST_DIR).join("tests/interop").join(name)
+}
+
+fn py_notes() -> Command {
+    let mut c = Command::new(python());
+    c.arg(script("py_notes_server.py"));
+    c
+}
+
+/// A handler that records each question and gives `answer`.
+fn recording(
+    answer: Answer,
+) -> (
+    Arc<Mutex<Vec<ElicitationRequest>>>,
+    impl Fn(ElicitationRequest) -> std::future::Ready<Answer> + Send + Sync + 'static,
+) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    (seen, move |q: ElicitationRequest| {
+        log.lock().unwrap().push(q);
+        std::future::ready(answer.clone())
+    })
+}
+
+fn ok(yes: bool) -> Answer {
+    let mut m = Map::new();
+    m.insert("ok".into(), json!(yes));
+    Answer::Accept(Some(m))
+}
+
+fn text(r: &mcp_resolve::tool::CallToolResult) -> String {
+    content_text(&r.content)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_notes_server_over_stdio_on_each_era_and_auto() {
+    for (era, version, keyed) in [
+        (EraChoice::Stateless, ProtocolVersion::V2026_07_28, true),
+        (EraChoice::Handshake, ProtocolVersion::V2025_11_25, false),
+        (EraChoice::Auto, ProtocolVersion::V2026_07_28, true),
+    ] {
+        let (seen, handler) = recording(ok(true));
+        let client = Client::builder()
+            .era(era)
+            .elicitation(handler)
+            .stderr(Stderr::Capture)
+            .stdio(py_notes())
+            .await
+            .unwrap_or_else(|e| panic!("{era:?}: {e}"));
+        assert_eq!(client.protocol_version(), version, "{era:?}");
+        assert_eq!(client.server_info().name, "Notes", "{era:?}");
+        let tools = client.list_all_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_str()).collect();
+        assert!(names.contains(&"delete_folder") && names.contains(&"add"), "{names:?}");
+        let r = client.call_tool("add", json!({"a": 2, "b": 3})).await.unwrap();
+        assert_eq!(text(&r), "5");
+        assert!(seen.lock().unwrap().is_empty(), "add asks nothing");
+
+        let r = client
+            .call_tool("delete_folder", json!({"path": "/tmp/notes/drafts"}))
+            .await
+            .unwrap_or_else(|e| panic!("{era:?}: {e}\n{}", client.stderr()));
+        assert_eq!(text(&r), "deleted /tmp/notes/drafts", "{era:?}");
+        let questions = seen.lock().unwrap().clone();
+        assert_eq!(questions.len(), 1, "{era:?}: {questions:?}");
+        let q = &questions[0];
+        assert_eq!(q.message, "/tmp/notes/drafts has 2 file(s). Delete anyway?");
+        assert_eq!(q.server.name, "Notes", "the question names who asks");
+        assert_eq!(q.key.is_some(), keyed, "{era:?}: {q:?}");
+        assert_eq!(q.schema().unwrap()["properties"]["ok"]["type"], "boolean");
+        client.close().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn decline_cancel_and_no_to_the_python_server_on_each_era() {
+    for era in [EraChoice::Stateless, EraChoice::Handshake] {
+        for (answer, expected) in [
+            (Answer::Decline, "declined: folder not deleted"),
+            (Answer::Cancel, "cancelled: folder not deleted"),
+            (ok(false), "kept the folder"),
+        ] {
+            let (_seen, handler) = recording(answer.clone());
+            let client = Client::builder()
+                .era(era)
+                .elicitation(handler)
+                .stdio(py_notes())
+                .await
+                .unwrap();
+            let r = client
+                .call_tool("delete_folder", json!({"path": "/tmp/notes/drafts"}))
+                .await
+                .unwrap();
+            assert_eq!(text(&r), expected, "{era:?} {answer:?}");
+            client.close().await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_notes_server_over_http_on_each_era_and_auto() {
+    let py = python().to_path_buf();
+    let notes = script("py_notes_server.py");
+    for json_response in [false, true] {
+        let mut args: Vec<&std::ffi::OsStr> = vec![notes.as_os_str()];
+        if json_response {
+            args.push("--json-response".as_ref());
+        }
+        let mut server = HttpChild::start_with(&py, &args, "py-notes-http", &|_| Vec::new());
+        for (era, version) in [
+            (EraChoice::Stateless, ProtocolVersion::V2026_07_28),
+            (EraChoice::Handshake, ProtocolVersion::V2025_11_25),
+            (EraChoice::Auto, ProtocolVersion::V2026_07_28),
+        ] {
+            let (seen, handler) = recording(ok(true));
+            let client = Client::builder()
+                .era(era)
+                .elicitation(handler)
+                .http(&server.url())
+                .await
+                .unwrap_or_else(|e| panic!("{era:?} json={json_response}: {e}"));
+            assert_eq!(client.protocol_version(), version);
+            // Each run deletes the folder again: a fresh path per run would need a server
+            // restart, so the second and later deletions find nothing to ask about.
+            let r = client
+                .call_tool("delete_folder", json!({"path": "/tmp/notes/drafts"}))
+                .await
+                .unwrap_or_else(|e| panic!("{era:?} json={json_response}: {e}"));
+            assert!(text(&r).starts_with("deleted"), "{era:?}: {}", text(&r));
+            let asked = seen.lock().unwrap().len();
+            assert!(asked <= 1, "{era:?}: asked {asked} times");
+            client.close().await;
+        }
+        assert!(server.exit_status().is_none(), "{}", server.stop());
+        server.stop();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_server_over_http_asks_on_each_era() {
+    // A fresh server per era, so the non-empty folder is there to ask about.
+    let py = python().to_path_buf();
+    let notes = script("py_notes_server.py");
+    for (era, keyed) in [(EraChoice::Stateless, true), (EraChoice::Handshake, false)] {
+        let mut server = HttpChild::start_with(&py, &[notes.as_os_str()], "py-notes-http", &|_| Vec::new());
+        let (seen, handler) = recording(ok(true));
+        let client = Client::builder()
+            .era(era)
+            .elicitation(handler)
+            .http(&server.url())
+            .await
+            .unwrap();
+        let r = client
+            .call_tool("delete_folder", json!({"path": "/tmp/notes/drafts"}))
+            .await
+            .unwrap_or_else(|e| panic!("{era:?}: {e}\n{}", server.stop()));
+        assert_eq!(text(&r), "deleted /tmp/notes/drafts");
+        let questions = seen.lock().unwrap().clone();
+        assert_eq!(questions.len(), 1, "{era:?}");
+        assert_eq!(questions[0].key.is_some(), keyed);
+        client.close().await;
+        server.stop();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn our_notes_example_over_stdio_and_http_on_each_era() {
+    for era in [EraChoice::Stateless, EraChoice::Handshake, EraChoice::Auto] {
+        let (seen, handler) = recording(ok(true));
+        let client = Client::builder()
+            .era(era)
+            .elicitation(handler)
+            .stdio(Command::new(notes_bin()))
+            .await
+            .unwrap();
+        assert_eq!(client.server_info().name, "notes");
+        let tools = client.list_all_tools().await.unwrap();
+        assert!(tools.iter().any(|t| t.name == "delete_folder"));
+        let prompts = client.list_all_prompts().await.unwrap();
+        let resources = client.list_all_resources().await.unwrap();
+        let templates = client.list_resource_templates(None).await.unwrap();
+        assert!(
+            !prompts.is_empty() || !resources.is_empty() || !templates.items.is_empty(),
+            "the notes example lists a prompt or a resource"
+        );
+        let r = client
+            .call_tool("delete_folder", json!({"path": "/tmp/notes/drafts"}))
+            .await
+            .unwrap();
+        assert!(!r.is_error, "{era:?}: {}", text(&r));
+        assert_eq!(seen.lock().unwrap().len(), 1, "{era:?}: {}", text(&r));
+        client.close().await;
+    }
+    let mut server = HttpChild::start(notes_bin(), "notes-http", &|_| Vec::new());
+    for era in [EraChoice::Stateless, EraChoice::Handshake] {
+        let (seen, handler) = recording(Answer::Decline);
+        let client = Client::builder()
+            .era(era)
+            .elicitation(handler)
+            .http(&server.url())
+            .await
+            .unwrap();
+        let r = client
+            .call_tool("delete_folder", json!({"path": "/tmp/notes/drafts"}))
+            .await
+            .unwrap_or_else(|e| panic!("{era:?}: {e}"));
+        assert_eq!(seen.lock().unwrap().len(), 1, "{era:?}: {}", text(&r));
+        client.close().await;
+    }
+    server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_a_handler_nothing_is_declared_and_the_server_says_so() {
+    // The Python server cannot ask a client that declared no elicitation: a clear error.
+    for era in [EraChoice::Stateless, EraChoice::Handshake] {
+        let client = Client::builder().era(era).stdio(py_notes()).await.unwrap();
+        let r = client
+            .call_tool("delete_folder", json!({"path": "/tmp/notes/drafts"}))
+            .await;
+        match r {
+            Err(ClientError::Rpc(e)) => assert!(e.code == -32021 || e.code == -32602 || e.code == -32600, "{e:?}"),
+            Ok(r) => assert!(r.is_error, "{era:?}: {}", text(&r)),
+            Err(e) => panic!("{era:?}: {e}"),
+        }
+        client.close().await;
+    }
+}
+
+fn scripted(mode: &str) -> Command {
+    let mut c = Command::new("python3");
+    c.arg(script("py_scripted_server.py")).arg(mode);
+    c
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_asks_forever_is_stopped_at_the_round_limit_with_fresh_ids_and_its_state_echoed() {
+    let (seen, handler) = recording(ok(true));
+    let client = Client::builder()
+        .elicitation(handler)
+        .stderr(Stderr::Capture)
+        .stdio(scripted("asks-forever"))
+        .await
+        .unwrap();
+    let e = client.call_tool("t", json!({})).await.unwrap_err();
+    assert!(matches!(e, ClientError::TooManyRounds(10)), "{e}");
+    assert!(e.to_string().contains("more than 10 rounds"), "{e}");
+    assert_eq!(seen.lock().unwrap().len(), 10, "one question per round answered");
+    let sent: Vec<Value> = client
+        .stderr()
+        .lines()
+        .filter_map(|l| l.strip_prefix("got: "))
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|m: &Value| m["method"] == "tools/call")
+        .collect();
+    assert_eq!(sent.len(), 11, "the call and ten retries");
+    let ids: std::collections::HashSet<String> = sent.iter().map(|m| m["id"].to_string()).collect();
+    assert_eq!(ids.len(), 11, "every retry has a fresh id");
+    assert!(sent[0]["params"].get("requestState").is_none());
+    for (i, m) in sent.iter().enumerate().skip(1) {
+        assert_eq!(
+            m["params"]["requestState"],
+            format!("s{i}"),
+            "the state of the round before, as sent"
+        );
+        assert_eq!(
+            m["params"]["inputResponses"]["again"],
+            json!({"action": "accept", "content": {"ok": true}})
+        );
+        assert_eq!(
+            m["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"],
+            "2026-07-28"
+        );
+        assert_eq!(
+            m["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"],
+            json!({"elicitation": {"form": {}, "url": {}}})
+        );
+    }
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_over_its_time_limit_is_an_error_and_is_cancelled_on_the_wire() {
+    let client = Client::builder()
+        .stderr(Stderr::Capture)
+        .stdio(scripted("silent"))
+        .await
+        .unwrap();
+    let e = client
+        .call_tool_with(
+            "t",
+            json!({}),
+            CallOptions::default().timeout(Duration::from_millis(300)),
+        )
+        .await
+        .unwrap_err();
+    assert!(matches!(e, ClientError::Timeout(_)), "{e}");
+    // The server is told; then it keeps serving.
+    let mut cancelled = None;
+    for _ in 0..50 {
+        cancelled = client
+            .stderr()
+            .lines()
+            .filter_map(|l| l.strip_prefix("got: "))
+            .map(|l| serde_json::from_str::<Value>(l).unwrap())
+            .find(|m| m["method"] == "notifications/cancelled");
+        if cancelled.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let cancelled = cancelled.expect("notifications/cancelled sent");
+    assert_eq!(
+        cancelled["params"]["requestId"], 2,
+        "the id of the call (1 was server/discover)"
+    );
+    let again = client.request("ping", json!({})).await.unwrap_err();
+    assert!(matches!(again, ClientError::Rpc(ref e) if e.code == -32601), "{again}");
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_that_exits_is_a_closed_error_naming_its_stderr() {
+    let mut c = Command::new("sh");
+    c.arg("-c").arg("echo 'cannot open the database' >&2; exit 3");
+    let e = Client::builder().stderr(Stderr::Capture).stdio(c).await.unwrap_err();
+    let text = e.to_string();
+    assert!(matches!(e, ClientError::Closed(_)), "{text}");
+    assert!(text.contains("cannot open the database"), "{text}");
+}

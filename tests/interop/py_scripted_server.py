@@ -1,0 +1,39 @@
+"""A scripted stdio peer for the Rust client's own limits (no SDK: it plays a misbehaving server).
+
+    python3 py_scripted_server.py asks-forever   # every tools/call: input_required, new state
+    python3 py_scripted_server.py silent         # tools/call is never answered
+
+Both answer server/discover as a 2026-07-28 server. Every line received is echoed to stderr
+(prefixed "got: "), so a test can see what the client sent (retries, notifications/cancelled).
+"""
+
+import json
+import sys
+
+mode = sys.argv[1]
+n = 0
+for line in sys.stdin:
+    line = line.strip()
+    if not line:
+        continue
+    print("got: " + line, file=sys.stderr, flush=True)
+    msg = json.loads(line)
+    if "id" not in msg or "method" not in msg:
+        continue
+    meta = {"io.modelcontextprotocol/serverInfo": {"name": "scripted", "version": "0"}}
+    if msg["method"] == "server/discover":
+        result = {"supportedVersions": ["2026-07-28"], "capabilities": {"tools": {}},
+                  "resultType": "complete", "ttlMs": 0, "cacheScope": "private", "_meta": meta}
+    elif msg["method"] == "tools/call" and mode == "asks-forever":
+        n += 1
+        result = {"resultType": "input_required", "requestState": f"s{n}",
+                  "inputRequests": {"again": {"method": "elicitation/create", "params": {
+                      "message": f"round {n}", "requestedSchema": {"type": "object", "properties": {
+                          "ok": {"type": "boolean"}}}}}}}
+    elif msg["method"] == "tools/call" and mode == "silent":
+        continue
+    else:
+        print(json.dumps({"jsonrpc": "2.0", "id": msg["id"],
+                          "error": {"code": -32601, "message": "Method not found"}}), flush=True)
+        continue
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
