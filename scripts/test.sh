@@ -13,7 +13,8 @@
 # time limit that names it (.config/nextest.toml), then the doctests, which nextest does not
 # run, with `cargo test --doc`. Last, the official conformance suite scores the `conformance`
 # example (0.1.16 --suite active, 0.2.0-alpha.12 --requirements 2025-11-25 and 2026-07-28): every
-# scored scenario must pass, or be a runner bug listed in tests/conformance/baseline.txt.
+# scored scenario must pass, or be a runner bug listed in tests/conformance/baseline.txt; and its
+# client scenarios score the Rust client (`conformance_client` example, scripts/conformance-client.sh).
 #
 # Arguments go to `cargo nextest run` (e.g. `scripts/test.sh -E 'binary(http)'`); the doctests
 # and the conformance suite run only with none.
@@ -27,7 +28,7 @@ scripts/setup-chromium.sh >/dev/null
 scripts/setup-redis.sh >/dev/null
 scripts/setup-conformance.sh >/dev/null
 scripts/setup-nextest.sh >/dev/null
-cargo build --release --example notes --example bench_server --example conformance --example connect --all-features
+cargo build --release --example notes --example bench_server --example conformance --example conformance_client --example connect --all-features
 CARGO_TARGET_DIR=target/bench-load cargo build --manifest-path benches/load/Cargo.toml
 CARGO_TARGET_DIR=target/bench-peers cargo build --manifest-path benches/peers/rmcp/Cargo.toml
 # The release examples just built, so that each test process (one per test under nextest) does
@@ -42,4 +43,6 @@ if [[ $# -eq 0 ]]; then
     # The load driver's own tests (its CPU accounting and reports; a separate cargo project).
     CARGO_TARGET_DIR=target/bench-load cargo test --manifest-path benches/load/Cargo.toml
     scripts/conformance.sh -- target/release/examples/conformance --http '127.0.0.1:{PORT}'
+    # The Rust client against the runner's client scenarios (mock servers of its own).
+    scripts/conformance-client.sh -- "${release}/conformance_client"
 fi

@@ -38,6 +38,8 @@ pub(crate) struct HttpLink {
     pub(crate) stateless: Mutex<bool>,
     max_message: usize,
     shared: Arc<Shared>,
+    /// The standalone GET stream's reader (handshake era), stopped on close.
+    listener: Mutex<Option<tokio::task::JoinHandle<()>>>,
 }
 
 impl HttpLink {
@@ -57,6 +59,7 @@ impl HttpLink {
             stateless: Mutex::new(false),
             max_message,
             shared,
+            listener: Mutex::new(None),
         }))
     }
 
@@ -195,12 +198,69 @@ impl HttpLink {
         }
     }
 
+    /// Opens the standalone GET stream (handshake era): the server's requests and notifications
+    /// that belong to no POST arrive there. A server without one (405) is fine.
+    pub(crate) fn listen(self: &Arc<Self>) {
+        let link = Arc::clone(self);
+        let task = tokio::spawn(async move {
+            let body = match link.get(None).await {
+                Ok(b) => b,
+                Err(e) => {
+                    tracing::debug!(error = %e, "mcp client: no standalone event stream");
+                    return;
+                }
+            };
+            let mut body = body;
+            let mut decoder = SseDecoder::new(link.max_message);
+            let none = Value::Null;
+            while let Some(Ok(frame)) = body.frame().await {
+                let Ok(data) = frame.into_data() else { continue };
+                let Ok(events) = decoder.push(&data) else { break };
+                for event in events {
+                    link.event(&none, event);
+                }
+            }
+        });
+        if let Some(old) = lock(&self.listener).replace(task) {
+            old.abort();
+        }
+    }
+
+    /// Ends the session: the GET stream stopped, `DELETE` sent (its answer does not matter).
+    pub(crate) async fn close(&self) {
+        if let Some(task) = lock(&self.listener).take() {
+            task.abort();
+        }
+        let Some(session) = lock(&self.session).take() else {
+            return;
+        };
+        let mut r = Request::delete(self.target.path())
+            .header(header::HOST, self.target.authority())
+            .header("mcp-session-id", session);
+        if let Some(v) = *lock(&self.version) {
+            r = r.header("mcp-protocol-version", v);
+        }
+        for (k, v) in &self.headers {
+            r = r.header(k, v);
+        }
+        if let Ok(request) = r.body(Full::new(Bytes::new())) {
+            let _ = tokio::time::timeout(Duration::from_secs(2), self.target.send(request)).await;
+        }
+    }
+
     /// GET with `Last-Event-ID`: the rest of a stream.
     async fn resume(&self, last: &str) -> Result<Incoming, ClientError> {
+        self.get(Some(last)).await
+    }
+
+    /// A GET for an event stream, resuming after `last` if given.
+    async fn get(&self, last: Option<&str>) -> Result<Incoming, ClientError> {
         let mut r = Request::get(self.target.path())
             .header(header::HOST, self.target.authority())
-            .header(header::ACCEPT, "text/event-stream")
-            .header("last-event-id", header_value(last));
+            .header(header::ACCEPT, "text/event-stream");
+        if let Some(last) = last {
+            r = r.header("last-event-id", header_value(last));
+        }
         if let Some(v) = *lock(&self.version) {
             r = r.header("mcp-protocol-version", v);
         }
@@ -221,7 +281,7 @@ impl HttpLink {
         if !response.status().is_success() {
             return Err(ClientError::Http {
                 status: response.status().as_u16(),
-                body: "resuming the event stream".into(),
+                body: "opening an event stream".into(),
             });
         }
         Ok(response.into_body())

@@ -578,7 +578,11 @@ impl Client {
         if let Link::Http(h) = &self.link {
             *lock(&h.version) = Some(agreed.as_str());
         }
-        self.notify("notifications/initialized", None).await
+        self.notify("notifications/initialized", None).await?;
+        if let Link::Http(h) = &self.link {
+            h.listen();
+        }
+        Ok(())
     }
 
     /// The server's name and version.
@@ -629,8 +633,34 @@ impl Client {
     }
 
     /// One request and its result (a JSON-RPC error is [`ClientError::Rpc`]); the envelope
-    /// added on 2026-07-28.
+    /// added on 2026-07-28. A 2026-07-28 request refused with -32022 (unsupported version) is
+    /// sent again, once, when the versions the server lists include one this client speaks.
     async fn round(
+        &self,
+        method: &str,
+        params: Map<String, Value>,
+        options: &CallOptions,
+        headers: Option<Vec<(String, String)>>,
+    ) -> Result<Value, ClientError> {
+        match self.round_once(method, params.clone(), options, headers.clone()).await {
+            Err(ClientError::Rpc(e)) if e.code == codes::UNSUPPORTED_PROTOCOL_VERSION && self.stateless() => {
+                let ours = e
+                    .data
+                    .as_ref()
+                    .and_then(|d| d.get("supported"))
+                    .and_then(Value::as_array)
+                    .is_some_and(|v| v.iter().any(|s| s == self.version.as_str()));
+                if !ours {
+                    return Err(ClientError::Rpc(e));
+                }
+                tracing::debug!("mcp client: -32022 lists {}; sending again", self.version.as_str());
+                self.round_once(method, params, options, headers).await
+            }
+            r => r,
+        }
+    }
+
+    async fn round_once(
         &self,
         method: &str,
         mut params: Map<String, Value>,
@@ -902,35 +932,35 @@ impl Client {
 
     /// One page of `tools/list`.
     pub async fn list_tools(&self, cursor: Option<&str>) -> Result<Page<ToolDefinition>, ClientError> {
-        let page = self.list::<ToolDefinition>("tools/list", "tools", cursor).await?;
-        self.learn_headers(&page.items);
+        let mut page = self.list::<ToolDefinition>("tools/list", "tools", cursor).await?;
+        self.learn_headers(&mut page.items);
         Ok(page)
     }
 
     /// Every tool, following the pages.
     pub async fn list_all_tools(&self) -> Result<Vec<ToolDefinition>, ClientError> {
-        let tools = self.list_all::<ToolDefinition>("tools/list", "tools").await?;
-        self.learn_headers(&tools);
+        let mut tools = self.list_all::<ToolDefinition>("tools/list", "tools").await?;
+        self.learn_headers(&mut tools);
         Ok(tools)
     }
 
     /// Remembers each tool's `x-mcp-header` arguments, mirrored into `Mcp-Param-*` headers on
-    /// HTTP (2026-07-28).
-    fn learn_headers(&self, tools: &[ToolDefinition]) {
+    /// HTTP (2026-07-28), and drops (over HTTP) the tools whose annotations are invalid: a
+    /// Streamable HTTP client must not call them.
+    fn learn_headers(&self, tools: &mut Vec<ToolDefinition>) {
+        let http = matches!(self.link, Link::Http(_));
         let mut map = lock(&self.param_headers);
-        for t in tools {
-            let Some(Value::Object(props)) = t.input_schema.get("properties") else {
-                continue;
-            };
-            let headers: Vec<(String, String)> = props
-                .iter()
-                .filter_map(|(arg, schema)| {
-                    let h = schema.get("x-mcp-header")?.as_str()?;
-                    Some((h.to_owned(), arg.clone()))
-                })
-                .collect();
-            map.insert(t.name.clone(), headers);
-        }
+        tools.retain(|t| match mcp_headers(&t.input_schema) {
+            Ok(headers) => {
+                map.insert(t.name.clone(), headers);
+                true
+            }
+            Err(why) if http => {
+                tracing::warn!(tool = %t.name, %why, "mcp client: a tool with an invalid x-mcp-header is left out");
+                false
+            }
+            Err(_) => true,
+        });
     }
 
     /// Calls a tool, answering its questions; the result may be a tool error
@@ -1068,11 +1098,38 @@ impl Client {
     pub async fn close(self) {
         match &self.link {
             Link::Stdio(s) => s.close(Duration::from_secs(2)).await,
-            Link::Http(h) => {
-                let _ = h;
-            }
+            Link::Http(h) => h.close().await,
         }
     }
+}
+
+/// A tool's `x-mcp-header` arguments as (header name, argument name), or why they are invalid:
+/// a name that is empty, not a token or repeated (case-insensitively), or set on a property
+/// that is not a string, an integer or a boolean.
+pub(crate) fn mcp_headers(input_schema: &Map<String, Value>) -> Result<Vec<(String, String)>, String> {
+    let Some(Value::Object(props)) = input_schema.get("properties") else {
+        return Ok(Vec::new());
+    };
+    let mut out: Vec<(String, String)> = Vec::new();
+    for (arg, schema) in props {
+        let Some(h) = schema.get("x-mcp-header") else { continue };
+        let Some(h) = h.as_str() else {
+            return Err(format!("`{arg}`: x-mcp-header is not a string"));
+        };
+        let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+        if h.is_empty() || !h.chars().all(token) {
+            return Err(format!("`{arg}`: `{h}` is not a header name"));
+        }
+        let ty = schema.get("type").and_then(Value::as_str).unwrap_or("");
+        if !matches!(ty, "string" | "integer" | "boolean") {
+            return Err(format!("`{arg}`: x-mcp-header on a property of type `{ty}`"));
+        }
+        if out.iter().any(|(o, _)| o.eq_ignore_ascii_case(h)) {
+            return Err(format!("`{arg}`: header `{h}` named twice"));
+        }
+        out.push((h.to_owned(), arg.clone()));
+    }
+    Ok(out)
 }
 
 /// Text of a result's content, for printing: text items joined by newlines, other items named.
