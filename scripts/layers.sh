@@ -22,7 +22,7 @@ import sys
 LAYERS = [
     ("base: helpers that know nothing of MCP",
      ["secret", "app_state", "expiring", "authority", "throttle", "budget", "args", "form", "form/*",
-      "uri_template"]),
+      "uri_template", "outbound"]),
     ("protocol: the wire model of both eras and the content it carries", ["protocol", "protocol/*"]),
     ("who and where: callers, access, sealing, stores, bearer tokens, the client back-channel, "
      "resource updates",
@@ -36,7 +36,8 @@ LAYERS = [
     ("the server: the registry, calls, sessions, subscriptions, rate limits", ["server", "server/*"]),
     ("the dispatcher", ["dispatch"]),
     ("transports: stdio, HTTP, the connection loop", ["transport", "transport/*"]),
-    ("on top: the crate root, testing and benchmark helpers", ["lib", "moved", "testing", "bench"]),
+    ("on top: the crate root, the client, testing and benchmark helpers",
+     ["lib", "moved", "client", "client/*", "testing", "bench"]),
 ]
 
 ROOT = "runtime/src"

@@ -28,6 +28,13 @@ pub mod guides {
     #[doc = include_str!("../docs/testing.md")]
     pub mod testing {}
 
+    /// The client (feature `client`): connecting to any MCP server over stdio or HTTP on either
+    /// era, calling, answering questions with one handler, limits, and testing a server with an
+    /// in-process connection and scripted answers.
+    #[cfg(all(feature = "client", feature = "macros"))]
+    #[doc = include_str!("../docs/client.md")]
+    pub mod client {}
+
     /// URL mode: asking the user to open a page of yours, for what must never pass through the
     /// client (secrets, payments, OAuth); the page, the safety rules, advice for client authors,
     /// and when not to elicit at all.

@@ -466,7 +466,8 @@ pub fn resource_variable(call: &ResourceCall, name: &'static str) -> Result<Stri
 /// never run. Its one error is then the value's (`ResolverFn`, "annotate the function with
 /// `#[resolver]`"), not rustc's "expected type, found function" before it.
 pub mod unresolved {
-    use super::{Fits, ResolveInputs, ResolverSpec, Step};
+    use crate::resolve::checks::Fits;
+    use crate::resolve::def::{ResolveInputs, ResolverSpec, Step};
     use futures_util::future::BoxFuture;
 
     fn never(_: ResolveInputs) -> BoxFuture<'static, Step> {

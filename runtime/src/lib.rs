@@ -39,6 +39,8 @@ mod expiring;
 pub mod form;
 mod item;
 mod moved;
+#[cfg(any(feature = "jwt", feature = "client"))]
+mod outbound;
 mod peer;
 mod principal;
 pub mod prompt;

@@ -2,7 +2,7 @@
 //! size and in time, no redirect followed.
 
 use super::AuthError;
-use crate::transport::outbound::{PlainHttp, Target};
+use crate::outbound::{PlainHttp, Target};
 use bytes::Bytes;
 use http::{Request, StatusCode, header};
 use http_body_util::{BodyExt, Empty, Limited};

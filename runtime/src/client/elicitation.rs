@@ -19,8 +19,9 @@ pub struct ElicitationRequest {
     pub message: String,
     /// Form or URL mode.
     pub kind: ElicitationKind,
-    /// Its key in `inputRequests` (2026-07-28), the server's name for the question; `None` for a
-    /// handshake-era request.
+    /// The server's name for the question: its key in `inputRequests` (2026-07-28); on the
+    /// handshake era, the key an mcp-resolve server puts in the request's `_meta`
+    /// (`mcp-resolve/key`), `None` from other servers.
     pub key: Option<String>,
 }
 
@@ -191,6 +192,14 @@ pub(crate) fn read_request(server: &Implementation, key: Option<String>, params:
         },
         Some(_) => return None,
     };
+    // On the handshake era an mcp-resolve server names the question in `_meta`.
+    let key = key.or_else(|| {
+        params
+            .get("_meta")?
+            .get(crate::protocol::messages::QUESTION_KEY_META)?
+            .as_str()
+            .map(str::to_owned)
+    });
     Some(ElicitationRequest {
         server: server.clone(),
         message,

@@ -4,7 +4,7 @@
 
 use super::ClientError;
 use super::session::{Shared, lock};
-use crate::transport::outbound::{PlainHttp, Target};
+use crate::outbound::{PlainHttp, Target};
 use bytes::Bytes;
 use http::{HeaderName, HeaderValue, Request, StatusCode, header};
 use http_body_util::{BodyExt, Full};

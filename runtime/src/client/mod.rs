@@ -32,10 +32,12 @@
 
 mod elicitation;
 mod http;
+mod scripted;
 mod session;
 mod stdio;
 
 pub use elicitation::{Answer, ElicitationHandler, ElicitationKind, ElicitationRequest, apply_defaults};
+pub use scripted::Scripted;
 pub use stdio::Stderr;
 
 use crate::prompt::{GetPromptResult, PromptDefinition};
@@ -312,6 +314,34 @@ impl ClientBuilder {
         let program = command.as_std().get_program().to_string_lossy().into_owned();
         *shared.server.write().unwrap_or_else(std::sync::PoisonError::into_inner) = Implementation::new(program, "");
         let link = stdio::StdioLink::spawn(command, self.stderr, Arc::clone(&shared), self.max_message)?;
+        Client::start(self, Link::Stdio(link), shared).await
+    }
+
+    /// Starts `server` in this process and speaks to it over an in-memory pipe: real JSON-RPC
+    /// frames through the server's own connection loop, without a child process or a socket.
+    /// For tests (see [`Scripted`]); several clients may share one `Arc<Server>`, each a
+    /// connection of its own. An application state the server's items take but lacks is an
+    /// error here, naming the type and the item.
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), mcp_resolve_runtime::client::ClientError> {
+    /// use mcp_resolve_runtime::{Server, client::Client};
+    /// let client = Client::builder().in_process(Server::new("t")).await?;
+    /// assert_eq!(client.server_info().name, "t");
+    /// assert!(client.list_all_tools().await?.is_empty());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn in_process(self, server: impl Into<Arc<crate::server::Server>>) -> Result<Client, ClientError> {
+        let server = server.into();
+        server.check_states().map_err(ClientError::Transport)?;
+        let shared = self.shared();
+        let (client_side, server_side) = tokio::io::duplex(1 << 20);
+        let (sr, sw) = tokio::io::split(server_side);
+        tokio::spawn(crate::transport::connection::serve_connection(server, sr, sw));
+        let (cr, cw) = tokio::io::split(client_side);
+        let link = stdio::StdioLink::over(cr, cw, Arc::clone(&shared), self.max_message, None, Default::default());
         Client::start(self, Link::Stdio(link), shared).await
     }
 

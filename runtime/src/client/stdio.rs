@@ -61,7 +61,7 @@ impl StdioLink {
         let mut child = command
             .spawn()
             .map_err(|e| ClientError::Transport(format!("starting `{program}`: {e}")))?;
-        let (Some(mut stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(ClientError::Transport("the child's stdin or stdout is missing".into()));
         };
         let kept = Arc::new(Mutex::new(Vec::new()));
@@ -80,6 +80,23 @@ impl StdioLink {
                 }
             });
         }
+        Ok(Self::over(stdout, stdin, shared, max_message, Some(child), kept))
+    }
+
+    /// Speaks over any pair of byte streams (the child's pipes, an in-process server's pipe).
+    pub(crate) fn over<R, W>(
+        reader: R,
+        mut stdin: W,
+        shared: Arc<Shared>,
+        max_message: usize,
+        child: Option<Child>,
+        kept: Arc<Mutex<Vec<u8>>>,
+    ) -> Arc<Self>
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
+        let stdout = reader;
         let (out, mut rx) = mpsc::unbounded_channel::<String>();
         let closing = Arc::new(tokio::sync::Notify::new());
         let close_signal = Arc::clone(&closing);
@@ -104,7 +121,7 @@ impl StdioLink {
         let link = Arc::new(Self {
             out,
             pending: Arc::new(Mutex::new(Some(HashMap::new()))),
-            child: Mutex::new(Some(child)),
+            child: Mutex::new(child),
             stderr: kept,
             closing,
         });
@@ -150,7 +167,7 @@ impl StdioLink {
             // Every request still waiting learns that no answer will come.
             lock(&pending).take();
         });
-        Ok(link)
+        link
     }
 
     /// Sends `frame` (a request with `id`) and waits for its answer. Dropping the future before

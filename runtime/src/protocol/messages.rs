@@ -251,7 +251,24 @@ pub(crate) struct ElicitUrlParams {
     pub(crate) url: String,
     #[serde(rename = "elicitationId", skip_serializing_if = "Option::is_none")]
     pub(crate) elicitation_id: Option<String>,
+    /// The question's key (handshake era; see [`QuestionMeta`]).
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub(crate) meta: Option<QuestionMeta>,
 }
+
+/// `_meta` of a handshake-era `elicitation/create`: the question's key, which 2026-07-28 carries
+/// as its key in `inputRequests` and the back-channel has no place for. Clients may ignore it;
+/// `mcp_resolve::client` reads it into `ElicitationRequest::key`, so tests script answers by key
+/// on both eras.
+#[derive(Clone, Debug, Serialize)]
+pub(crate) struct QuestionMeta {
+    #[serde(rename = "mcp-resolve/key")]
+    pub(crate) key: String,
+}
+
+/// The `_meta` key naming a handshake-era question ([`QuestionMeta`]).
+#[cfg_attr(not(feature = "client"), allow(dead_code))]
+pub(crate) const QUESTION_KEY_META: &str = "mcp-resolve/key";
 
 /// The params of `notifications/elicitation/complete` (2025-11-25).
 #[derive(Debug, Serialize)]
@@ -306,6 +323,9 @@ pub(crate) struct ElicitRequestParams {
     pub(crate) message: String,
     #[serde(rename = "requestedSchema")]
     pub(crate) requested_schema: Map<String, Value>,
+    /// The question's key (handshake era; see [`QuestionMeta`]).
+    #[serde(rename = "_meta", skip_serializing_if = "Option::is_none")]
+    pub(crate) meta: Option<QuestionMeta>,
 }
 
 pub(crate) const ELICITATION_CREATE: &str = "elicitation/create";

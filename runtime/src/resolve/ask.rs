@@ -17,7 +17,9 @@ use crate::context::{AskNow, Context, ElicitError};
 use crate::elicit::{Action, AskRequest};
 use crate::peer::Peer;
 use crate::principal::Principal;
-use crate::protocol::messages::{ElicitRequestParams, ElicitResult, ElicitUrlParams, EmptyResult, InputParams};
+use crate::protocol::messages::{
+    ElicitRequestParams, ElicitResult, ElicitUrlParams, EmptyResult, InputParams, QuestionMeta,
+};
 use crate::protocol::{ErrorObject, ProtocolVersion};
 use crate::question::{AskSpec, Settled};
 use crate::url_flow::{Progress, UrlFlows, check_url, with_flow};
@@ -218,6 +220,7 @@ pub(super) fn what(request: &AskRequest) -> &'static str {
 impl Question<'_> {
     /// The request's params; a form gets its title back on the handshake era.
     pub(crate) fn params(&self) -> InputParams {
+        let meta = self.key_meta();
         match &self.ask.request {
             AskRequest::Form { message, schema } => InputParams::Elicit(ElicitRequestParams {
                 mode: (self.version > ProtocolVersion::V2025_06_18).then_some("form"),
@@ -228,6 +231,7 @@ impl Question<'_> {
                         top_level_title: self.version.era() == crate::protocol::Era::Handshake,
                     }),
                 },
+                meta,
             }),
             // The URL with its flow is made by the asker (`url_params`).
             AskRequest::Url { message, url } => InputParams::ElicitUrl(ElicitUrlParams {
@@ -235,6 +239,7 @@ impl Question<'_> {
                 message: message.clone(),
                 url: url.clone(),
                 elicitation_id: None,
+                meta,
             }),
             AskRequest::Sampling(p) => InputParams::Sampling(p.clone()),
             AskRequest::Roots => InputParams::Roots(EmptyResult {}),
@@ -253,6 +258,14 @@ impl Question<'_> {
             message,
             url: url.to_owned(),
             elicitation_id: (self.version.era() == crate::protocol::Era::Handshake).then(|| flow.to_owned()),
+            meta: self.key_meta(),
+        })
+    }
+
+    /// The key in the request's `_meta`, on the handshake era (2026-07-28 keys `inputRequests`).
+    fn key_meta(&self) -> Option<QuestionMeta> {
+        (self.version.era() == crate::protocol::Era::Handshake).then(|| QuestionMeta {
+            key: self.key.to_owned(),
         })
     }
 
@@ -719,7 +732,8 @@ mod tests {
     // ---------------------------------------------------------------- params
 
     /// A form goes out as each protocol reads it: `mode` from 2025-11-25 on, the form's title
-    /// on the handshake era only.
+    /// and the question's key in `_meta` on the handshake era only (2026-07-28 keys
+    /// `inputRequests` instead).
     #[test]
     fn a_form_is_sent_as_each_protocol_reads_it() {
         let ask = titled_form("Delete?");
@@ -728,11 +742,11 @@ mod tests {
         let without = Value::Object(titled_schema(RenderOptions::default()));
         assert_eq!(
             params(ProtocolVersion::V2025_06_18),
-            json!({ "message": "Delete?", "requestedSchema": with_title })
+            json!({ "message": "Delete?", "requestedSchema": with_title, "_meta": {"mcp-resolve/key": "k"} })
         );
         assert_eq!(
             params(ProtocolVersion::V2025_11_25),
-            json!({ "mode": "form", "message": "Delete?", "requestedSchema": with_title })
+            json!({ "mode": "form", "message": "Delete?", "requestedSchema": with_title, "_meta": {"mcp-resolve/key": "k"} })
         );
         assert_eq!(
             params(ProtocolVersion::V2026_07_28),
@@ -755,6 +769,7 @@ mod tests {
                 "message": "Connect GitHub",
                 "url": "https://notes.example/connect?flow=F",
                 "elicitationId": "F",
+                "_meta": {"mcp-resolve/key": "k"},
             })
         );
         assert_eq!(

@@ -5,7 +5,6 @@ pub(crate) mod connection;
 pub(crate) mod frames;
 #[cfg(feature = "http")]
 pub(crate) mod http;
-#[cfg(any(feature = "jwt", feature = "client"))]
-pub(crate) mod outbound;
+
 #[cfg(feature = "stdio")]
 pub(crate) mod stdio;

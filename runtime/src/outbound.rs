@@ -1,6 +1,7 @@
 //! Outbound HTTP/1.1: a URL checked once (scheme, host, port, TLS), then one request per fresh
 //! connection, over TLS for `https://` (rustls on ring, the Mozilla roots compiled in). Used by
-//! the JWKS fetch (feature `jwt`) and the client's Streamable HTTP transport (feature `client`).
+//! the JWKS fetch (feature `jwt`) and the client's Streamable HTTP transport (feature `client`);
+//! it knows nothing of MCP.
 
 use http::{Request, Response, Uri};
 use hyper::body::{Body, Incoming};
