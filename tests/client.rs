@@ -350,3 +350,18 @@ async fn a_server_that_exits_is_a_closed_error_naming_its_stderr() {
     assert!(matches!(e, ClientError::Closed(_)), "{text}");
     assert!(text.contains("cannot open the database"), "{text}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_result_type_is_invalid_and_is_not_retried() {
+    let client = Client::builder()
+        .stderr(Stderr::Capture)
+        .stdio(scripted("odd-result"))
+        .await
+        .unwrap();
+    let e = client.call_tool("t", json!({})).await.unwrap_err();
+    assert!(matches!(e, ClientError::Protocol(_)), "{e}");
+    assert!(e.to_string().contains("unknown resultType `task`"), "{e}");
+    let calls = client.stderr().lines().filter(|l| l.contains("\"tools/call\"")).count();
+    assert_eq!(calls, 1, "not sent again");
+    client.close().await;
+}

@@ -175,3 +175,22 @@ async fn a_server_lacking_state_is_an_error_when_connecting() {
         .unwrap_err();
     assert!(e.to_string().contains("u32"), "{e}");
 }
+
+#[tokio::test]
+async fn a_handler_taking_no_mode_declares_no_elicitation_and_one_mode_declares_that_mode() {
+    for era in ERAS {
+        // Neither mode: the server sees a client without elicitation.
+        let none = Scripted::new().form_only().url_only();
+        let text = match call(era, &none).await {
+            Ok(t) => t,
+            Err(e) => e.to_string(),
+        };
+        assert!(text.contains("elicitation"), "{era:?}: {text}");
+        assert!(none.keys().is_empty(), "{era:?}: nothing asked");
+        // Form mode only is enough for a form.
+        let form = Scripted::new()
+            .form_only()
+            .on("ask_date", Answer::json(json!({"date": "2026-05-01"})));
+        assert_eq!(call(era, &form).await.unwrap(), "booked Lyon on 2026-05-01", "{era:?}");
+    }
+}

@@ -2,6 +2,8 @@
 
     python3 py_scripted_server.py asks-forever   # every tools/call: input_required, new state
     python3 py_scripted_server.py silent         # tools/call is never answered
+    python3 py_scripted_server.py odd-result     # tools/call: resultType "task" (unknown to a client
+                                                 # without the tasks extension)
 
 Both answer server/discover as a 2026-07-28 server. Every line received is echoed to stderr
 (prefixed "got: "), so a test can see what the client sent (retries, notifications/cancelled).
@@ -32,6 +34,8 @@ for line in sys.stdin:
                           "ok": {"type": "boolean"}}}}}}}
     elif msg["method"] == "tools/call" and mode == "silent":
         continue
+    elif msg["method"] == "tools/call" and mode == "odd-result":
+        result = {"resultType": "task", "task": {"taskId": "t1"}}
     else:
         print(json.dumps({"jsonrpc": "2.0", "id": msg["id"],
                           "error": {"code": -32601, "message": "Method not found"}}), flush=True)
