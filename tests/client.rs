@@ -365,3 +365,36 @@ async fn an_unknown_result_type_is_invalid_and_is_not_retried() {
     assert_eq!(calls, 1, "not sent again");
     client.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn pages_are_followed_to_a_bound_and_a_repeated_cursor_is_an_error() {
+    let client = Client::builder().stdio(scripted("same-cursor")).await.unwrap();
+    let e = client.list_all_tools().await.unwrap_err();
+    assert!(e.to_string().contains("same cursor twice"), "{e}");
+    client.close().await;
+    let client = Client::builder().stdio(scripted("endless-pages")).await.unwrap();
+    let e = client.list_all_tools().await.unwrap_err();
+    assert!(e.to_string().contains("more than 1000 pages"), "{e}");
+    // One page at a time still works.
+    let page = client.list_tools(None).await.unwrap();
+    assert_eq!(page.items.len(), 1);
+    assert!(page.next_cursor.is_some());
+    client.close().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_over_the_bound_is_skipped_and_the_connection_goes_on() {
+    let client = Client::builder()
+        .max_message_bytes(1 << 20)
+        .stderr(Stderr::Null)
+        .stdio(scripted("huge"))
+        .await
+        .unwrap();
+    let e = client
+        .call_tool_with("t", json!({}), CallOptions::default().timeout(Duration::from_secs(2)))
+        .await
+        .unwrap_err();
+    assert!(matches!(e, ClientError::Timeout(_)), "{e}");
+    client.request("ping", json!({})).await.unwrap();
+    client.close().await;
+}

@@ -2,6 +2,9 @@
 
     python3 py_scripted_server.py asks-forever   # every tools/call: input_required, new state
     python3 py_scripted_server.py silent         # tools/call is never answered
+    python3 py_scripted_server.py same-cursor    # tools/list: one tool, and always nextCursor "c"
+    python3 py_scripted_server.py endless-pages  # tools/list: one tool, and always a new cursor
+    python3 py_scripted_server.py huge           # tools/call: an answer of 2 MiB; ping: {}
     python3 py_scripted_server.py odd-result     # tools/call: resultType "task" (unknown to a client
                                                  # without the tasks extension)
 
@@ -34,6 +37,15 @@ for line in sys.stdin:
                           "ok": {"type": "boolean"}}}}}}}
     elif msg["method"] == "tools/call" and mode == "silent":
         continue
+    elif msg["method"] == "tools/list" and mode in ("same-cursor", "endless-pages"):
+        n += 1
+        cursor = "c" if mode == "same-cursor" else f"c{n}"
+        result = {"tools": [{"name": f"t{n}", "inputSchema": {"type": "object"}}], "nextCursor": cursor,
+                  "resultType": "complete", "ttlMs": 0, "cacheScope": "private"}
+    elif msg["method"] == "tools/call" and mode == "huge":
+        result = {"content": [{"type": "text", "text": "x" * (2 << 20)}], "resultType": "complete"}
+    elif msg["method"] == "ping" and mode == "huge":
+        result = {"resultType": "complete"}
     elif msg["method"] == "tools/call" and mode == "odd-result":
         result = {"resultType": "task", "task": {"taskId": "t1"}}
     else:
