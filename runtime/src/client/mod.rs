@@ -197,6 +197,7 @@ pub struct ClientBuilder {
     timeout: Duration,
     max_rounds: usize,
     max_message: usize,
+    url_wait: Option<Duration>,
     stderr: Stderr,
     headers: Vec<(HeaderName, HeaderValue)>,
     header_error: Option<String>,
@@ -233,6 +234,7 @@ impl Default for ClientBuilder {
             timeout: DEFAULT_TIMEOUT,
             max_rounds: DEFAULT_MAX_ROUNDS,
             max_message: DEFAULT_MAX_MESSAGE,
+            url_wait: None,
             stderr: Stderr::Inherit,
             headers: Vec::new(),
             header_error: None,
@@ -277,6 +279,13 @@ impl ClientBuilder {
     /// The largest message accepted from the server (default [`DEFAULT_MAX_MESSAGE`]).
     pub fn max_message_bytes(mut self, n: usize) -> Self {
         self.max_message = n;
+        self
+    }
+    /// How long, after the user agreed to open the pages a -32042 error names (2025-11-25), the
+    /// client waits for the server to say they are complete before it sends the call again
+    /// (default: the request time limit). A server that never says so is retried when it ends.
+    pub fn url_wait(mut self, t: Duration) -> Self {
+        self.url_wait = Some(t);
         self
     }
     /// What becomes of a stdio server's stderr (default: passed through).
@@ -373,6 +382,7 @@ pub struct Client {
     next_id: AtomicU64,
     timeout: Duration,
     max_rounds: usize,
+    url_wait: Duration,
     log_level: Mutex<Option<LogLevel>>,
     /// Per tool, its `x-mcp-header` arguments: (header suffix, argument name), from `tools/list`.
     param_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
@@ -477,6 +487,7 @@ impl Client {
             next_id: AtomicU64::new(1),
             timeout: b.timeout,
             max_rounds: b.max_rounds,
+            url_wait: b.url_wait.unwrap_or(b.timeout),
             log_level: Mutex::new(None),
             param_headers: Mutex::new(HashMap::new()),
         };
@@ -910,7 +921,7 @@ impl Client {
             }
         };
         // Not told in time: retry anyway; the server asks again if the page is not done.
-        let _ = tokio::time::timeout(self.timeout, wait).await;
+        let _ = tokio::time::timeout(self.url_wait, wait).await;
         Ok(())
     }
 
@@ -1167,17 +1178,18 @@ pub(crate) fn mcp_headers(input_schema: &Map<String, Value>) -> Result<Vec<(Stri
 /// ```
 /// use mcp_resolve_runtime::client::content_text;
 /// use mcp_resolve_runtime::protocol::Content;
-/// assert_eq!(content_text(&[Content::text("a"), Content::text("b")]), "a\nb");
+/// let c = [Content::text("a"), Content::resource_link("notes://x", "x"), Content::image("AA==", "image/png")];
+/// assert_eq!(content_text(&c), "a\n[resource link notes://x]\n[image image/png]");
 /// ```
 pub fn content_text(content: &[Content]) -> String {
     content
         .iter()
         .map(|c| match c {
             Content::Text { text, .. } => text.clone(),
-            other => match serde_json::to_value(other) {
-                Ok(v) => format!("[{}]", v.get("type").and_then(Value::as_str).unwrap_or("content")),
-                Err(_) => "[content]".into(),
-            },
+            Content::Image { mime_type, .. } => format!("[image {mime_type}]"),
+            Content::Audio { mime_type, .. } => format!("[audio {mime_type}]"),
+            Content::Resource { resource } => format!("[resource {}]", resource.uri),
+            Content::ResourceLink { uri, .. } => format!("[resource link {uri}]"),
         })
         .collect::<Vec<_>>()
         .join("\n")

@@ -65,9 +65,41 @@ pub enum Content {
         /// The resource.
         resource: EmbeddedResource,
     },
+    /// A link to a resource the client may read (2025-06-18 on).
+    #[serde(rename = "resource_link", rename_all = "camelCase")]
+    ResourceLink {
+        /// Its URI.
+        uri: String,
+        /// Its name.
+        name: String,
+        /// What it is.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        description: Option<String>,
+        /// Its MIME type.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        mime_type: Option<String>,
+    },
 }
 
 impl Content {
+    /// A link to a resource.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::protocol::Content;
+    /// let c = Content::resource_link("notes://folder/drafts", "drafts");
+    /// assert_eq!(
+    ///     serde_json::to_value(&c).unwrap(),
+    ///     serde_json::json!({"type": "resource_link", "uri": "notes://folder/drafts", "name": "drafts"})
+    /// );
+    /// ```
+    pub fn resource_link(uri: impl Into<String>, name: impl Into<String>) -> Self {
+        Self::ResourceLink {
+            uri: uri.into(),
+            name: name.into(),
+            description: None,
+            mime_type: None,
+        }
+    }
     /// A text item.
     pub fn text(text: impl Into<String>) -> Self {
         Self::Text { text: text.into() }
