@@ -1,6 +1,6 @@
-# Sourced by scripts/setup-nginx.sh, setup-redis.sh and setup-chromium.sh: the steps of installing one of
-# Debian's packages for the tests, in one place. A setup script defines a function that prints
-# the binary's path when it exists, then calls
+# Sourced by scripts/setup-nginx.sh, setup-redis.sh, setup-chromium.sh and setup-tmux.sh: the
+# steps of installing one of Debian's packages for the tests, in one place. A setup script defines
+# a function that prints the binary's path when it exists, then calls
 #
 #   debian_begin TOOL FIND   # prints the binary and exits when FIND finds it; otherwise checks
 #                            # root (or sudo) and apt-get, and waits for any other caller

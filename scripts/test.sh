@@ -3,12 +3,13 @@
 #
 # It installs what the tests need (a Python venv with the official MCP SDK, Node 22 with the
 # official TypeScript client and the official conformance runners, under target/; nginx and
-# redis-server for the replicas tests, and Debian's chromium with chromium-driver for the browser
-# tests, from the distribution's packages), builds the release `notes`, `conformance` and `connect`
-# examples that the interop and browser tests drive, the release `bench_server` the replicas smoke
-# test runs behind nginx, and the load benchmark's driver and rmcp peer (debug; the smoke tests run
-# them), and runs every test of the workspace: unit tests, protocol tests, trybuild UI tests,
-# interop tests, Redis tests, browser tests and the benchmark smoke tests with cargo-nextest
+# redis-server for the replicas tests, Debian's chromium with chromium-driver for the browser
+# tests, and tmux for the terminal client's tests, from the distribution's packages), builds the
+# release `notes`, `conformance` and `connect` examples that the interop, browser and terminal
+# client tests drive, the release `bench_server` the replicas smoke test runs behind nginx, and
+# the load benchmark's driver and rmcp peer (debug; the smoke tests run them), and runs every
+# test of the workspace: unit tests, protocol tests, trybuild UI tests, interop tests, Redis
+# tests, browser tests, the terminal client's tmux tests and the benchmark smoke tests with cargo-nextest
 # (installed by scripts/setup-nextest.sh when missing), each test a process of its own under a
 # time limit that names it (.config/nextest.toml), then the doctests, which nextest does not
 # run, with `cargo test --doc`. Last, the official conformance suite scores the `conformance`
@@ -26,6 +27,7 @@ scripts/setup-node.sh >/dev/null
 scripts/setup-nginx.sh >/dev/null
 scripts/setup-chromium.sh >/dev/null
 scripts/setup-redis.sh >/dev/null
+scripts/setup-tmux.sh >/dev/null
 scripts/setup-conformance.sh >/dev/null
 scripts/setup-nextest.sh >/dev/null
 cargo build --release --example notes --example bench_server --example conformance --example conformance_client --example connect --all-features
