@@ -18,7 +18,7 @@ pages=("$@")
 
 defined=$(mktemp)
 trap 'rm -f "${defined}"' EXIT
-grep -rhoE --include='*.rs' 'fn [a-z_][a-z0-9_]*' runtime/src macros/src src tests examples benches fuzz 2>/dev/null \
+grep -rhoE --include='*.rs' 'fn [a-z_][a-z0-9_]*' runtime/src macros/src src tests examples benches fuzz cli 2>/dev/null \
     | sed 's/^fn //' | sort -u >"${defined}"
 
 missing=0 checked=0

@@ -34,7 +34,7 @@ scripts/check-doc-tests.sh "${page}" >/dev/null || failed=$((failed + 1))
 # 2. Paths exist; names listed after a path are defined in that file.
 while IFS= read -r path; do
     [[ -e "${path}" ]] || fail "names \`${path}\`, which does not exist"
-done < <(grep -oE '`(tests|runtime|macros|examples|src)/[^` ]+`' "${page}" | tr -d '`' | sort -u)
+done < <(grep -oE '`(tests|runtime|macros|examples|src|cli)/[^` ]+`' "${page}" | tr -d '`' | sort -u)
 
 while IFS= read -r group; do
     file=$(sed -E 's/^`([^`]+)`.*/\1/' <<<"${group}")
@@ -43,7 +43,7 @@ while IFS= read -r group; do
         grep -qE "fn ${name}[^a-z0-9_]" "${file}" \
             || fail "cites \`${file}\` \`${name}\`, but ${file} defines no function of that name"
     done < <(sed -E 's/^`[^`]+`//' <<<"${group}" | grep -oE '`[a-z0-9_]+`' | tr -d '`')
-done < <(grep -oE '`(tests|runtime|macros|examples|src)/[^` ]+\.rs`( `[a-z0-9_]+`(, `[a-z0-9_]+`)*)?' "${page}" | sort -u)
+done < <(grep -oE '`(tests|runtime|macros|examples|src|cli)/[^` ]+\.rs`( `[a-z0-9_]+`(, `[a-z0-9_]+`)*)?' "${page}" | sort -u)
 
 # 3. Conformance scenarios are ones the runner has.
 while IFS= read -r scenario; do
@@ -67,7 +67,7 @@ counted=$(awk -F' \\| ' '
         if (kind !~ /^(HELD|N\/A|DEVIATION|OPEN|UNTESTED)$/ || status !~ /^[A-Z\/]+: ./) {
             printf "BAD %s has no status (HELD:, N/A:, DEVIATION:, OPEN: or UNTESTED:)\n", id; next
         }
-        if (kind == "HELD" && status !~ /`[a-z][a-z0-9]*_[a-z0-9]+_[a-z0-9]+_[a-z0-9_]+`|`(tests|runtime|macros|examples|src)\/[^`]+\.rs` `[a-z0-9_]+`|`tests\/ui\/[^`]+\.rs`|`conformance:[a-z0-9-]+`/)
+        if (kind == "HELD" && status !~ /`[a-z][a-z0-9]*_[a-z0-9]+_[a-z0-9]+_[a-z0-9_]+`|`(tests|runtime|macros|examples|src|cli)\/[^`]+\.rs` `[a-z0-9_]+`|`tests\/ui\/[^`]+\.rs`|`conformance:[a-z0-9-]+`/)
             printf "BAD %s is HELD but names no test\n", id
         if (kind == "OPEN" && status !~ /issue 33 item [0-9]+/)
             printf "BAD %s is OPEN but names no issue 33 item\n", id

@@ -127,3 +127,40 @@ impl Shared {
 pub(crate) fn token_key(token: &Value) -> String {
     token.to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::{Answer, Scripted};
+
+    fn shared(handler: Option<Arc<dyn ElicitationHandler>>) -> Shared {
+        Shared {
+            elicitation: handler,
+            on_notification: None,
+            progress: Mutex::new(HashMap::new()),
+            server: RwLock::new(Implementation::new("s", "1")),
+            completed: Mutex::new(HashSet::new()),
+            completion: Notify::new(),
+        }
+    }
+
+    #[tokio::test]
+    async fn an_undeclared_mode_is_32602_and_no_handler_is_32601() {
+        let url = json!({"mode": "url", "message": "m", "url": "https://x", "elicitationId": "e"});
+        let form = json!({"message": "m", "requestedSchema": {"type": "object", "properties": {}}});
+        let form_only = shared(Some(Arc::new(Scripted::new().form_only().otherwise(Answer::Decline))));
+        let e = form_only.server_request("elicitation/create", &url).await.unwrap_err();
+        assert_eq!(e.0, codes::INVALID_PARAMS, "{e:?}");
+        let ok = form_only.server_request("elicitation/create", &form).await.unwrap();
+        assert_eq!(ok, json!({"action": "decline"}));
+        let none = shared(None);
+        let e = none.server_request("elicitation/create", &form).await.unwrap_err();
+        assert_eq!(e.0, codes::METHOD_NOT_FOUND);
+        assert_eq!(none.server_request("ping", &json!({})).await.unwrap(), json!({}));
+        let e = none
+            .server_request("sampling/createMessage", &json!({}))
+            .await
+            .unwrap_err();
+        assert_eq!(e.0, codes::METHOD_NOT_FOUND);
+    }
+}
