@@ -194,3 +194,88 @@ async fn a_handler_taking_no_mode_declares_no_elicitation_and_one_mode_declares_
         assert_eq!(call(era, &form).await.unwrap(), "booked Lyon on 2026-05-01", "{era:?}");
     }
 }
+
+#[resolver(key = "capital")]
+async fn ask_capital(country: String) -> Sample {
+    Sample::new(format!("What is the capital of {country}?")).max_tokens(20)
+}
+
+#[resolver(key = "where")]
+async fn ask_roots() -> ListRoots {
+    ListRoots
+}
+
+/// Samples the client's model and lists its roots.
+#[tool]
+async fn capital(
+    country: String,
+    #[resolve(ask_capital)] reply: Sampled,
+    #[resolve(ask_roots)] roots: Vec<Root>,
+) -> String {
+    format!("{country}: {} ({} root(s))", reply.text().unwrap_or("?"), roots.len())
+}
+
+#[tokio::test]
+async fn sampling_and_roots_are_answered_by_their_handlers_on_both_eras() {
+    for era in ERAS {
+        let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = asked.clone();
+        let client = Client::builder()
+            .era(era)
+            .sampling(move |params: serde_json::Value| {
+                log.lock()
+                    .unwrap()
+                    .push(params["messages"][0]["content"]["text"].clone());
+                async move {
+                    Ok(
+                        json!({"role": "assistant", "content": {"type": "text", "text": "Paris"},
+                              "model": "test-llm", "stopReason": "endTurn"}),
+                    )
+                }
+            })
+            .roots(vec![Root::new("file:///work/notes").name("notes")])
+            .in_process(Server::new("geo").tool(capital))
+            .await
+            .unwrap();
+        let r = client.call_tool("capital", json!({"country": "France"})).await.unwrap();
+        assert_eq!(content_text(&r.content), "France: Paris (1 root(s))", "{era:?}");
+        assert_eq!(
+            *asked.lock().unwrap(),
+            [json!("What is the capital of France?")],
+            "{era:?}"
+        );
+        // A client without them: the server says what is missing, nothing is asked.
+        let bare = Client::builder()
+            .era(era)
+            .in_process(Server::new("geo").tool(capital))
+            .await
+            .unwrap();
+        let text = match bare.call_tool("capital", json!({"country": "France"})).await {
+            Ok(r) => content_text(&r.content),
+            Err(e) => e.to_string(),
+        };
+        assert!(text.contains("sampling"), "{era:?}: {text}");
+    }
+}
+
+#[tokio::test]
+async fn a_refused_sample_ends_the_call_with_the_reason() {
+    for era in ERAS {
+        let client = Client::builder()
+            .era(era)
+            .sampling(|_: serde_json::Value| async { Err("the user said no".to_owned()) })
+            .roots(Vec::new())
+            .in_process(Server::new("geo").tool(capital))
+            .await
+            .unwrap();
+        let text = match client.call_tool("capital", json!({"country": "France"})).await {
+            Ok(r) => content_text(&r.content),
+            Err(e) => e.to_string(),
+        };
+        assert!(!text.starts_with("France: Paris"), "{era:?}: {text}");
+        assert!(
+            text.contains("the user said no") || text.contains("sampl"),
+            "{era:?}: {text}"
+        );
+    }
+}

@@ -215,6 +215,27 @@ pub struct Root {
 }
 
 /// Reads a `ListRootsResult`: `{"roots": [{"uri": …, "name"?: …}, …]}`.
+impl Root {
+    /// A root at `uri` (`file://…`), without a name.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::sampling::Root;
+    /// let r = Root::new("file:///work/notes").name("notes");
+    /// assert_eq!(serde_json::to_value(&r).unwrap(), serde_json::json!({"uri": "file:///work/notes", "name": "notes"}));
+    /// ```
+    pub fn new(uri: impl Into<String>) -> Self {
+        Self {
+            uri: uri.into(),
+            name: None,
+        }
+    }
+    /// Names it.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = Some(name.into());
+        self
+    }
+}
+
 fn read_roots(answer: &Value) -> Result<Vec<Root>, String> {
     #[derive(Deserialize)]
     struct Wire {

@@ -138,6 +138,36 @@ pub struct Progress {
     pub message: Option<String>,
 }
 
+/// Answers the server's sampling requests (`sampling/createMessage`, deprecated on 2026-07-28
+/// but still served): given the request's params, the `CreateMessageResult` (`role`, `content`,
+/// `model`, `stopReason`), or why not. Implemented for any
+/// `Fn(Value) -> impl Future<Output = Result<Value, String>>`.
+///
+/// ```
+/// use mcp_resolve_runtime::client::Client;
+/// let builder = Client::builder().sampling(|params: serde_json::Value| async move {
+///     let _ = params; // the messages, the system prompt, maxTokens…
+///     Ok(serde_json::json!({"role": "assistant", "content": {"type": "text", "text": "Paris"},
+///                           "model": "my-llm", "stopReason": "endTurn"}))
+/// });
+/// # let _ = builder;
+/// ```
+pub trait SamplingHandler: Send + Sync + 'static {
+    /// The model's answer to a sampling request, or why there is none (the user refused, no
+    /// model is available).
+    fn create_message(&self, params: Value) -> futures_util::future::BoxFuture<'static, Result<Value, String>>;
+}
+
+impl<F, Fut> SamplingHandler for F
+where
+    F: Fn(Value) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = Result<Value, String>> + Send + 'static,
+{
+    fn create_message(&self, params: Value) -> futures_util::future::BoxFuture<'static, Result<Value, String>> {
+        Box::pin(self(params))
+    }
+}
+
 /// Options of one call.
 ///
 /// ```
@@ -193,6 +223,8 @@ pub struct ClientBuilder {
     info: Implementation,
     era: EraChoice,
     elicitation: Option<Arc<dyn ElicitationHandler>>,
+    sampling: Option<Arc<dyn SamplingHandler>>,
+    roots: Option<Vec<crate::sampling::Root>>,
     on_notification: Option<session::NotificationFn>,
     timeout: Duration,
     max_rounds: usize,
@@ -230,6 +262,8 @@ impl Default for ClientBuilder {
             info: Implementation::new("mcp-resolve", env!("CARGO_PKG_VERSION")),
             era: EraChoice::Auto,
             elicitation: None,
+            sampling: None,
+            roots: None,
             on_notification: None,
             timeout: DEFAULT_TIMEOUT,
             max_rounds: DEFAULT_MAX_ROUNDS,
@@ -257,6 +291,23 @@ impl ClientBuilder {
     /// takes. Without one, the client declares no elicitation and servers must not ask.
     pub fn elicitation(mut self, handler: impl ElicitationHandler) -> Self {
         self.elicitation = Some(Arc::new(handler));
+        self
+    }
+    /// Answers the server's sampling requests; the client declares `sampling`.
+    pub fn sampling(mut self, handler: impl SamplingHandler) -> Self {
+        self.sampling = Some(Arc::new(handler));
+        self
+    }
+    /// Offers these roots (`roots/list`); the client declares `roots`.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::client::Client;
+    /// use mcp_resolve_runtime::sampling::Root;
+    /// let builder = Client::builder().roots(vec![Root::new("file:///work/notes").name("notes")]);
+    /// # let _ = builder;
+    /// ```
+    pub fn roots(mut self, roots: Vec<crate::sampling::Root>) -> Self {
+        self.roots = Some(roots);
         self
     }
     /// Hands every notification of the server's to `f` (progress reports go to the call's own
@@ -309,6 +360,8 @@ impl ClientBuilder {
     fn shared(&self) -> Arc<Shared> {
         Arc::new(Shared {
             elicitation: self.elicitation.clone(),
+            sampling: self.sampling.clone(),
+            roots: self.roots.clone(),
             on_notification: self.on_notification.clone(),
             progress: Mutex::new(HashMap::new()),
             server: RwLock::new(Implementation::new("(server)", "")),
@@ -528,6 +581,18 @@ impl Client {
             } else {
                 caps.insert("elicitation".into(), Value::Object(modes));
             }
+        }
+        if self.shared.sampling.is_some() {
+            caps.insert("sampling".into(), json!({}));
+        }
+        if self.shared.roots.is_some() {
+            // The list never changes during a connection (2026-07-28 has no `listChanged`).
+            let roots = if version < ProtocolVersion::V2026_07_28 {
+                json!({"listChanged": false})
+            } else {
+                json!({})
+            };
+            caps.insert("roots".into(), roots);
         }
         Value::Object(caps)
     }
@@ -850,6 +915,14 @@ impl Client {
         let mut out = Map::new();
         for (key, request) in requests {
             let method = request.get("method").and_then(Value::as_str).unwrap_or("");
+            if matches!(method, "sampling/createMessage" | "roots/list") {
+                let params = request.get("params").unwrap_or(&Value::Null);
+                let result = self.shared.input(method, params).await.map_err(|(_, why)| {
+                    ClientError::Unanswerable(format!("`{method}` (input request `{key}`): {why}"))
+                })?;
+                out.insert(key.clone(), result);
+                continue;
+            }
             if method != "elicitation/create" {
                 return Err(ClientError::Unanswerable(format!("`{method}` (input request `{key}`)")));
             }

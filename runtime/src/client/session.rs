@@ -3,8 +3,9 @@
 //! back-channel, its notifications).
 
 use super::elicitation::{self, ElicitationHandler};
-use super::{Notification, Progress};
+use super::{Notification, Progress, SamplingHandler};
 use crate::protocol::{Implementation, codes};
+use crate::sampling::Root;
 use serde_json::{Value, json};
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, RwLock};
@@ -18,6 +19,9 @@ pub(crate) type NotificationFn = Arc<dyn Fn(Notification) + Send + Sync>;
 /// The handlers and what the server said of itself.
 pub(crate) struct Shared {
     pub(crate) elicitation: Option<Arc<dyn ElicitationHandler>>,
+    pub(crate) sampling: Option<Arc<dyn SamplingHandler>>,
+    /// The roots the client offers (`roots/list`), if it offers any.
+    pub(crate) roots: Option<Vec<Root>>,
     pub(crate) on_notification: Option<NotificationFn>,
     /// Progress callbacks by token.
     pub(crate) progress: Mutex<HashMap<String, ProgressFn>>,
@@ -118,6 +122,24 @@ impl Shared {
                 }
                 Ok(elicitation::ask(handler.as_ref(), request).await.to_wire())
             }
+            "sampling/createMessage" | "roots/list" => self.input(method, params).await,
+            _ => Err((codes::METHOD_NOT_FOUND, format!("Method not found: {method}"))),
+        }
+    }
+
+    /// The answer to a sampling or roots request, on either era (a back-channel request, or an
+    /// entry of `inputRequests`): its result, or an error's code and message. A sampling
+    /// handler's refusal is code -1, as the specification's example of a user's rejection.
+    pub(crate) async fn input(&self, method: &str, params: &Value) -> Result<Value, (i64, String)> {
+        match method {
+            "sampling/createMessage" => match &self.sampling {
+                Some(h) => h.create_message(params.clone()).await.map_err(|why| (-1, why)),
+                None => Err((codes::METHOD_NOT_FOUND, "this client does not sample".into())),
+            },
+            "roots/list" => match &self.roots {
+                Some(roots) => Ok(json!({ "roots": roots })),
+                None => Err((codes::METHOD_NOT_FOUND, "this client offers no roots".into())),
+            },
             _ => Err((codes::METHOD_NOT_FOUND, format!("Method not found: {method}"))),
         }
     }
@@ -136,6 +158,8 @@ mod tests {
     fn shared(handler: Option<Arc<dyn ElicitationHandler>>) -> Shared {
         Shared {
             elicitation: handler,
+            sampling: None,
+            roots: None,
             on_notification: None,
             progress: Mutex::new(HashMap::new()),
             server: RwLock::new(Implementation::new("s", "1")),
