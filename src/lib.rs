@@ -22,9 +22,9 @@ pub mod guides {
     #[doc = include_str!("../docs/form.md")]
     pub mod forms {}
 
-    /// Testing tools that ask: calling the function and the resolver directly, then whole calls
-    /// through `testing::TestClient` on both eras, with scripted answers per question key.
-    #[cfg(feature = "macros")]
+    /// Testing tools that ask (feature `client`): the function and the resolver called directly,
+    /// whole calls through the client's test kit on both eras, raw frames with `TestClient`.
+    #[cfg(all(feature = "macros", feature = "client"))]
     #[doc = include_str!("../docs/testing.md")]
     pub mod testing {}
 
