@@ -3,6 +3,7 @@
 //! `maximum`, `minLength` / `maxLength`, `format`, `minItems` / `maxItems`), so that a person
 //! corrects a mistake at once instead of the server refusing the whole form.
 
+use mcp_resolve::form::Format;
 use serde_json::{Map, Value};
 
 /// One choice of a single or multiple choice field.
@@ -274,110 +275,21 @@ fn format_hint(format: &str) -> String {
     }
 }
 
-/// Checks the formats the MCP spec lists for form strings; any other format passes.
+/// Checks the formats the MCP spec lists for form strings, with the rules an mcp-resolve server
+/// applies to answers (`Format::check`); any other format passes.
 fn check_format(format: &str, s: &str) -> Result<(), String> {
-    let ok = match format {
-        "date" => is_date(s),
-        "date-time" => is_date_time(s),
-        "email" => is_email(s),
-        "uri" => is_uri(s),
-        _ => true,
+    let known = match format {
+        "date" => Format::Date,
+        "date-time" => Format::DateTime,
+        "email" => Format::Email,
+        "uri" => Format::Uri,
+        _ => return Ok(()),
     };
-    if ok {
+    if known.check(s) {
         Ok(())
     } else {
         Err(format!("not {}", format_hint(format)))
     }
-}
-
-fn digits(s: &str, n: usize) -> Option<u32> {
-    (s.len() == n && s.bytes().all(|b| b.is_ascii_digit()))
-        .then(|| s.parse().ok())
-        .flatten()
-}
-
-/// `YYYY-MM-DD`, a real day of a real month.
-fn is_date(s: &str) -> bool {
-    let mut parts = s.split('-');
-    let (Some(y), Some(m), Some(d), None) = (parts.next(), parts.next(), parts.next(), parts.next()) else {
-        return false;
-    };
-    let (Some(y), Some(m), Some(d)) = (digits(y, 4), digits(m, 2), digits(d, 2)) else {
-        return false;
-    };
-    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-    let days = match m {
-        1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,
-        4 | 6 | 9 | 11 => 30,
-        2 if leap => 29,
-        2 => 28,
-        _ => return false,
-    };
-    (1..=days).contains(&d)
-}
-
-/// RFC 3339: `YYYY-MM-DDTHH:MM:SS`, optional fraction, `Z` or `±HH:MM`.
-fn is_date_time(s: &str) -> bool {
-    let Some((date, time)) = s.split_once(['T', 't']) else {
-        return false;
-    };
-    if !is_date(date) {
-        return false;
-    }
-    let (clock, zone) = if let Some(c) = time.strip_suffix(['Z', 'z']) {
-        (c, None)
-    } else if let Some(i) = time.rfind(['+', '-']) {
-        (&time[..i], Some(&time[i + 1..]))
-    } else {
-        return false;
-    };
-    let clock = clock.split_once('.').map_or(clock, |(hms, frac)| {
-        if !frac.is_empty() && frac.bytes().all(|b| b.is_ascii_digit()) {
-            hms
-        } else {
-            ""
-        }
-    });
-    let hms: Vec<&str> = clock.split(':').collect();
-    let [h, m, sec] = hms.as_slice() else {
-        return false;
-    };
-    let ok_clock = matches!(
-        (digits(h, 2), digits(m, 2), digits(sec, 2)),
-        (Some(h), Some(m), Some(s)) if h < 24 && m < 60 && s <= 60
-    );
-    let ok_zone = match zone {
-        None => true,
-        Some(z) => match z.split_once(':') {
-            Some((h, m)) => matches!((digits(h, 2), digits(m, 2)), (Some(h), Some(m)) if h < 24 && m < 60),
-            None => false,
-        },
-    };
-    ok_clock && ok_zone
-}
-
-/// `local@domain.tld`, no spaces.
-fn is_email(s: &str) -> bool {
-    let Some((local, domain)) = s.rsplit_once('@') else {
-        return false;
-    };
-    !local.is_empty()
-        && !s.chars().any(char::is_whitespace)
-        && domain.contains('.')
-        && !domain.starts_with('.')
-        && !domain.ends_with('.')
-}
-
-/// `scheme:rest`, the scheme a letter then letters, digits, `+`, `-` or `.`.
-fn is_uri(s: &str) -> bool {
-    let Some((scheme, rest)) = s.split_once(':') else {
-        return false;
-    };
-    let mut chars = scheme.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic())
-        && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-        && !rest.is_empty()
-        && !s.chars().any(char::is_whitespace)
 }
 
 /// The choices of `enum` (titled by a legacy `enumNames` when present) or of `oneOf` / `anyOf`
