@@ -22,7 +22,7 @@ mod url;
 use ask::{Abort, Asker, Mode};
 use clap::error::ErrorKind;
 use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
-use mcp_resolve::client::{CallOptions, Client, ClientError, EraChoice, MAX_PAGES, Stderr};
+use mcp_resolve::client::{CallOptions, Client, ClientError, EraChoice, Stderr};
 use mcp_resolve::protocol::LogLevel;
 use serde_json::{Map, Value, json};
 use std::io::{IsTerminal, Write};
@@ -240,30 +240,7 @@ impl Output {
 
 /// Every page of a list, as the server sent its items.
 async fn list(client: &Client, method: &str, member: &str) -> Result<Vec<Value>, ClientError> {
-    let mut all = Vec::new();
-    let mut cursor: Option<String> = None;
-    for _ in 0..MAX_PAGES {
-        let params = match &cursor {
-            Some(c) => json!({ "cursor": c }),
-            None => json!({}),
-        };
-        let page = client.request(method, params).await?;
-        if let Some(Value::Array(items)) = page.get(member) {
-            all.extend(items.iter().cloned());
-        }
-        match page.get("nextCursor").and_then(Value::as_str) {
-            Some(c) if Some(c) != cursor.as_deref() => cursor = Some(c.to_owned()),
-            Some(_) => {
-                return Err(ClientError::Protocol(format!(
-                    "{method} returned the same cursor twice"
-                )));
-            }
-            None => return Ok(all),
-        }
-    }
-    Err(ClientError::Protocol(format!(
-        "{method} has more than {MAX_PAGES} pages"
-    )))
+    client.list_all(method, member).await
 }
 
 /// Asks for the server's log messages, when it offers them.

@@ -1023,7 +1023,21 @@ impl Client {
         Self::page(&result, member)
     }
 
-    async fn list_all<T: DeserializeOwned>(&self, method: &str, member: &str) -> Result<Vec<T>, ClientError> {
+    /// Every item of any list method (`method`, its items in `member`), following the pages (at
+    /// most [`MAX_PAGES`]; a cursor that repeats is an error), each read as `T`
+    /// (`serde_json::Value` keeps them as sent).
+    ///
+    /// ```
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), mcp_resolve_runtime::client::ClientError> {
+    /// use mcp_resolve_runtime::{Server, client::Client};
+    /// let client = Client::builder().in_process(Server::new("t")).await?;
+    /// let tools: Vec<serde_json::Value> = client.list_all("tools/list", "tools").await?;
+    /// assert!(tools.is_empty());
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub async fn list_all<T: DeserializeOwned>(&self, method: &str, member: &str) -> Result<Vec<T>, ClientError> {
         let mut all = Vec::new();
         let mut cursor: Option<String> = None;
         for _ in 0..MAX_PAGES {
