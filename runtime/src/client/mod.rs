@@ -565,21 +565,18 @@ impl Client {
     fn client_capabilities(&self, version: ProtocolVersion) -> Value {
         let mut caps = Map::new();
         if let Some(h) = &self.shared.elicitation {
-            let mut modes = Map::new();
-            if version >= ProtocolVersion::V2025_11_25 {
-                if h.form() {
-                    modes.insert("form".into(), json!({}));
-                }
-                if h.url() {
-                    modes.insert("url".into(), json!({}));
-                }
+            // Modes exist from 2025-11-25 on; before, elicitation is form mode only (`{}`). A
+            // handler that takes no mode the version knows declares nothing.
+            let modes = version >= ProtocolVersion::V2025_11_25;
+            let mut declared = Map::new();
+            if modes && h.form() {
+                declared.insert("form".into(), json!({}));
             }
-            if version >= ProtocolVersion::V2025_11_25 && modes.is_empty() {
-                // A handler that takes neither mode declares nothing.
-            } else if version < ProtocolVersion::V2025_11_25 && !h.form() {
-                // Before 2025-11-25 elicitation is form mode only.
-            } else {
-                caps.insert("elicitation".into(), Value::Object(modes));
+            if modes && h.url() {
+                declared.insert("url".into(), json!({}));
+            }
+            if (modes && !declared.is_empty()) || (!modes && h.form()) {
+                caps.insert("elicitation".into(), Value::Object(declared));
             }
         }
         if self.shared.sampling.is_some() {
