@@ -14,7 +14,11 @@
 //!
 //! - `test_trigger_tool_change`, `test_trigger_prompt_change`: the lists never change, so no
 //!   `listChanged` is declared and those checks are skipped.
-//! - Unscored: `test_reconnection` (SSE polling), the tasks extension.
+//! - Unscored: `test_reconnection` (SSE polling).
+//!
+//! The tasks extension's fixtures (`greet`, `slow_compute`, `failing_job`, `protocol_error_job`,
+//! `confirm_delete`, `multi_input`, `test_tool_with_task`) are here too: its scenarios are not
+//! scored by the runner, but `scripts/conformance.sh` requires them.
 
 use base64::Engine as _;
 use mcp_resolve::prelude::*;
@@ -656,6 +660,83 @@ async fn test_input_required_result_prompt(#[resolve(user_context)] given: Promp
     format!("Use this context: {}", given.context)
 }
 
+// ---------------------------------------------------------------------------------------------
+// Tools: tasks (the extension `io.modelcontextprotocol/tasks`)
+
+/// Greets `name` at once: never a task.
+#[tool]
+async fn greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Works for `seconds` (at most 600), then says what it computed: a task when the client follows
+/// tasks, answered at once otherwise.
+#[tool(task = "optional")]
+async fn slow_compute(seconds: u64, label: Option<String>) -> String {
+    tokio::time::sleep(Duration::from_secs(seconds.min(600))).await;
+    format!("computed {} after {seconds}s", label.unwrap_or_default())
+}
+
+/// Fails after a second, as a tool fails: the task completes with `isError: true`. Only ever a
+/// task.
+#[tool(task = "required")]
+async fn failing_job() -> Result<String, String> {
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    Err("the job failed".into())
+}
+
+/// Breaks after a moment (a panic): the task fails with a JSON-RPC error.
+#[tool(task = "optional")]
+async fn protocol_error_job() -> String {
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    panic!("protocol_error_job broke, as it is meant to")
+}
+
+/// What `confirm_delete` asks.
+#[derive(Clone, Debug, FormSchema)]
+struct DeleteConfirmation {
+    confirm: bool,
+}
+
+/// Asks, once the task runs, whether to delete `filename`.
+#[tool(task = "optional")]
+async fn confirm_delete(filename: String, cx: Context) -> Result<String, String> {
+    match cx.elicit::<DeleteConfirmation>(format!("Delete {filename}?")).await {
+        Ok(ElicitationResult::Accepted(c)) if c.confirm => Ok(format!("Deleted {filename}")),
+        Ok(_) => Ok(format!("Kept {filename}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// One of the two answers `multi_input` waits for.
+#[derive(Clone, Debug, FormSchema)]
+struct NamedConfirmation {
+    name: String,
+    confirm: bool,
+}
+
+/// Asks two questions at once, so two are pending together.
+#[tool(task = "optional")]
+async fn multi_input(cx: Context) -> Result<String, String> {
+    let (a, b) = tokio::join!(
+        cx.elicit::<NamedConfirmation>("First name?"),
+        cx.elicit::<NamedConfirmation>("Second name?")
+    );
+    let name = |r: Result<ElicitationResult<NamedConfirmation>, ElicitError>| match r {
+        Ok(ElicitationResult::Accepted(n)) if n.confirm => Ok(n.name),
+        Ok(_) => Ok("(none)".to_owned()),
+        Err(e) => Err(e.to_string()),
+    };
+    Ok(format!("got {} and {}", name(a)?, name(b)?))
+}
+
+/// Asks the user's name before the task exists (an `InputRequiredResult`), then greets them
+/// from the task.
+#[tool(task = "required")]
+async fn test_tool_with_task(#[resolve(ask_name)] name: Name) -> String {
+    format!("Hello, {}! (from a task)", name.name)
+}
+
 /// The server with every fixture; `test://static-text` is the first resource registered, since
 /// the caching check reads the first listed one.
 pub(crate) fn server() -> Server {
@@ -686,6 +767,13 @@ pub(crate) fn server() -> Server {
         .tool(test_streaming_elicitation)
         .tool(JsonSchema202012)
         .tool(test_custom_header)
+        .tool(greet)
+        .tool(slow_compute)
+        .tool(failing_job)
+        .tool(protocol_error_job)
+        .tool(confirm_delete)
+        .tool(multi_input)
+        .tool(test_tool_with_task)
         .resource(static_text)
         .resource(static_binary)
         .resource(watched_resource)

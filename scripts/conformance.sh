@@ -164,7 +164,11 @@ for run in "${runs[@]}"; do
         mark="${l%% *}"
         rest="${l#* }"
         name="${rest%%:*}"
-        if [[ " ${unscored[*]-} " == *" ${name} "* ]]; then
+        # The tasks extension's scenarios are unscored by the runner, but this server serves the
+        # extension (issue 26): on the 2026-07-28 run they count as scored.
+        required=false
+        [[ "${run}" == alpha12-2026-07-28 && "${name}" == tasks-* ]] && required=true
+        if [[ "${required}" == false && " ${unscored[*]-} " == *" ${name} "* ]]; then
             other+=("${name}$([[ "${mark}" == "✓" ]] && echo "" || echo "(✗)")")
             continue
         fi

@@ -57,6 +57,7 @@ pub mod prelude {
     pub use mcp_resolve_macros::{FormSchema, prompt, resolve, resolver, resource, tool};
     pub use mcp_resolve_runtime::{
         Context, Elicit, Server, State,
+        context::ElicitError,
         elicit::{Ask, Confirm, ElicitationResult, Resolution},
         prompt::{GetPromptResult, PromptMessage, Role},
         protocol::LogLevel,

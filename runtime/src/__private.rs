@@ -106,6 +106,8 @@ pub fn definition(
     d
 }
 
+pub use crate::tool::TaskSupport;
+
 /// `#[arg(header = "…")]`: the argument `key` (a string, integer or boolean) is mirrored into
 /// `Mcp-Param-{header}`.
 pub fn mirror_in_header<T: crate::tool::HeaderArgument>(schema: &mut ArgsSchema, key: &str, header: &str) {

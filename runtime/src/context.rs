@@ -103,6 +103,36 @@ impl Context {
         }
     }
 
+    /// This call's context for the body of a task it became: the task's own cancellation, its
+    /// questions through the task (`imperative`), its progress (always on, under the call's
+    /// token or a stand-in) and log messages into `outbound`, which the task reads.
+    pub(crate) fn for_task(
+        &self,
+        cancel: CancellationToken,
+        imperative: Option<Arc<dyn AskNow>>,
+        outbound: Outbound,
+    ) -> Self {
+        let i = &self.inner;
+        Self {
+            inner: Arc::new(ContextInner {
+                request_id: i.request_id.clone(),
+                version: i.version,
+                capabilities: i.capabilities.clone(),
+                client_info: i.client_info.clone(),
+                principal: i.principal.clone(),
+                progress_token: Some(i.progress_token.clone().unwrap_or_else(|| RequestId::from(0))),
+                log_level: i.log_level,
+                outbound: Some(outbound),
+                cancel,
+                updates: i.updates.clone(),
+                flows: i.flows.clone(),
+                imperative,
+                states: i.states.clone(),
+                progress: std::sync::Mutex::default(),
+            }),
+        }
+    }
+
     /// A context attached to no connection, for unit tests of tool bodies: progress goes nowhere
     /// and it is never cancelled.
     pub fn detached(version: ProtocolVersion, capabilities: ClientCapabilities) -> Self {

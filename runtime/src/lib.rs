@@ -55,6 +55,7 @@ pub mod seal;
 mod secret;
 pub mod server;
 pub mod store;
+mod tasks;
 pub mod testing;
 mod throttle;
 pub mod tool;

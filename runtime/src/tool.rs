@@ -12,6 +12,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
+pub use crate::protocol::tasks::TaskSupport;
+
 /// Hints about a tool's behaviour, for clients deciding whether to confirm a call.
 ///
 /// ```
@@ -84,6 +86,32 @@ pub struct ToolDefinition {
     /// single use (see [`ToolDefinition::replayable`]); not sent to clients.
     #[serde(skip)]
     pub replayable: bool,
+    /// Whether the tool runs as a task (`execution.taskSupport`, sent only when it may).
+    #[serde(default, skip_serializing_if = "Execution::is_plain")]
+    pub execution: Execution,
+}
+
+/// How a tool runs: `execution` in `tools/list`.
+///
+/// ```
+/// use mcp_resolve_runtime::tool::{ArgsSchema, TaskSupport, ToolDefinition};
+/// let def = ToolDefinition::new("deploy", ArgsSchema::new().finish()).task_support(TaskSupport::Required);
+/// let v = serde_json::to_value(&def).unwrap();
+/// assert_eq!(v["execution"], serde_json::json!({"taskSupport": "required"}));
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+#[non_exhaustive]
+pub struct Execution {
+    /// Whether a call may (or must) run as a task.
+    #[serde(default)]
+    pub task_support: TaskSupport,
+}
+
+impl Execution {
+    fn is_plain(&self) -> bool {
+        self.task_support == TaskSupport::Forbidden
+    }
 }
 
 impl ToolDefinition {
@@ -98,6 +126,7 @@ impl ToolDefinition {
             annotations: ToolAnnotations::default(),
             scopes: Vec::new(),
             replayable: false,
+            execution: Execution::default(),
         }
     }
     /// Sets the description.
@@ -153,6 +182,20 @@ impl ToolDefinition {
     /// ```
     pub fn replayable(mut self) -> Self {
         self.replayable = true;
+        self
+    }
+    /// Lets the tool run as a task: `Optional`, when the client can follow one (it declared the
+    /// tasks extension on 2026-07-28, or sent `task` on 2025-11-25); `Required`, always (a
+    /// client that cannot gets -32021). `#[tool(task = "optional")]` calls it. See the tasks
+    /// guide.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::tool::{ArgsSchema, TaskSupport, ToolDefinition};
+    /// let def = ToolDefinition::new("report", ArgsSchema::new().finish()).task_support(TaskSupport::Optional);
+    /// assert_eq!(def.execution.task_support, TaskSupport::Optional);
+    /// ```
+    pub fn task_support(mut self, support: TaskSupport) -> Self {
+        self.execution.task_support = support;
         self
     }
     /// Whether the answers of a tool with this definition are single-use: a resolver reached is

@@ -291,7 +291,7 @@ impl Waiting {
 }
 
 /// The caller's tag a flow is bound to: SHA-256 over the length-prefixed issuer and subject.
-fn tag(principal: Option<&Principal>) -> String {
+pub(crate) fn tag(principal: Option<&Principal>) -> String {
     let Some(p) = principal else {
         return String::new();
     };

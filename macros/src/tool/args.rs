@@ -31,6 +31,9 @@ pub(crate) struct ToolArgs {
     /// OAuth scopes a caller's token must grant: `scopes = ["notes:write"]`. Checked by
     /// `item::scopes`, which reports anything but a list of scope tokens at its token.
     pub(crate) scopes: Option<AsWritten>,
+    /// `task = "optional" | "required" | "forbidden"`: whether a call runs as a task; checked by
+    /// `validate::task_support`.
+    pub(crate) task: Option<syn::LitStr>,
 }
 
 impl Options for ToolArgs {

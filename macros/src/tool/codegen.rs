@@ -21,6 +21,8 @@ pub(super) struct Definition<'a> {
     pub(super) scopes: &'a [String],
     /// Opted out of single-use answers.
     pub(super) replayable: bool,
+    /// `task = "…"`: the `TaskSupport` variant.
+    pub(super) task: Option<&'static str>,
 }
 
 /// The tool's part of its `Tool` impl.
@@ -146,6 +148,10 @@ pub(super) fn generate(d: &Definition<'_>, cx: &mut Cx<'_>) -> Generated {
     let output_check = quote_spanned! {ret_span=>
         .output::<#ret>()
     };
+    let task = d.task.map(|variant| {
+        let variant = format_ident!("{}", variant);
+        quote!(.task_support(#krate::__private01::TaskSupport::#variant))
+    });
     let idents: Vec<&Ident> = params.iter().map(|p| &p.ident).collect();
     let call = quote_spanned! {ident.span()=>
         // Read before the parameters are bound, so a parameter named like the tool cannot
@@ -176,7 +182,7 @@ pub(super) fn generate(d: &Definition<'_>, cx: &mut Cx<'_>) -> Generated {
                 #krate::__private01::annotations(#(#ann),*),
                 &[#(#scopes),*],
                 #replayable,
-            ) #output_check
+            ) #output_check #task
         },
         items: quote!(#(#confirm_defs)*),
         methods,

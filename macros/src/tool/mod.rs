@@ -21,6 +21,8 @@ pub(crate) struct Tool {
     scopes: Vec<String>,
     /// `#[tool(destructive = true, replayable)]`: opted out of single-use answers.
     replayable: bool,
+    /// `#[tool(task = "…")]`: the `TaskSupport` variant.
+    task: Option<&'static str>,
 }
 
 impl ItemKind for Tool {
@@ -66,6 +68,7 @@ impl ItemKind for Tool {
             .as_ref()
             .map(|flag| validate::replayable(flag, args.destructive, params, errors))
             .is_some();
+        self.task = args.task.as_ref().and_then(|t| validate::task_support(t, errors));
         self.scopes = args
             .scopes
             .as_ref()
@@ -89,6 +92,7 @@ impl ItemKind for Tool {
             annotations: [a.read_only, a.destructive, a.idempotent, a.open_world],
             scopes: &self.scopes,
             replayable: self.replayable,
+            task: self.task,
         };
         codegen::generate(&definition, cx)
     }

@@ -179,6 +179,24 @@ pub(crate) fn replayable(flag: &Flag, destructive: Option<bool>, params: &[Param
     }
 }
 
+/// `#[tool(task = "…")]`: one of the three ways a tool may run; the variant's name.
+pub(crate) fn task_support(lit: &syn::LitStr, errors: &mut Errors) -> Option<&'static str> {
+    match lit.value().as_str() {
+        "optional" => Some("Optional"),
+        "required" => Some("Required"),
+        "forbidden" => Some("Forbidden"),
+        other => {
+            errors.spanned(
+                lit,
+                format!(
+                    "`task = \"{other}\"` is not a way a tool runs: write `task = \"optional\"` (a task when the client can follow one), `task = \"required\"` (always a task) or leave `task` out (never a task)"
+                ),
+            );
+            None
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -66,6 +66,8 @@ struct Capabilities {
     url: bool,
     sampling: bool,
     roots: bool,
+    /// `extensions["io.modelcontextprotocol/tasks"]`: the client follows tasks (2026-07-28).
+    tasks: bool,
 }
 
 /// The capabilities this crate reads, found without building the object.
@@ -77,6 +79,8 @@ struct Declared<'a> {
     sampling: Option<&'a RawValue>,
     #[serde(default, borrow)]
     roots: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    extensions: Option<&'a RawValue>,
 }
 
 #[derive(Deserialize)]
@@ -129,6 +133,10 @@ impl ClientCapabilities {
                 url,
                 sampling: object(declared.sampling),
                 roots: object(declared.roots),
+                tasks: declared
+                    .extensions
+                    .and_then(|e| serde_json::from_str::<std::collections::HashMap<&str, &RawValue>>(e.get()).ok())
+                    .is_some_and(|e| object(e.get(super::tasks::TASKS_EXTENSION).copied())),
             })),
         }
     }
@@ -154,6 +162,7 @@ impl ClientCapabilities {
                     url: false,
                     sampling: c.sampling,
                     roots: c.roots,
+                    tasks: c.tasks,
                 })),
             },
             None => Self { inner: None },
@@ -174,6 +183,20 @@ impl ClientCapabilities {
     /// Whether the client declared `roots`.
     pub fn roots(&self) -> bool {
         self.inner.as_ref().is_some_and(|c| c.roots)
+    }
+    /// Whether the client follows tasks: it declared the extension
+    /// `io.modelcontextprotocol/tasks` (2026-07-28).
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::protocol::ClientCapabilities;
+    /// let c = ClientCapabilities::from_value(serde_json::json!({
+    ///     "extensions": { "io.modelcontextprotocol/tasks": {} }
+    /// }));
+    /// assert!(c.tasks());
+    /// assert!(!ClientCapabilities::default().tasks());
+    /// ```
+    pub fn tasks(&self) -> bool {
+        self.inner.as_ref().is_some_and(|c| c.tasks)
     }
 }
 

@@ -34,6 +34,12 @@ pub(crate) struct ParamsHead<'a> {
     pub(crate) argument: Option<&'a RawValue>,
     #[serde(default, borrow, rename = "inputResponses")]
     pub(crate) input_responses: Option<&'a RawValue>,
+    /// `tasks/get`, `tasks/update`, `tasks/cancel`, `tasks/result`.
+    #[serde(default, borrow, rename = "taskId")]
+    pub(crate) task_id: Option<&'a RawValue>,
+    /// 2025-11-25 `tools/call`: run it as a task (with the retention asked for).
+    #[serde(default, borrow)]
+    pub(crate) task: Option<&'a RawValue>,
     #[serde(default, borrow, rename = "requestState")]
     pub(crate) request_state: Option<&'a RawValue>,
     /// `initialize`.
@@ -120,6 +126,12 @@ pub(crate) struct ServerCapabilities {
     /// `{}` once some prompt argument or template variable has a completer.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) completions: Option<Empty>,
+    /// 2026-07-28, once some tool may run as a task: `{"io.modelcontextprotocol/tasks": {}}`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) extensions: Option<Value>,
+    /// 2025-11-25, once some tool may run as a task: the core `tasks` capability.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub(crate) tasks: Option<Value>,
 }
 
 #[derive(Debug, Clone, Copy, Serialize)]

@@ -15,7 +15,6 @@ use super::collect::Collect;
 use super::state::{FlowRef, Kept};
 use crate::context::{AskNow, Context, ElicitError};
 use crate::elicit::{Action, AskRequest};
-use crate::peer::Peer;
 use crate::principal::Principal;
 use crate::protocol::messages::{
     ElicitRequestParams, ElicitResult, ElicitUrlParams, EmptyResult, InputParams, QuestionMeta,
@@ -460,7 +459,7 @@ impl Asker {
 /// back-channel of the call, with the call's budget of questions.
 #[derive(Clone, Debug)]
 pub(crate) struct Imperative {
-    pub(crate) peer: Peer,
+    pub(crate) peer: super::back_channel::Line,
     pub(crate) timeout: Duration,
     pub(crate) asking: AskContext,
     pub(crate) kind: &'static str,
@@ -516,7 +515,7 @@ mod tests {
     use super::*;
     use crate::elicit::{Ask, Confirm, Elicit};
     use crate::form::{FormSchema, RenderOptions};
-    use crate::peer::Outbound;
+    use crate::peer::{Outbound, Peer};
     use crate::protocol::ClientCapabilities;
     use crate::protocol::jsonrpc::Outgoing;
     use crate::sampling::{ListRoots, Root, Sample};
@@ -1025,7 +1024,7 @@ mod tests {
     async fn a_call_is_asked_no_more_questions_than_its_bound() {
         let (peer, sent) = client(|_| json!({ "roots": [] }));
         let mut back = BackChannel {
-            peer,
+            peer: super::super::back_channel::Line::Peer(peer),
             timeout: Duration::from_secs(10),
             max_questions: 2,
             questions: 0,
@@ -1058,7 +1057,7 @@ mod tests {
     async fn a_tool_bodys_question_is_refused_naming_its_tool() {
         let (peer, sent) = client(|_| json!({}));
         let imperative = Imperative {
-            peer,
+            peer: super::super::back_channel::Line::Peer(peer),
             timeout: Duration::from_secs(10),
             asking: alice(),
             kind: "tool",

@@ -1,17 +1,54 @@
-//! The handshake-era asker: each question is a request to the client on the connection's
-//! back-channel, awaited in turn.
+//! The asker that waits: each question is a request to the client on the connection's
+//! back-channel (handshake era), or a question of a running task (its `tasks/get` shows it, a
+//! `tasks/update` answers it), awaited in turn.
 
 use super::ask::{Answer, AskContext, Asked, Question, outcome, what};
 use super::state::FlowRef;
 use crate::elicit::{Action, AskRequest};
 use crate::peer::{Peer, PeerError};
 use crate::protocol::messages::{ELICITATION_COMPLETE, ElicitResult, ElicitationCompleteParams};
+use crate::tasks::TaskLine;
 use serde_json::Value;
 use std::time::Duration;
 
-/// Handshake era: each question is a request to the client, awaited in turn.
+/// Where a waiting question goes.
+#[derive(Clone, Debug)]
+pub(crate) enum Line {
+    /// A request on the connection's back-channel (handshake era).
+    Peer(Peer),
+    /// A question of a running task, under a key the task never used.
+    Task(TaskLine),
+}
+
+impl Line {
+    async fn request<P: serde::Serialize>(
+        &self,
+        method: &'static str,
+        params: &P,
+        key: &str,
+        timeout: Duration,
+    ) -> Result<Value, PeerError> {
+        match self {
+            Self::Peer(peer) => peer.request(method, params, timeout).await,
+            Self::Task(task) => {
+                let params = serde_json::to_value(params)
+                    .map_err(|e| PeerError::Client(crate::protocol::ErrorObject::internal(e.to_string())))?;
+                task.request(method, params, key, timeout).await
+            }
+        }
+    }
+
+    /// A notification about a question answered; a task has no stream to send it on.
+    async fn notify<P: serde::Serialize>(&self, method: &'static str, params: &P) {
+        if let Self::Peer(peer) = self {
+            peer.notify(method, params).await;
+        }
+    }
+}
+
+/// Each question is a request to the client, awaited in turn.
 pub(crate) struct BackChannel {
-    pub(crate) peer: Peer,
+    pub(crate) peer: Line,
     pub(crate) timeout: Duration,
     pub(crate) max_questions: u64,
     pub(crate) questions: u64,
@@ -43,7 +80,11 @@ impl BackChannel {
             None => q.params(),
         };
         tracing::info!(kind = q.kind, target, key, mode, round, "question asked");
-        match self.peer.request(q.ask.request.method(), &params, self.timeout).await {
+        match self
+            .peer
+            .request(q.ask.request.method(), &params, key, self.timeout)
+            .await
+        {
             Ok(answer) => {
                 let answer = match &flow {
                     Some(flow) => match self.url_answer(q, flow, &answer).await {
@@ -54,6 +95,12 @@ impl BackChannel {
                 };
                 match q.apply(&answer, round) {
                     Some(settled) => Asked::Done(settled),
+                    // A task's answer came through `tasks/update`, which only acknowledges: as
+                    // with a 2026-07-28 retry, a malformed one is asked again (under a new key).
+                    None if matches!(self.peer, Line::Task(_)) => {
+                        tracing::info!(target, key, "malformed answer; asking again");
+                        Box::pin(self.ask(q)).await
+                    }
                     None => Asked::Done(Err(format!("{who} received a malformed answer"))),
                 }
             }

@@ -210,7 +210,10 @@ impl Server {
                 // 2026-07-28 subscribes through `subscriptions/listen`'s `resourceSubscriptions`;
                 // any tool may log through its `Context` (`notifications/message` to a request
                 // carrying a `logLevel`): "servers that emit log notifications MUST declare".
-                capabilities: &self.logging_capabilities(),
+                capabilities: &ServerCapabilities {
+                    tasks: None,
+                    ..self.logging_capabilities()
+                },
                 instructions: self.instructions.as_deref(),
                 cache: self.cache_hints(),
             },
@@ -227,7 +230,16 @@ impl Server {
     }
 
     pub(crate) fn initialize_result(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
-        let capabilities = self.logging_capabilities();
+        let capabilities = ServerCapabilities {
+            extensions: None,
+            // Core tasks are 2025-11-25's.
+            tasks: self
+                .capabilities
+                .tasks
+                .clone()
+                .filter(|_| version >= ProtocolVersion::V2025_11_25),
+            ..self.logging_capabilities()
+        };
         to_raw(&InitializeResult {
             protocol_version: version.as_str(),
             capabilities: &capabilities,

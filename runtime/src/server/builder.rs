@@ -101,6 +101,8 @@ impl Server {
                 prompts: None,
                 resources: None,
                 completions: None,
+                extensions: None,
+                tasks: None,
             },
             config: Config::default(),
             updates: crate::updates::ResourceUpdates::default(),
@@ -187,6 +189,13 @@ impl Server {
     /// When a tool with the same name is already registered: that is a programming error.
     pub fn tool<A>(mut self, tool: impl IntoTool<A>) -> Self {
         let (item, def) = Item::tool(tool.into_tool());
+        if def.execution.task_support != crate::tool::TaskSupport::Forbidden {
+            use crate::protocol::tasks::TASKS_EXTENSION;
+            self.capabilities.extensions = Some(serde_json::json!({ TASKS_EXTENSION: {} }));
+            self.capabilities.tasks = Some(serde_json::json!({
+                "list": {}, "cancel": {}, "requests": { "tools": { "call": {} } }
+            }));
+        }
         self.register(item);
         self.definitions.push(def);
         self

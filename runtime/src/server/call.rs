@@ -57,6 +57,8 @@ pub(crate) enum Work {
     },
     /// `subscriptions/listen` (2026-07-28): a stream of the notifications it honours.
     Listen(Box<super::listen::Listen>),
+    /// `tasks/get`, `tasks/update`, `tasks/cancel`.
+    Task(Box<super::task::TaskOp>),
 }
 
 impl Work {
@@ -75,6 +77,7 @@ impl Work {
             Self::Item { item, .. } => item.kind().as_str(),
             Self::Complete { .. } => "completion target",
             Self::Listen(_) => "subscription",
+            Self::Task(_) => "task",
         }
     }
 
@@ -84,6 +87,7 @@ impl Work {
             Self::Item { item, .. } => item.kind().method(),
             Self::Complete { .. } => "completion/complete",
             Self::Listen(_) => "subscriptions/listen",
+            Self::Task(_) => "tasks",
         }
     }
 }
@@ -92,6 +96,8 @@ impl Work {
 /// server author's code), admitted by the dispatcher like any other.
 pub(crate) struct PendingCall {
     pub(super) work: Work,
+    /// 2025-11-25 `tools/call`: the client asked for a task.
+    pub(super) task: Option<Box<crate::protocol::tasks::TaskParam>>,
     /// The scopes the caller needs.
     pub(super) scopes: Arc<[String]>,
     /// Its answers are single-use: each `requestState` opens once.
@@ -141,7 +147,16 @@ impl PendingCall {
         if let Work::Listen(listen) = self.work {
             return listen.serve(server, &id, outbound).await;
         }
+        if let Work::Task(op) = self.work {
+            let reply = super::answers::Reply::of_call(self.envelope.version, true);
+            let follows = match self.envelope.version.era() {
+                Era::Stateless => self.envelope.capabilities.tasks(),
+                Era::Handshake => true,
+            };
+            return server.task_op(*op, follows, principal.as_ref(), reply, peer).await;
+        }
         let Self {
+            task,
             work,
             scopes: _,
             single_use,
@@ -153,6 +168,18 @@ impl PendingCall {
             memory: _memory,
         } = self;
         let version = envelope.version;
+        // Whether a tool call becomes a task: decided before anything runs, so that a tool that
+        // must be a task refuses a client that cannot follow one at once.
+        let as_task = match &work {
+            Work::Item { item, .. } if item.kind() == Kind::Tool => {
+                let follows = match version.era() {
+                    Era::Stateless => envelope.capabilities.tasks(),
+                    Era::Handshake => task.is_some() && version >= crate::protocol::ProtocolVersion::V2025_11_25,
+                };
+                super::task::task_mode(item.task, version, follows, &name)?
+            }
+            _ => false,
+        };
         // Results of retries are never cached (2026-07-28): they carry no caching hints.
         let retry = request_state.is_some() || !input_responses.is_empty();
         // The era, decided here once: how this call's questions travel (below, `channel`).
@@ -198,7 +225,7 @@ impl PendingCall {
             flows: server.url_flows(),
             imperative: match channel.back_channel() {
                 Some(peer) => Some(std::sync::Arc::new(crate::resolve::ask::Imperative {
-                    peer: peer.clone(),
+                    peer: crate::resolve::back_channel::Line::Peer(peer.clone()),
                     timeout: server.config.elicitation_timeout,
                     asking: server.ask_context(principal.clone()),
                     kind: work.kind(),
@@ -213,8 +240,8 @@ impl PendingCall {
         let _finished = FinishOnDrop(context.clone());
         match work {
             // Served before a `Context` is made (see the top of this function).
-            Work::Listen(_) => Err(ErrorObject::internal(
-                "Internal error: a listen stream was run as a call",
+            Work::Listen(_) | Work::Task(_) => Err(ErrorObject::internal(
+                "Internal error: a listen stream or task method was run as a call",
             )),
             Work::Item { item, variables } => {
                 let kind = item.kind();
@@ -249,7 +276,7 @@ impl PendingCall {
                 let resolving = Resolving {
                     item: item.clone(),
                     channel,
-                    principal,
+                    principal: principal.clone(),
                 };
                 let (arguments, resolved) = match resolving.run(server, &name, read, &context).await {
                     Resolved::Ready(arguments, values) => (arguments, values),
@@ -265,6 +292,16 @@ impl PendingCall {
                     variables,
                     context,
                 };
+                if as_task {
+                    let start = super::task::TaskStart {
+                        item,
+                        input,
+                        resolved,
+                        principal,
+                        ttl_ms: task.and_then(|t| t.ttl),
+                    };
+                    return server.start_task(start, reply).await;
+                }
                 // One guard for every kind: a panic, where the body is called or while it runs.
                 let body = AssertUnwindSafe(async { item.run(input, resolved).await }).catch_unwind();
                 match body.await {

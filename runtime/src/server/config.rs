@@ -68,6 +68,12 @@ pub(crate) struct Config {
     pub(crate) ping_interval: Option<Duration>,
     /// Calls per caller ([`Server::call_rate_limit`]); `None`: unlimited.
     pub(crate) call_rate: Option<Arc<super::rate::CallRate>>,
+    /// Tasks: retention, polling, lease, result size, how many run at once.
+    pub(crate) tasks: crate::tasks::TaskSettings,
+    /// What waits on a task on this replica.
+    pub(crate) task_wakers: crate::tasks::TaskWakers,
+    /// The tasks running on this replica, per caller.
+    pub(crate) running_tasks: Arc<super::task::Running>,
 }
 
 impl Default for Config {
@@ -100,6 +106,9 @@ impl Default for Config {
                 std::num::NonZeroU32::MIN.saturating_add(DEFAULT_CALLS_PER_SECOND - 1),
                 std::num::NonZeroU32::MIN.saturating_add(DEFAULT_CALL_BURST - 1),
             ))),
+            tasks: crate::tasks::TaskSettings::default(),
+            task_wakers: crate::tasks::TaskWakers::default(),
+            running_tasks: Arc::default(),
         }
     }
 }

@@ -16,6 +16,7 @@ pub(crate) mod read;
 pub(crate) mod registry;
 pub(crate) mod resolving;
 pub(crate) mod session;
+pub(crate) mod task;
 
 pub use builder::Server;
 pub(crate) use call::Route;

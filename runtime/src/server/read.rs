@@ -20,6 +20,8 @@ use std::sync::Arc;
 /// The members every call kind reads the same way: `arguments`, and on a 2026-07-28 retry
 /// `inputResponses` and `requestState`; the trees' memory is taken from the server's budget.
 pub(super) struct Common {
+    /// 2025-11-25 `tools/call`: `task`, asking for a task (with the retention wanted).
+    pub(super) task: Option<Box<crate::protocol::tasks::TaskParam>>,
     pub(super) arguments: Map<String, Value>,
     pub(super) input_responses: Map<String, Value>,
     pub(super) request_state: Option<String>,
@@ -37,7 +39,13 @@ impl Common {
             Some(r) if r.get() == "null" => None,
             Some(r) => Some(raw_str(r).ok_or_else(invalid_state)?.into_owned()),
         };
+        // Only an object asks for a task; anything else is ignored, as an unknown member is.
+        let task = head
+            .task
+            .filter(|t| crate::protocol::jsonrpc::is_object(t))
+            .map(|t| Box::new(serde_json::from_str(t.get()).unwrap_or_default()));
         Ok(Self {
+            task,
             arguments,
             input_responses,
             request_state,
@@ -183,6 +191,50 @@ impl PendingCall {
         ))
     }
 
+    /// Reads a task method's params (`taskId`, and for `tasks/update` its `inputResponses`). A
+    /// 2026-07-28 client that did not declare the tasks extension is refused first (-32021).
+    pub(crate) fn prepare_task(server: &Server, method: &str, head: &ParamsHead<'_>, envelope: Envelope) -> Route {
+        if envelope.version.era() == crate::protocol::Era::Stateless && !envelope.capabilities.tasks() {
+            use crate::protocol::tasks::TASKS_EXTENSION;
+            return Route::Reply(Err(ErrorObject::missing_capability(
+                json!({ "extensions": { TASKS_EXTENSION: {} } }),
+                format!("`{method}` needs the `{TASKS_EXTENSION}` extension: declare it in the client capabilities"),
+            )));
+        }
+        Self::route((|| {
+            let id = match method {
+                "tasks/list" => String::new(),
+                _ => required_str(head.task_id, "taskId")?.into_owned(),
+            };
+            let budget = &server.config.json_memory;
+            let mut memory = Hold::default();
+            let op = match method {
+                "tasks/get" => super::task::TaskOp::Get(id.clone()),
+                "tasks/cancel" => super::task::TaskOp::Cancel(id.clone()),
+                "tasks/result" => super::task::TaskOp::Result(id.clone()),
+                "tasks/list" => super::task::TaskOp::List,
+                _ => super::task::TaskOp::Update(
+                    id.clone(),
+                    object(head.input_responses, "inputResponses", budget, &mut memory)?,
+                ),
+            };
+            let common = Common {
+                task: None,
+                arguments: Map::new(),
+                input_responses: Map::new(),
+                request_state: None,
+                memory,
+            };
+            Ok(Self::new(
+                Work::Task(Box::new(op)),
+                (Arc::from([]), false),
+                id,
+                envelope,
+                common,
+            ))
+        })())
+    }
+
     /// Reads a `completion/complete`'s params: `ref` (a known prompt or resource, or -32602) and
     /// `argument`.
     pub(crate) fn prepare_complete(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Route {
@@ -239,12 +291,14 @@ impl PendingCall {
         common: Common,
     ) -> Self {
         let Common {
+            task,
             arguments,
             input_responses,
             request_state,
             memory,
         } = common;
         Self {
+            task,
             work,
             scopes,
             single_use,

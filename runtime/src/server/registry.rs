@@ -78,6 +78,8 @@ pub(crate) struct Item {
     /// Tools: the argument names its `inputSchema` allows, when it allows no others
     /// (`additionalProperties: false`).
     pub(crate) closed_arguments: Option<Arc<[String]>>,
+    /// Tools: whether a call may, or must, run as a task (`Forbidden` for the other kinds).
+    pub(crate) task: crate::tool::TaskSupport,
 }
 
 impl Item {
@@ -91,6 +93,7 @@ impl Item {
             scopes: def.scopes.clone().into(),
             mirrored: crate::tool::mirrored_arguments(&def.input_schema).into(),
             closed_arguments: crate::tool::closed_arguments(&def.input_schema),
+            task: def.execution.task_support,
             single_use,
             keys: Arc::new(keys),
             body: Body::Tool(Arc::new(tool)),
@@ -136,6 +139,7 @@ impl Item {
             id,
             mirrored: Arc::from(Vec::new()),
             closed_arguments: None,
+            task: crate::tool::TaskSupport::Forbidden,
         }
     }
 

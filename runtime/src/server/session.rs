@@ -191,6 +191,22 @@ fn serve(
         "resources/read" if server.has_resources() => {
             with(envelope, |e| PendingCall::prepare_resource(server, head, e))
         }
+        // The task methods: 2026-07-28's extension (`tasks/result` and `tasks/list` are gone,
+        // -32601), 2025-11-25's core tasks (no `tasks/update`); no tasks before 2025-11-25.
+        "tasks/get" | "tasks/update" | "tasks/cancel" | "tasks/result" | "tasks/list" if server.has_tasks() => {
+            with(envelope, |e| {
+                let known = match e.version.era() {
+                    crate::protocol::Era::Stateless => matches!(method, "tasks/get" | "tasks/update" | "tasks/cancel"),
+                    crate::protocol::Era::Handshake => {
+                        e.version >= ProtocolVersion::V2025_11_25 && method != "tasks/update"
+                    }
+                };
+                if !known {
+                    return Route::Reply(Err(ErrorObject::method_not_found(method)));
+                }
+                PendingCall::prepare_task(server, method, head, e)
+            })
+        }
         other => Route::Reply(Err(ErrorObject::method_not_found(other))),
     }
 }

@@ -59,6 +59,8 @@ fn check_headers(
     let name = match method {
         "tools/call" | "prompts/get" => head.name.and_then(raw_str),
         "resources/read" => head.uri.and_then(raw_str),
+        // SEP-2663: every task method carries `Mcp-Name: <taskId>`, for load balancers.
+        "tasks/get" | "tasks/update" | "tasks/cancel" => head.task_id.and_then(raw_str),
         _ => None,
     };
     if let Some(name) = &name {
