@@ -425,6 +425,81 @@ impl Server {
         self.config.call_rate = Some(Arc::new(super::rate::CallRate::new(per_second, burst)));
         self
     }
+    /// How long a task is kept after it is created (its `ttlMs`): `tasks/get` answers for it that
+    /// long, then it is gone. Default 1 hour. A 2025-11-25 client may ask for another retention
+    /// with `task.ttl`; it gets at most `max` (default 24 hours), and at least one second.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let server = mcp_resolve_runtime::Server::new("deploys")
+    ///     .task_ttl(Duration::from_secs(6 * 3600), Duration::from_secs(48 * 3600));
+    /// # let _ = server;
+    /// ```
+    pub fn task_ttl(mut self, ttl: Duration, max: Duration) -> Self {
+        self.config.tasks.max_ttl = max.max(Duration::from_secs(1));
+        self.config.tasks.ttl = ttl.clamp(Duration::from_secs(1), self.config.tasks.max_ttl);
+        self
+    }
+    /// The `pollIntervalMs` a task suggests to its client (default 1 s). Polls count as calls
+    /// against [`Server::call_rate_limit`], whatever the client does with the suggestion.
+    ///
+    /// ```
+    /// let server = mcp_resolve_runtime::Server::new("deploys").task_poll_interval(std::time::Duration::from_secs(2));
+    /// # let _ = server;
+    /// ```
+    pub fn task_poll_interval(mut self, every: Duration) -> Self {
+        self.config.tasks.poll_interval = every.max(Duration::from_millis(1));
+        self
+    }
+    /// How many tasks run at once on this server: `per_caller` of one caller (default 16) and
+    /// `total` in all (default 1024). A call past either is refused before its task exists
+    /// (-32603 "Too many tasks" naming the caller's count, or "Server busy"); tasks that ended
+    /// do not count. Like the task bodies, the count is this process's.
+    ///
+    /// ```
+    /// let server = mcp_resolve_runtime::Server::new("deploys").max_tasks(4, 256);
+    /// # let _ = server;
+    /// ```
+    pub fn max_tasks(mut self, per_caller: usize, total: usize) -> Self {
+        self.config.tasks.per_caller = per_caller.max(1);
+        self.config.tasks.total = total.max(1);
+        self
+    }
+    /// The largest tool result a task keeps, in bytes of JSON (default 1 MiB): a bigger one fails
+    /// the task with an error saying so, as the result would be stored for every poll to read.
+    ///
+    /// ```
+    /// let server = mcp_resolve_runtime::Server::new("reports").max_task_result_bytes(4 << 20);
+    /// # let _ = server;
+    /// ```
+    pub fn max_task_result_bytes(mut self, bytes: usize) -> Self {
+        self.config.tasks.max_result_bytes = bytes;
+        self
+    }
+    /// How long a running task is vouched for by the replica that runs it (default 15 s,
+    /// renewed every third of it): a task whose replica stopped is reported `failed` by the
+    /// first `tasks/get` after its lease ran out, so it is never stuck `working`.
+    ///
+    /// ```
+    /// let server = mcp_resolve_runtime::Server::new("deploys").task_lease(std::time::Duration::from_secs(30));
+    /// # let _ = server;
+    /// ```
+    pub fn task_lease(mut self, lease: Duration) -> Self {
+        self.config.tasks.lease = lease.max(Duration::from_millis(30));
+        self
+    }
+    /// How often a task's question looks in the store for its answer when the answer may come
+    /// through another replica (default 250 ms); an answer given to the replica running the
+    /// task wakes it at once.
+    ///
+    /// ```
+    /// let server = mcp_resolve_runtime::Server::new("deploys").task_answer_poll(std::time::Duration::from_millis(100));
+    /// # let _ = server;
+    /// ```
+    pub fn task_answer_poll(mut self, every: Duration) -> Self {
+        self.config.tasks.answer_poll = every.max(Duration::from_millis(1));
+        self
+    }
     /// How often a handshake-era client on stdio is pinged once initialized (default 60 s;
     /// `None`: never). A client that leaves a ping unanswered for as long is taken to be gone:
     /// its connection ends, its questions fail and its calls are cancelled, instead of waiting for
