@@ -301,11 +301,10 @@ async fn work(client: &Client, cli: &Cli, ui: &Arc<Ui>, timeout: Duration) -> Re
             ..
         } => {
             let arguments = call_arguments(args_json.as_deref(), params);
-            if cli.options.url.is_some() {
-                // Over HTTP the client mirrors some arguments into headers, as tools/list says.
-                if let Err(e) = client.list_all_tools().await {
-                    tracing::debug!("tools/list before the call: {e}");
-                }
+            // The client learns from tools/list which arguments it mirrors into headers (HTTP)
+            // and which tools run as tasks (2025-11-25 asks for a task only for those).
+            if let Err(e) = client.list_all_tools().await {
+                tracing::debug!("tools/list before the call: {e}");
             }
             ask_for_logs(client, &cli.options.log_level).await;
             let progress_ui = Arc::clone(ui);

@@ -230,6 +230,8 @@ pub struct ClientBuilder {
     max_rounds: usize,
     max_message: usize,
     url_wait: Option<Duration>,
+    tasks: bool,
+    task_wait: Duration,
     stderr: Stderr,
     headers: Vec<(HeaderName, HeaderValue)>,
     header_error: Option<String>,
@@ -269,6 +271,8 @@ impl Default for ClientBuilder {
             max_rounds: DEFAULT_MAX_ROUNDS,
             max_message: DEFAULT_MAX_MESSAGE,
             url_wait: None,
+            tasks: true,
+            task_wait: DEFAULT_TASK_WAIT,
             stderr: Stderr::Inherit,
             headers: Vec::new(),
             header_error: None,
@@ -337,6 +341,33 @@ impl ClientBuilder {
     /// (default: the request time limit). A server that never says so is retried when it ends.
     pub fn url_wait(mut self, t: Duration) -> Self {
         self.url_wait = Some(t);
+        self
+    }
+    /// Whether calls may run as tasks (default yes): the client declares the tasks extension
+    /// (2026-07-28) and asks for a task when a tool supports one (2025-11-25, tools listed
+    /// first). A call that becomes a task is followed to its end as any call is: the client
+    /// polls the task (at the interval the server suggests, at least every 50 ms and at most
+    /// every 10 s), puts the task's questions to the same handlers, reports its status message
+    /// as progress, and returns its result. `false`: calls answer in their responses, and a
+    /// tool that runs only as a task is refused by the server.
+    ///
+    /// ```
+    /// let builder = mcp_resolve_runtime::client::Client::builder().tasks(false);
+    /// # let _ = builder;
+    /// ```
+    pub fn tasks(mut self, follow: bool) -> Self {
+        self.tasks = follow;
+        self
+    }
+    /// The longest a call that became a task is followed (default [`DEFAULT_TASK_WAIT`]); then
+    /// the task is cancelled and the call ends with [`ClientError::Timeout`].
+    ///
+    /// ```
+    /// let builder = mcp_resolve_runtime::client::Client::builder().task_wait(std::time::Duration::from_secs(600));
+    /// # let _ = builder;
+    /// ```
+    pub fn task_wait(mut self, t: Duration) -> Self {
+        self.task_wait = t;
         self
     }
     /// What becomes of a stdio server's stderr (default: passed through).
@@ -424,6 +455,15 @@ enum Link {
     Http(Arc<http::HttpLink>),
 }
 
+/// How long a call that became a task is followed by default ([`ClientBuilder::task_wait`]).
+pub const DEFAULT_TASK_WAIT: Duration = Duration::from_secs(3600);
+
+/// The wait between two polls of a task: what the server suggests, within 50 ms and 10 s
+/// (1 s when it suggests nothing).
+fn poll_interval(suggested: Option<&Value>) -> Duration {
+    Duration::from_millis(suggested.and_then(Value::as_u64).unwrap_or(1000).clamp(50, 10_000))
+}
+
 /// A connection to one MCP server. Methods take `&self`: calls may run concurrently.
 pub struct Client {
     link: Link,
@@ -439,6 +479,11 @@ pub struct Client {
     log_level: Mutex<Option<LogLevel>>,
     /// Per tool, its `x-mcp-header` arguments: (header suffix, argument name), from `tools/list`.
     param_headers: Mutex<HashMap<String, Vec<(String, String)>>>,
+    /// Calls may run as tasks ([`ClientBuilder::tasks`]), followed for at most `task_wait`.
+    tasks: bool,
+    task_wait: Duration,
+    /// The tools that may run as tasks, from `tools/list` (2025-11-25 asks for a task only then).
+    task_tools: Mutex<HashMap<String, crate::tool::TaskSupport>>,
 }
 
 impl fmt::Debug for Client {
@@ -543,6 +588,9 @@ impl Client {
             url_wait: b.url_wait.unwrap_or(b.timeout),
             log_level: Mutex::new(None),
             param_headers: Mutex::new(HashMap::new()),
+            tasks: b.tasks,
+            task_wait: b.task_wait,
+            task_tools: Mutex::new(HashMap::new()),
         };
         match b.era {
             EraChoice::Stateless => client.discover().await?,
@@ -590,6 +638,12 @@ impl Client {
                 json!({})
             };
             caps.insert("roots".into(), roots);
+        }
+        if self.tasks && version.era() == crate::protocol::Era::Stateless {
+            caps.insert(
+                "extensions".into(),
+                json!({ crate::protocol::tasks::TASKS_EXTENSION: {} }),
+            );
         }
         Value::Object(caps)
     }
@@ -803,12 +857,15 @@ impl Client {
             params.insert("_meta".into(), Value::Object(meta));
         }
         let id = self.fresh_id();
-        let name = params
-            .get("name")
-            .or_else(|| params.get("uri"))
-            .and_then(Value::as_str)
-            .map(str::to_owned)
-            .filter(|_| matches!(method, "tools/call" | "prompts/get" | "resources/read"));
+        let name = match method {
+            "tools/call" | "prompts/get" => params.get("name"),
+            "resources/read" => params.get("uri"),
+            // SEP-2663: task methods name their task, for load balancers.
+            "tasks/get" | "tasks/update" | "tasks/cancel" => params.get("taskId"),
+            _ => None,
+        }
+        .and_then(Value::as_str)
+        .map(str::to_owned);
         let frame = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
         let timeout = options.timeout.unwrap_or(self.timeout);
         let exchange = async {
@@ -874,6 +931,9 @@ impl Client {
             };
             match result.get("resultType").and_then(Value::as_str) {
                 None | Some("complete") => return Ok(result),
+                Some("task") if method == "tools/call" && self.tasks => {
+                    return self.follow_task(result, options).await;
+                }
                 Some("input_required") => {}
                 Some(other) => {
                     return Err(ClientError::Protocol(format!("unknown resultType `{other}`")));
@@ -905,6 +965,168 @@ impl Client {
             }
         }
         Err(ClientError::TooManyRounds(self.max_rounds))
+    }
+
+    /// A call that became a task (2026-07-28): polls `tasks/get` until the task is over, puts
+    /// each question it shows to the handlers once (the same key is never answered twice) and
+    /// answers with `tasks/update`, reports a new status message as progress, and returns the
+    /// task's result. Past [`ClientBuilder::task_wait`] the task is cancelled.
+    async fn follow_task(&self, created: Value, options: &CallOptions) -> Result<Value, ClientError> {
+        let id = created
+            .get("taskId")
+            .and_then(Value::as_str)
+            .ok_or_else(|| ClientError::Protocol("a CreateTaskResult without a taskId".into()))?
+            .to_owned();
+        let deadline = tokio::time::Instant::now() + self.task_wait;
+        let mut answered = std::collections::HashSet::new();
+        let mut last_message: Option<String> = None;
+        let mut step = 0.0;
+        let params = |extra: Option<(&str, Value)>| {
+            let mut p = Map::new();
+            p.insert("taskId".into(), json!(id));
+            if let Some((k, v)) = extra {
+                p.insert(k.into(), v);
+            }
+            p
+        };
+        let mut task = created.clone();
+        loop {
+            let poll = poll_interval(task.get("pollIntervalMs"));
+            let message = task.get("statusMessage").and_then(Value::as_str).map(str::to_owned);
+            if message.is_some() && message != last_message {
+                step += 1.0;
+                if let Some(report) = &options.progress {
+                    report(Progress {
+                        progress: step,
+                        total: None,
+                        message: message.clone(),
+                    });
+                }
+                last_message = message;
+            }
+            match task.get("status").and_then(Value::as_str) {
+                Some("completed") => {
+                    return match task.get("result") {
+                        Some(r @ Value::Object(_)) => Ok(r.clone()),
+                        _ => Err(ClientError::Protocol(format!("task {id} completed without a result"))),
+                    };
+                }
+                Some("failed") => {
+                    let e = task
+                        .get("error")
+                        .and_then(|e| ErrorObject::deserialize(e).ok())
+                        .unwrap_or_else(|| ErrorObject::internal(format!("task {id} failed")));
+                    return Err(ClientError::Rpc(e));
+                }
+                Some("cancelled") => return Err(ClientError::Closed(format!("task {id} was cancelled"))),
+                Some("input_required") => {
+                    let pending: Map<String, Value> = task
+                        .get("inputRequests")
+                        .and_then(Value::as_object)
+                        .map(|r| {
+                            r.iter()
+                                .filter(|(k, _)| !answered.contains(*k))
+                                .map(|(k, v)| (k.clone(), v.clone()))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    if !pending.is_empty() {
+                        if answered.len() + pending.len() > 64 * self.max_rounds.max(1) {
+                            return Err(ClientError::TooManyRounds(self.max_rounds));
+                        }
+                        let answers = self.answer_all(&pending).await?;
+                        answered.extend(answers.keys().cloned());
+                        self.round(
+                            "tasks/update",
+                            params(Some(("inputResponses", Value::Object(answers)))),
+                            options,
+                            None,
+                        )
+                        .await?;
+                        task = self.round("tasks/get", params(None), options, None).await?;
+                        continue;
+                    }
+                }
+                Some("working") => {}
+                other => {
+                    return Err(ClientError::Protocol(format!(
+                        "task {id} has an unknown status {other:?}"
+                    )));
+                }
+            }
+            if tokio::time::Instant::now() + poll > deadline {
+                let _ = self.round("tasks/cancel", params(None), options, None).await;
+                return Err(ClientError::Timeout(self.task_wait));
+            }
+            tokio::time::sleep(poll).await;
+            task = self.round("tasks/get", params(None), options, None).await?;
+        }
+    }
+
+    /// A call that became a task (2025-11-25): polls `tasks/get` until the task needs input or
+    /// is over, then `tasks/result`, on whose stream the server puts the task's questions (the
+    /// handlers answer them as any request from the server) before the result.
+    async fn follow_core_task(&self, task: Value, options: &CallOptions) -> Result<Value, ClientError> {
+        let id = task
+            .get("taskId")
+            .and_then(Value::as_str)
+            .ok_or_else(|| ClientError::Protocol("a CreateTaskResult without a taskId".into()))?
+            .to_owned();
+        let deadline = tokio::time::Instant::now() + self.task_wait;
+        let mut task = task;
+        let mut last_message: Option<String> = None;
+        let mut step = 0.0;
+        loop {
+            let message = task.get("statusMessage").and_then(Value::as_str).map(str::to_owned);
+            if message.is_some() && message != last_message {
+                step += 1.0;
+                if let Some(report) = &options.progress {
+                    report(Progress {
+                        progress: step,
+                        total: None,
+                        message: message.clone(),
+                    });
+                }
+                last_message = message;
+            }
+            let status = task.get("status").and_then(Value::as_str).unwrap_or("working");
+            if status != "working" {
+                let left = deadline.saturating_duration_since(tokio::time::Instant::now());
+                let wait = CallOptions {
+                    timeout: Some(left.max(Duration::from_secs(1))),
+                    progress: None,
+                };
+                return self
+                    .round(
+                        "tasks/result",
+                        json!({ "taskId": id }).as_object().cloned().unwrap_or_default(),
+                        &wait,
+                        None,
+                    )
+                    .await;
+            }
+            let poll = poll_interval(task.get("pollInterval"));
+            if tokio::time::Instant::now() + poll > deadline {
+                let _ = self
+                    .round(
+                        "tasks/cancel",
+                        json!({ "taskId": id }).as_object().cloned().unwrap_or_default(),
+                        options,
+                        None,
+                    )
+                    .await;
+                return Err(ClientError::Timeout(self.task_wait));
+            }
+            tokio::time::sleep(poll).await;
+            task = self
+                .round(
+                    "tasks/get",
+                    json!({ "taskId": id }).as_object().cloned().unwrap_or_default(),
+                    options,
+                    None,
+                )
+                .await?;
+        }
     }
 
     /// The answers to one round's `inputRequests`, by key.
@@ -1074,6 +1296,12 @@ impl Client {
     /// Streamable HTTP client must not call them.
     fn learn_headers(&self, tools: &mut Vec<ToolDefinition>) {
         let http = matches!(self.link, Link::Http(_));
+        {
+            let mut tasks = lock(&self.task_tools);
+            for t in tools.iter() {
+                tasks.insert(t.name.clone(), t.execution.task_support);
+            }
+        }
         let mut map = lock(&self.param_headers);
         tools.retain(|t| match mcp_headers(&t.input_schema) {
             Ok(headers) => {
@@ -1119,7 +1347,22 @@ impl Client {
         let mut params = Map::new();
         params.insert("name".into(), name.into());
         params.insert("arguments".into(), arguments);
+        // 2025-11-25: a task is the client's to ask for, for a tool that supports one.
+        let core_tasks = self.tasks && !self.stateless() && self.version >= ProtocolVersion::V2025_11_25;
+        if core_tasks
+            && lock(&self.task_tools)
+                .get(name)
+                .is_some_and(|s| *s != crate::tool::TaskSupport::Forbidden)
+        {
+            params.insert("task".into(), json!({}));
+        }
         let result = self.asking("tools/call", params, &options, headers).await?;
+        let result = match result.get("task") {
+            Some(task) if core_tasks && result.get("content").is_none() => {
+                self.follow_core_task(task.clone(), &options).await?
+            }
+            _ => result,
+        };
         CallToolResult::deserialize(&result)
             .map_err(|e| ClientError::Protocol(format!("a tools/call result that is not one: {e}")))
     }
