@@ -742,6 +742,9 @@ async fn test_tool_with_task(#[resolve(ask_name)] name: Name) -> String {
 pub(crate) fn server() -> Server {
     Server::new("mcp-resolve-conformance")
         .version(env!("CARGO_PKG_VERSION"))
+        // The runner polls every 200 ms whatever it is told; clients that follow the
+        // suggestion finish the task fixtures as quickly.
+        .task_poll_interval(Duration::from_millis(100))
         .tool(test_simple_text)
         .tool(test_image_content)
         .tool(test_audio_content)

@@ -398,3 +398,143 @@ async fn a_message_over_the_bound_is_skipped_and_the_connection_goes_on() {
     client.request("ping", json!({})).await.unwrap();
     client.close().await;
 }
+
+/// Answers every form of the conformance example's task tools: `confirm`, and a `name` when the
+/// form asks for one (the message says which).
+fn task_answers() -> (
+    Arc<Mutex<Vec<ElicitationRequest>>>,
+    impl Fn(ElicitationRequest) -> std::future::Ready<Answer> + Send + Sync + 'static,
+) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    (seen, move |q: ElicitationRequest| {
+        let mut m = Map::new();
+        m.insert("confirm".into(), json!(true));
+        if q.message.contains("name") {
+            let who = if q.message.starts_with("First") { "Ada" } else { "Grace" };
+            m.insert("name".into(), json!(who));
+        }
+        log.lock().unwrap().push(q);
+        std::future::ready(Answer::Accept(Some(m)))
+    })
+}
+
+/// Runs the conformance example's task tools through `client` (tools listed first, as a
+/// 2025-11-25 client asks for a task only for a tool that supports one).
+async fn follow_tasks(client: &Client, seen: &Mutex<Vec<ElicitationRequest>>, label: &str) {
+    let tools = client.list_all_tools().await.unwrap();
+    let support = |name: &str| tools.iter().find(|t| t.name == name).map(|t| t.execution.task_support);
+    assert_eq!(
+        support("confirm_delete"),
+        Some(mcp_resolve::tool::TaskSupport::Optional),
+        "{label}"
+    );
+    assert_eq!(
+        support("greet"),
+        Some(mcp_resolve::tool::TaskSupport::Forbidden),
+        "{label}"
+    );
+
+    let r = client
+        .call_tool("confirm_delete", json!({"filename": "a.txt"}))
+        .await
+        .unwrap_or_else(|e| panic!("{label}: confirm_delete: {e}"));
+    assert_eq!(text(&r), "Deleted a.txt", "{label}");
+    assert_eq!(
+        seen.lock().unwrap().len(),
+        1,
+        "{label}: one question, put to the handler once"
+    );
+
+    let r = client
+        .call_tool("multi_input", json!({}))
+        .await
+        .unwrap_or_else(|e| panic!("{label}: multi_input: {e}"));
+    assert_eq!(text(&r), "got Ada and Grace", "{label}");
+    assert_eq!(
+        seen.lock().unwrap().len(),
+        3,
+        "{label}: two questions pending at once, each asked once"
+    );
+
+    let r = client.call_tool("failing_job", json!({})).await.unwrap();
+    assert!(r.is_error, "{label}: a tool error completes the task with isError");
+    assert_eq!(text(&r), "the job failed", "{label}");
+
+    match client.call_tool("protocol_error_job", json!({})).await {
+        Err(ClientError::Rpc(e)) => {
+            assert_eq!(e.code, -32603, "{label}");
+            assert!(e.message.contains("protocol_error_job"), "{label}: {}", e.message);
+        }
+        other => panic!("{label}: a task that failed is the task's error, not {other:?}"),
+    }
+
+    let r = client
+        .call_tool("slow_compute", json!({"seconds": 1, "label": "x"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "computed x after 1s", "{label}");
+}
+
+/// Calls that become tasks are followed to their end on both eras, over stdio and Streamable
+/// HTTP: a task's questions reach the handler once each (two pending at once too), a tool error
+/// completes the task with `is_error`, a task that failed is the call's error, and the result
+/// is the task's.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn calls_that_become_tasks_are_followed_to_their_end_on_each_era_and_transport() {
+    for era in [EraChoice::Stateless, EraChoice::Handshake] {
+        let (seen, handler) = task_answers();
+        let client = Client::builder()
+            .era(era)
+            .elicitation(handler)
+            .stderr(Stderr::Null)
+            .stdio(Command::new(support::conformance_bin()))
+            .await
+            .unwrap();
+        follow_tasks(&client, &seen, &format!("stdio {era:?}")).await;
+        client.close().await;
+    }
+    let mut server = HttpChild::start(support::conformance_bin(), "conformance-http", &|_| Vec::new());
+    for era in [EraChoice::Stateless, EraChoice::Handshake] {
+        let (seen, handler) = task_answers();
+        let client = Client::builder()
+            .era(era)
+            .elicitation(handler)
+            .http(&server.url())
+            .await
+            .unwrap();
+        follow_tasks(&client, &seen, &format!("http {era:?}")).await;
+        client.close().await;
+    }
+    server.stop();
+}
+
+/// A client that does not follow tasks declares no extension: an optional task tool answers in
+/// its response, and a tool that runs only as a task is refused with -32021 naming the
+/// extension.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn without_tasks_an_optional_task_tool_answers_at_once_and_a_required_one_is_refused() {
+    let client = Client::builder()
+        .era(EraChoice::Stateless)
+        .tasks(false)
+        .stderr(Stderr::Null)
+        .stdio(Command::new(support::conformance_bin()))
+        .await
+        .unwrap();
+    let r = client
+        .call_tool("slow_compute", json!({"seconds": 0, "label": "now"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "computed now after 0s");
+    match client.call_tool("failing_job", json!({})).await {
+        Err(ClientError::Rpc(e)) => {
+            assert_eq!(e.code, -32021);
+            assert_eq!(
+                e.data.unwrap()["requiredCapabilities"]["extensions"]["io.modelcontextprotocol/tasks"],
+                json!({})
+            );
+        }
+        other => panic!("a required task tool without the extension is -32021, not {other:?}"),
+    }
+    client.close().await;
+}
