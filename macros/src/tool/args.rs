@@ -33,7 +33,7 @@ pub(crate) struct ToolArgs {
     pub(crate) scopes: Option<AsWritten>,
     /// `task = "optional" | "required" | "forbidden"`: whether a call runs as a task; checked by
     /// `validate::task_support`.
-    pub(crate) task: Option<syn::LitStr>,
+    pub(crate) task: Option<AsWritten>,
 }
 
 impl Options for ToolArgs {

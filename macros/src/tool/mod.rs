@@ -68,7 +68,7 @@ impl ItemKind for Tool {
             .as_ref()
             .map(|flag| validate::replayable(flag, args.destructive, params, errors))
             .is_some();
-        self.task = args.task.as_ref().and_then(|t| validate::task_support(t, errors));
+        self.task = args.task.as_ref().and_then(|t| validate::task_support(&t.0, errors));
         self.scopes = args
             .scopes
             .as_ref()

@@ -180,7 +180,17 @@ pub(crate) fn replayable(flag: &Flag, destructive: Option<bool>, params: &[Param
 }
 
 /// `#[tool(task = "…")]`: one of the three ways a tool may run; the variant's name.
-pub(crate) fn task_support(lit: &syn::LitStr, errors: &mut Errors) -> Option<&'static str> {
+pub(crate) fn task_support(value: &syn::Expr, errors: &mut Errors) -> Option<&'static str> {
+    let syn::Expr::Lit(syn::ExprLit {
+        lit: syn::Lit::Str(lit), ..
+    }) = value
+    else {
+        errors.spanned(
+            value,
+            "`task` takes a string: write `task = \"optional\"` (a task when the client can follow one) or `task = \"required\"` (always a task)",
+        );
+        return None;
+    };
     match lit.value().as_str() {
         "optional" => Some("Optional"),
         "required" => Some("Required"),
