@@ -35,6 +35,12 @@ pub mod guides {
     #[doc = include_str!("../docs/client.md")]
     pub mod client {}
 
+    /// Tasks: tools that take minutes and ask while they run (`#[tool(task = "optional")]`),
+    /// what the client sees on each era, how questions inside a task behave, replicas, bounds.
+    #[cfg(all(feature = "client", feature = "macros"))]
+    #[doc = include_str!("../docs/tasks.md")]
+    pub mod tasks {}
+
     /// URL mode: asking the user to open a page of yours, for what must never pass through the
     /// client (secrets, payments, OAuth); the page, the safety rules, advice for client authors,
     /// and when not to elicit at all.

@@ -1024,7 +1024,7 @@ mod tests {
     async fn a_call_is_asked_no_more_questions_than_its_bound() {
         let (peer, sent) = client(|_| json!({ "roots": [] }));
         let mut back = BackChannel {
-            peer: super::super::back_channel::Line::Peer(peer),
+            peer: crate::resolve::back_channel::Line::Peer(peer),
             timeout: Duration::from_secs(10),
             max_questions: 2,
             questions: 0,
@@ -1057,7 +1057,7 @@ mod tests {
     async fn a_tool_bodys_question_is_refused_naming_its_tool() {
         let (peer, sent) = client(|_| json!({}));
         let imperative = Imperative {
-            peer: super::super::back_channel::Line::Peer(peer),
+            peer: crate::resolve::back_channel::Line::Peer(peer),
             timeout: Duration::from_secs(10),
             asking: alice(),
             kind: "tool",
