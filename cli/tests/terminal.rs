@@ -14,7 +14,7 @@ mod support;
 use std::process::{Command, Output, Stdio};
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
-use support::{bin, py_notes, python, questions_bin, setup};
+use support::{bin, py_notes, python, questions_bin, rollout_bin, setup};
 
 /// How long one step may take to show its text (a server starting on a loaded machine).
 const STEP: Duration = Duration::from_secs(30);
@@ -303,4 +303,42 @@ fn a_url_question_cancelled_with_escape_and_plain_http_warned_about() {
     assert!(screen.contains("plain http, not https"), "{screen}");
     pane.keys(&["Escape"]);
     pane.wait_for(&["→ cancel", "cancelled: not signed in", "[exit 0]"]);
+}
+
+/// A call the server runs as a task, on both eras: the task's status messages show while it runs,
+/// its question mid-run is asked like any other, and the task's result is printed.
+#[test]
+fn a_task_shows_its_status_and_asks_mid_run_on_both_eras() {
+    let rollout = rollout_bin().to_string_lossy().into_owned();
+    for era in ["modern", "legacy"] {
+        let pane = Pane::start(
+            &format!("task-{era}"),
+            &[
+                "call",
+                "rollout",
+                "service=api",
+                "canary_fails=true",
+                "step_ms=1500",
+                "--era",
+                era,
+                "--",
+                "sh",
+                "-c",
+                r#"exec "$0" 2>/dev/null"#,
+                &rollout,
+            ],
+        );
+        pane.wait_for(&["watching the canary"]);
+        let screen = pane.wait_for(&[FIRST_SCREEN]);
+        assert!(
+            screen.contains("The canary of api failed its health checks. Roll back?"),
+            "{era}: the task's question:\n{screen}"
+        );
+        pane.keys(&["Enter"]);
+        pane.wait_for(&["? Roll back"]);
+        pane.keys(&["y", "Enter"]);
+        pane.wait_for(&[REVIEW]);
+        pane.keys(&["Enter"]);
+        pane.wait_for(&["rolled back: api stays on the previous version", "[exit 0]"]);
+    }
 }

@@ -93,6 +93,20 @@ pub(crate) fn notes_bin() -> &'static Path {
     })
 }
 
+/// Our `rollout` example, a tool that runs as a task and asks mid-run
+/// (`MCP_RESOLVE_ROLLOUT_BIN`, as scripts/test.sh sets it, or built here).
+pub(crate) fn rollout_bin() -> &'static Path {
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| match std::env::var_os("MCP_RESOLVE_ROLLOUT_BIN") {
+        Some(p) => {
+            let p = PathBuf::from(p);
+            assert!(p.is_file(), "MCP_RESOLVE_ROLLOUT_BIN={} is not a file", p.display());
+            p
+        }
+        None => cargo_build(&["--example", "rollout", "--all-features"], "rollout"),
+    })
+}
+
 /// This crate's `questions` example (cargo builds the examples with the tests; built here when
 /// it is not).
 pub(crate) fn questions_bin() -> &'static Path {
