@@ -464,6 +464,31 @@ fn poll_interval(suggested: Option<&Value>) -> Duration {
     Duration::from_millis(suggested.and_then(Value::as_u64).unwrap_or(1000).clamp(50, 10_000))
 }
 
+/// A followed task's status messages, each new one reported once as progress (counted).
+#[derive(Default)]
+struct StatusReports {
+    last: Option<String>,
+    count: f64,
+}
+
+impl StatusReports {
+    fn report(&mut self, task: &Value, options: &CallOptions) {
+        let message = task.get("statusMessage").and_then(Value::as_str).map(str::to_owned);
+        if message.is_none() || message == self.last {
+            return;
+        }
+        self.count += 1.0;
+        if let Some(report) = &options.progress {
+            report(Progress {
+                progress: self.count,
+                total: None,
+                message: message.clone(),
+            });
+        }
+        self.last = message;
+    }
+}
+
 /// A connection to one MCP server. Methods take `&self`: calls may run concurrently.
 pub struct Client {
     link: Link,
@@ -979,8 +1004,7 @@ impl Client {
             .to_owned();
         let deadline = tokio::time::Instant::now() + self.task_wait;
         let mut answered = std::collections::HashSet::new();
-        let mut last_message: Option<String> = None;
-        let mut step = 0.0;
+        let mut status = StatusReports::default();
         let params = |extra: Option<(&str, Value)>| {
             let mut p = Map::new();
             p.insert("taskId".into(), json!(id));
@@ -992,18 +1016,7 @@ impl Client {
         let mut task = created.clone();
         loop {
             let poll = poll_interval(task.get("pollIntervalMs"));
-            let message = task.get("statusMessage").and_then(Value::as_str).map(str::to_owned);
-            if message.is_some() && message != last_message {
-                step += 1.0;
-                if let Some(report) = &options.progress {
-                    report(Progress {
-                        progress: step,
-                        total: None,
-                        message: message.clone(),
-                    });
-                }
-                last_message = message;
-            }
+            status.report(&task, options);
             match task.get("status").and_then(Value::as_str) {
                 Some("completed") => {
                     return match task.get("result") {
@@ -1073,22 +1086,15 @@ impl Client {
             .ok_or_else(|| ClientError::Protocol("a CreateTaskResult without a taskId".into()))?
             .to_owned();
         let deadline = tokio::time::Instant::now() + self.task_wait;
+        let task_params = || {
+            let mut p = Map::new();
+            p.insert("taskId".into(), json!(id));
+            p
+        };
         let mut task = task;
-        let mut last_message: Option<String> = None;
-        let mut step = 0.0;
+        let mut status = StatusReports::default();
         loop {
-            let message = task.get("statusMessage").and_then(Value::as_str).map(str::to_owned);
-            if message.is_some() && message != last_message {
-                step += 1.0;
-                if let Some(report) = &options.progress {
-                    report(Progress {
-                        progress: step,
-                        total: None,
-                        message: message.clone(),
-                    });
-                }
-                last_message = message;
-            }
+            status.report(&task, options);
             let status = task.get("status").and_then(Value::as_str).unwrap_or("working");
             if status != "working" {
                 let left = deadline.saturating_duration_since(tokio::time::Instant::now());
@@ -1096,36 +1102,15 @@ impl Client {
                     timeout: Some(left.max(Duration::from_secs(1))),
                     progress: None,
                 };
-                return self
-                    .round(
-                        "tasks/result",
-                        json!({ "taskId": id }).as_object().cloned().unwrap_or_default(),
-                        &wait,
-                        None,
-                    )
-                    .await;
+                return self.round("tasks/result", task_params(), &wait, None).await;
             }
             let poll = poll_interval(task.get("pollInterval"));
             if tokio::time::Instant::now() + poll > deadline {
-                let _ = self
-                    .round(
-                        "tasks/cancel",
-                        json!({ "taskId": id }).as_object().cloned().unwrap_or_default(),
-                        options,
-                        None,
-                    )
-                    .await;
+                let _ = self.round("tasks/cancel", task_params(), options, None).await;
                 return Err(ClientError::Timeout(self.task_wait));
             }
             tokio::time::sleep(poll).await;
-            task = self
-                .round(
-                    "tasks/get",
-                    json!({ "taskId": id }).as_object().cloned().unwrap_or_default(),
-                    options,
-                    None,
-                )
-                .await?;
+            task = self.round("tasks/get", task_params(), options, None).await?;
         }
     }
 

@@ -78,17 +78,25 @@ impl TaskStatus {
     }
 }
 
-/// A task as 2026-07-28 shows it: flat, in a `CreateTaskResult` (without the details) and in a
-/// `tasks/get` result (with them).
+/// What both eras show of every task.
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
-pub(crate) struct TaskView<'a> {
+pub(crate) struct TaskHead<'a> {
     pub(crate) task_id: &'a str,
     pub(crate) status: TaskStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub(crate) status_message: Option<&'a str>,
     pub(crate) created_at: String,
     pub(crate) last_updated_at: String,
+}
+
+/// A task as 2026-07-28 shows it: flat, in a `CreateTaskResult` (without the details) and in a
+/// `tasks/get` result (with them).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct TaskView<'a> {
+    #[serde(flatten)]
+    pub(crate) head: TaskHead<'a>,
     pub(crate) ttl_ms: u64,
     pub(crate) poll_interval_ms: u64,
     /// `tasks/get` while `input_required`: every question not answered yet.
@@ -106,12 +114,8 @@ pub(crate) struct TaskView<'a> {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct CoreTask<'a> {
-    pub(crate) task_id: &'a str,
-    pub(crate) status: TaskStatus,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub(crate) status_message: Option<&'a str>,
-    pub(crate) created_at: String,
-    pub(crate) last_updated_at: String,
+    #[serde(flatten)]
+    pub(crate) head: TaskHead<'a>,
     pub(crate) ttl: u64,
     pub(crate) poll_interval: u64,
 }

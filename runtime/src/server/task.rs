@@ -13,8 +13,8 @@ use crate::principal::Principal;
 use crate::protocol::jsonrpc::{Outgoing, to_raw};
 use crate::protocol::messages::EmptyResult;
 use crate::protocol::tasks::{
-    CoreCreateTaskResult, CoreTask, CoreTaskList, RELATED_TASK, TASKS_EXTENSION, TaskStatus, TaskSupport, TaskView,
-    timestamp,
+    CoreCreateTaskResult, CoreTask, CoreTaskList, RELATED_TASK, TASKS_EXTENSION, TaskHead, TaskStatus, TaskSupport,
+    TaskView, timestamp,
 };
 use crate::protocol::{Era, ErrorObject, ProtocolVersion};
 use crate::question::Settled;
@@ -446,14 +446,21 @@ fn question_method(method: &str) -> Option<&'static str> {
     }
 }
 
-/// The task as 2025-11-25 shows it.
-fn core<'a>(id: &'a str, r: &'a TaskRecord) -> CoreTask<'a> {
-    CoreTask {
+/// What both eras show of every task.
+fn head<'a>(id: &'a str, r: &'a TaskRecord) -> TaskHead<'a> {
+    TaskHead {
         task_id: id,
         status: r.status,
         status_message: r.message.as_deref(),
         created_at: timestamp(r.created),
         last_updated_at: timestamp(r.updated),
+    }
+}
+
+/// The task as 2025-11-25 shows it.
+fn core<'a>(id: &'a str, r: &'a TaskRecord) -> CoreTask<'a> {
+    CoreTask {
+        head: head(id, r),
         ttl: r.ttl_ms,
         poll_interval: r.poll_ms,
     }
@@ -467,11 +474,7 @@ fn unknown_task(id: &str) -> ErrorObject {
 /// The task as 2026-07-28 shows it; `detailed`: with its questions or outcome (`tasks/get`).
 fn view<'a>(id: &'a str, r: &'a TaskRecord, detailed: bool) -> TaskView<'a> {
     TaskView {
-        task_id: id,
-        status: r.status,
-        status_message: r.message.as_deref(),
-        created_at: timestamp(r.created),
-        last_updated_at: timestamp(r.updated),
+        head: head(id, r),
         ttl_ms: r.ttl_ms,
         poll_interval_ms: r.poll_ms,
         input_requests: (detailed && r.status == TaskStatus::InputRequired).then_some(&r.asks),
