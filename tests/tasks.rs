@@ -979,11 +979,12 @@ async fn a_cancel_sent_as_soon_as_the_task_exists_stops_its_body() {
         ran_on.is_empty(),
         "bodies ran on to their end after tasks/cancel answered `cancelled`: {ran_on:?}"
     );
+    // A body the cancel reached before it was first polled never started (no guard to drop);
+    // one that started was dropped, once.
     for (slot, id) in &ids {
-        assert_eq!(
-            STOPPABLE_DROPPED[*slot].load(Ordering::SeqCst),
-            1,
-            "slot {slot}: task {id}'s body was not dropped"
+        assert!(
+            STOPPABLE_DROPPED[*slot].load(Ordering::SeqCst) <= 1,
+            "slot {slot}: task {id}'s body was dropped more than once"
         );
     }
 }

@@ -78,6 +78,10 @@ pub(crate) struct Running {
     /// The latest tasks each caller created here, newest last ([`MAX_LISTED`] per caller), for
     /// 2025-11-25's `tasks/list`; callers with none are dropped as their tasks end.
     listed: Mutex<HashMap<String, std::collections::VecDeque<String>>>,
+    /// The cancellation of each task whose body runs here: a `tasks/cancel` that reaches this
+    /// replica stops the body at once (one through another replica is noticed at the next
+    /// lease renewal).
+    bodies: Mutex<HashMap<String, CancellationToken>>,
 }
 
 /// How many of a caller's tasks `tasks/list` shows (its newest).
@@ -103,6 +107,28 @@ impl Drop for Place {
 }
 
 impl Running {
+    /// The body of task `id` runs here until it ends, stopped by `cancel`.
+    fn runs(&self, id: &str, cancel: CancellationToken) {
+        if let Ok(mut b) = self.bodies.lock() {
+            b.insert(id.to_owned(), cancel);
+        }
+    }
+
+    /// The body of task `id` ended.
+    fn ended(&self, id: &str) {
+        if let Ok(mut b) = self.bodies.lock() {
+            b.remove(id);
+        }
+    }
+
+    /// Stops the body of task `id` if it runs here.
+    fn stop(&self, id: &str) {
+        let token = self.bodies.lock().ok().and_then(|b| b.get(id).cloned());
+        if let Some(t) = token {
+            t.cancel();
+        }
+    }
+
     /// Remembers `id` as `caller`'s newest task.
     fn list(&self, caller: &str, id: &str) {
         if let Ok(mut l) = self.listed.lock() {
@@ -238,8 +264,10 @@ impl Server {
             .for_task(cancel.clone(), Some(imperative), Outbound { tx });
         let input = Input { context, ..start.input };
         let body = start.item.run(input, start.resolved);
+        self.config.running_tasks.runs(&id, cancel.clone());
         let runner = Runner {
             tasks,
+            running: self.config.running_tasks.clone(),
             id: id.clone(),
             name,
             settings: settings.clone(),
@@ -319,6 +347,10 @@ impl Server {
                         ended
                     })
                     .await?;
+                if ended {
+                    self.config.running_tasks.stop(&id);
+                    tracing::info!(task = %id, "task cancelled");
+                }
                 match changed {
                     // 2025-11-25 answers with the task; a task over already cannot be cancelled.
                     Some(r) if mine && core_era => {
@@ -328,13 +360,9 @@ impl Server {
                                 r.status.as_str()
                             )));
                         }
-                        tracing::info!(task = %id, "task cancelled");
                         to_raw(&core(&id, &r))
                     }
-                    Some(_) if mine => {
-                        tracing::info!(task = %id, "task cancelled");
-                        reply.complete(self, EmptyResult {})
-                    }
+                    Some(_) if mine => reply.complete(self, EmptyResult {}),
                     _ => Err(unknown_task(&id)),
                 }
             }
@@ -487,6 +515,7 @@ fn view<'a>(id: &'a str, r: &'a TaskRecord, detailed: bool) -> TaskView<'a> {
 /// made on any replica, turns progress into the status message, and stores the outcome.
 struct Runner {
     tasks: Tasks,
+    running: Arc<Running>,
     id: String,
     name: String,
     settings: TaskSettings,
@@ -509,6 +538,8 @@ impl Runner {
             let woken = waker.notified();
             tokio::select! {
                 out = &mut body => break Some(out),
+                // A `tasks/cancel` through this replica.
+                _ = self.cancel.cancelled() => break None,
                 Some(note) = notes.recv() => self.note(note, &mut notes).await,
                 _ = renew.tick() => {
                     if !self.renew().await {
@@ -530,6 +561,7 @@ impl Runner {
             tracing::info!(task = %self.id, tool = %self.name, "task body stopped: the task is over");
         }
         self.tasks.forget(&self.id);
+        self.running.ended(&self.id);
     }
 
     /// Whether the task still runs (not cancelled, not gone).
@@ -633,7 +665,8 @@ impl Runner {
             .change(&self.id, |r| r.finish(status, result.clone(), error.clone(), now))
             .await;
         match stored {
-            Ok(_) => tracing::info!(task = %self.id, tool = %self.name, status = status.as_str(), "task ended"),
+            Ok(Some(r)) => tracing::info!(task = %self.id, tool = %self.name, status = r.status.as_str(), "task ended"),
+            Ok(None) => tracing::info!(task = %self.id, tool = %self.name, "task ended after it was gone"),
             Err(e) => tracing::error!(task = %self.id, error = %e.message, "task outcome not stored"),
         }
     }
