@@ -1154,6 +1154,21 @@ async fn accepted_content_that_does_not_fit_the_form_completes_the_task_with_is_
     }
 }
 
+/// A question nobody answers fails after `elicitation_timeout`: the body gets the error (here
+/// its result), the question leaves the task, and the task ends instead of waiting forever.
+#[tokio::test]
+async fn a_question_nobody_answers_fails_after_the_elicitation_timeout() {
+    let server = base("unanswered").elicitation_timeout(Duration::from_millis(400));
+    let addr = serve(server, false).await;
+    let c = Modern::new(addr);
+    let id = c.start_id("proceed", json!({})).await;
+    c.wait_questions(&id, 1).await;
+    let t = c.wait_status(&id, "completed").await;
+    assert_eq!(t["result"]["isError"], true, "{t}");
+    assert!(text(&t["result"]).contains("no answer within"), "{t}");
+    assert!(t.get("inputRequests").is_none(), "the question left the task: {t}");
+}
+
 #[tokio::test]
 async fn a_decline_reaches_the_body_as_declined() {
     let addr = serve(base("decline"), false).await;
