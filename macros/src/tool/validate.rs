@@ -182,7 +182,8 @@ pub(crate) fn replayable(flag: &Flag, destructive: Option<bool>, params: &[Param
 /// `#[tool(task = "…")]`: one of the three ways a tool may run; the variant's name.
 pub(crate) fn task_support(value: &syn::Expr, errors: &mut Errors) -> Option<&'static str> {
     let syn::Expr::Lit(syn::ExprLit {
-        lit: syn::Lit::Str(lit), ..
+        lit: syn::Lit::Str(lit),
+        ..
     }) = value
     else {
         errors.spanned(
