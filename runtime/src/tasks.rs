@@ -301,6 +301,26 @@ impl Tasks {
     }
 }
 
+/// A record that says only "still running", for a poll whose store read failed.
+fn placeholder_working() -> TaskRecord {
+    TaskRecord {
+        owner: String::new(),
+        tool: String::new(),
+        status: TaskStatus::Working,
+        message: None,
+        created: 0,
+        updated: 0,
+        ttl_ms: 0,
+        poll_ms: 0,
+        lease: 0,
+        keys: Vec::new(),
+        asks: Map::new(),
+        answers: Map::new(),
+        result: None,
+        error: None,
+    }
+}
+
 /// A running task's side of its questions: a question goes into the task's record (its status
 /// becomes `input_required`), and the answer is taken from there when a `tasks/update` put it.
 #[derive(Clone, Debug)]
@@ -349,28 +369,39 @@ impl TaskLine {
     ) -> Result<Value, PeerError> {
         let waker = self.tasks.waker(&self.id);
         let mut chosen = String::new();
-        let asked = self
-            .tasks
-            .change(&self.id, |r| {
-                if r.status.is_terminal() || r.keys.len() >= MAX_TASK_QUESTIONS {
-                    return false;
+        let mut tries = 0u32;
+        let asked = loop {
+            let attempt = self
+                .tasks
+                .change(&self.id, |r| {
+                    if r.status.is_terminal() || r.keys.len() >= MAX_TASK_QUESTIONS {
+                        return false;
+                    }
+                    chosen = if r.keys.iter().any(|k| k == base) {
+                        format!("{base}-{}", r.keys.len() + 1)
+                    } else {
+                        base.to_owned()
+                    };
+                    r.keys.push(chosen.clone());
+                    r.asks.insert(
+                        chosen.clone(),
+                        serde_json::json!({ "method": method, "params": params }),
+                    );
+                    r.status = TaskStatus::InputRequired;
+                    r.updated = now_ms();
+                    true
+                })
+                .await;
+            // A store failing for a moment is tried again before the question fails.
+            match attempt {
+                Ok(asked) => break asked,
+                Err(e) if tries >= 3 => return Err(PeerError::Client(e)),
+                Err(_) => {
+                    tokio::time::sleep(Duration::from_millis(100 << tries)).await;
+                    tries += 1;
                 }
-                chosen = if r.keys.iter().any(|k| k == base) {
-                    format!("{base}-{}", r.keys.len() + 1)
-                } else {
-                    base.to_owned()
-                };
-                r.keys.push(chosen.clone());
-                r.asks.insert(
-                    chosen.clone(),
-                    serde_json::json!({ "method": method, "params": params }),
-                );
-                r.status = TaskStatus::InputRequired;
-                r.updated = now_ms();
-                true
-            })
-            .await
-            .map_err(PeerError::Client)?;
+            }
+        };
         match asked {
             Some(r) if !r.status.is_terminal() && !chosen.is_empty() => {}
             Some(r) if !r.status.is_terminal() => {
@@ -388,14 +419,22 @@ impl TaskLine {
         loop {
             let woken = waker.notified();
             let mut answer = None;
-            let seen = self
+            // A store that fails for a moment (a Redis timing out under load) is looked at again
+            // at the next poll: the question is out, and only its own deadline ends the wait.
+            let seen = match self
                 .tasks
                 .change(&self.id, |r| {
                     answer = r.answers.remove(&chosen);
                     answer.is_some()
                 })
                 .await
-                .map_err(PeerError::Client)?;
+            {
+                Ok(seen) => seen,
+                Err(_) => {
+                    answer = None;
+                    Some(placeholder_working())
+                }
+            };
             match (answer, seen) {
                 (Some(a), _) => {
                     withdraw.line = None;

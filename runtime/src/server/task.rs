@@ -659,11 +659,20 @@ impl Runner {
                 )
             }
         };
+        // The outcome is tried a few times: a store failing for a moment (a Redis timing out
+        // under load) must not lose it; past that, the lease reports the task failed.
         let now = now_ms();
-        let stored = self
-            .tasks
-            .change(&self.id, |r| r.finish(status, result.clone(), error.clone(), now))
-            .await;
+        let mut stored = Err(ErrorObject::internal("not stored"));
+        for attempt in 0..5u32 {
+            stored = self
+                .tasks
+                .change(&self.id, |r| r.finish(status, result.clone(), error.clone(), now))
+                .await;
+            if stored.is_ok() {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(100 << attempt)).await;
+        }
         match stored {
             Ok(Some(r)) => tracing::info!(task = %self.id, tool = %self.name, status = r.status.as_str(), "task ended"),
             Ok(None) => tracing::info!(task = %self.id, tool = %self.name, "task ended after it was gone"),
