@@ -102,8 +102,16 @@ async fn server() -> Server {
     {
         server = server.task_lease(Duration::from_millis(ms));
     }
-    if let Some(n) = std::env::var("MCP_RESOLVE_MAX_TASKS").ok().and_then(|v| v.parse().ok()) {
-        server = server.max_tasks(n, n).unlimited_call_rate();
+    if let Some(n) = std::env::var("MCP_RESOLVE_MAX_TASKS")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        // A load run: every task is one anonymous caller's, each asking once.
+        let questions = u32::try_from(n).unwrap_or(u32::MAX);
+        server = server
+            .max_tasks(n, n)
+            .unlimited_call_rate()
+            .question_limit(questions, Duration::from_secs(60));
     }
     server
 }

@@ -6,7 +6,8 @@
 # redis-server for the replicas tests, Debian's chromium with chromium-driver for the browser
 # tests, and tmux for the terminal client's tests, from the distribution's packages), builds the
 # release `notes`, `conformance` and `connect` examples that the interop, browser and terminal
-# client tests drive, the release `bench_server` the replicas smoke test runs behind nginx, and
+# client tests drive, the release `bench_server` the replicas smoke test runs behind nginx, the
+# release `rollout` whose replicas share tasks through Redis (tests/tasks_replicas.rs), and
 # the load benchmark's driver and rmcp peer (debug; the smoke tests run them), and runs every
 # test of the workspace: unit tests, protocol tests, trybuild UI tests, interop tests, Redis
 # tests, browser tests, the terminal client's tmux tests and the benchmark smoke tests with cargo-nextest
@@ -30,7 +31,7 @@ scripts/setup-redis.sh >/dev/null
 scripts/setup-tmux.sh >/dev/null
 scripts/setup-conformance.sh >/dev/null
 scripts/setup-nextest.sh >/dev/null
-cargo build --release --example notes --example bench_server --example conformance --example conformance_client --example connect --all-features
+cargo build --release --example notes --example bench_server --example conformance --example conformance_client --example connect --example rollout --all-features
 CARGO_TARGET_DIR=target/bench-load cargo build --manifest-path benches/load/Cargo.toml
 CARGO_TARGET_DIR=target/bench-peers cargo build --manifest-path benches/peers/rmcp/Cargo.toml
 # The release examples just built, so that each test process (one per test under nextest) does
@@ -39,6 +40,7 @@ release="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json
 export MCP_RESOLVE_NOTES_BIN="${release}/notes"
 export MCP_RESOLVE_CONFORMANCE_BIN="${release}/conformance"
 export MCP_RESOLVE_CONNECT_BIN="${release}/connect"
+export MCP_RESOLVE_ROLLOUT_BIN="${release}/rollout"
 cargo nextest run --workspace --all-features "$@"
 if [[ $# -eq 0 ]]; then
     cargo test --doc --workspace --all-features

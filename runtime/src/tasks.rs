@@ -374,7 +374,12 @@ impl TaskLine {
             let attempt = self
                 .tasks
                 .change(&self.id, |r| {
+                    // An earlier try that timed out may have landed: the question is asked.
+                    if !chosen.is_empty() && r.asks.contains_key(&chosen) {
+                        return false;
+                    }
                     if r.status.is_terminal() || r.keys.len() >= MAX_TASK_QUESTIONS {
+                        chosen.clear();
                         return false;
                     }
                     chosen = if r.keys.iter().any(|k| k == base) {

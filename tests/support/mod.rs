@@ -1,4 +1,4 @@
-//! Shared by the interop tests: the release `notes`, `conformance` and `connect` binaries, the
+//! Shared by the interop tests: the release `notes`, `conformance`, `connect` and `rollout` binaries, the
 //! debug `watch` binary and the peers' installers, each obtained once per test binary.
 #![allow(dead_code)]
 
@@ -104,6 +104,16 @@ pub(crate) fn notes_bin() -> &'static Path {
 pub(crate) fn conformance_bin() -> &'static Path {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     match BIN.get_or_init(|| build_example("conformance", Some("MCP_RESOLVE_CONFORMANCE_BIN"), true)) {
+        Ok(bin) => bin,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The release `rollout` example, built with every feature (`redis`: replicas share their tasks
+/// through `MCP_RESOLVE_REDIS_URL`); `MCP_RESOLVE_ROLLOUT_BIN` overrides it.
+pub(crate) fn rollout_bin() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match BIN.get_or_init(|| build_example("rollout", Some("MCP_RESOLVE_ROLLOUT_BIN"), true)) {
         Ok(bin) => bin,
         Err(e) => panic!("{e}"),
     }

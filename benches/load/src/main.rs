@@ -6,6 +6,7 @@
 //! mcp-load http  [OPTIONS] --addr 127.0.0.1:PORT -- SERVER_CMD [ARGS...]
 //! mcp-load report RESULTS.jsonl [--charts DIR]
 //! mcp-load replicas [OPTIONS] --addr PROXY_HOST:PORT [--secret JWT_SECRET]
+//! mcp-load tasks [OPTIONS] --addr PROXY_HOST:PORT
 //! ```
 //!
 //! It spawns the server, opens the session for the protocol asked (2025-era `initialize` +
@@ -19,12 +20,15 @@
 //! the exit code non-zero. One JSON line per run goes to `--out`; `report` turns those lines into
 //! the Markdown tables of the performance page, with ratios, and with `--charts DIR` draws them as
 //! SVG bar charts in DIR. `replicas` drives server replicas that already run behind a proxy with
-//! two-round calls under bearer identities (see `replicas.rs` and `benches/replicas.sh`).
+//! two-round calls under bearer identities (see `replicas.rs` and `benches/replicas.sh`); `tasks`
+//! drives them with 2026-07-28 tasks that ask once mid-run (see `tasks.rs` and
+//! `benches/replicas.sh --tasks`).
 
 mod charts;
 mod jwt;
 mod replicas;
 mod report;
+mod tasks;
 mod wire;
 
 use std::collections::HashMap;
@@ -77,7 +81,8 @@ fn usage() -> ! {
          \x20      [--mode seq|pipe] [-n N] [--warmup N] [--clients C] [--expect TEXT] [--out FILE]\n\
          \x20      [--addr HOST:PORT] [--timeout SECS] [--stderr] [--round N] -- SERVER_CMD [ARGS...]\n\
          \x20  or: mcp-load report RESULTS.jsonl [--charts DIR]\n\
-         \x20  or: mcp-load replicas --addr HOST:PORT [--secret JWT_SECRET] ... (mcp-load replicas --help)"
+         \x20  or: mcp-load replicas --addr HOST:PORT [--secret JWT_SECRET] ... (mcp-load replicas --help)\n\
+         \x20  or: mcp-load tasks --addr HOST:PORT ... (mcp-load tasks --help)"
     );
     std::process::exit(2)
 }
@@ -168,6 +173,9 @@ fn main() {
     }
     if args[0] == "replicas" {
         std::process::exit(replicas::main(&args[1..]));
+    }
+    if args[0] == "tasks" {
+        std::process::exit(tasks::main(&args[1..]));
     }
     if args[0] != "stdio" && args[0] != "http" {
         usage()

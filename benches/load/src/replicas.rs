@@ -162,19 +162,19 @@ struct Reply {
 }
 
 /// A keep-alive connection to the proxy, opened again when it breaks.
-struct Conn {
-    send: Option<SendRequest<Full<Bytes>>>,
+pub(crate) struct Conn {
+    pub(crate) send: Option<SendRequest<Full<Bytes>>>,
 }
 
 /// A fixed set of connections shared by every call: a round takes one, in FIFO order, and gives
-/// it back when its answer is read.
-struct Pool {
+/// it back when its answer is read (`mcp-load tasks` uses it too).
+pub(crate) struct Pool {
     free: tokio::sync::Mutex<mpsc::UnboundedReceiver<Conn>>,
     back: mpsc::UnboundedSender<Conn>,
 }
 
 impl Pool {
-    async fn open(addr: &str, n: usize) -> Result<Arc<Self>, String> {
+    pub(crate) async fn open(addr: &str, n: usize) -> Result<Arc<Self>, String> {
         let (back, free) = mpsc::unbounded_channel();
         // Opened a few at a time: a burst of thousands of SYNs overflows the listen backlog.
         let mut opened = 0;
@@ -197,12 +197,12 @@ impl Pool {
         }))
     }
 
-    async fn take(&self) -> Conn {
+    pub(crate) async fn take(&self) -> Conn {
         // The sender half lives in `self`: the channel never closes while the pool exists.
         self.free.lock().await.recv().await.unwrap_or(Conn { send: None })
     }
 
-    fn give(&self, c: Conn) {
+    pub(crate) fn give(&self, c: Conn) {
         let _ = self.back.send(c);
     }
 }
@@ -364,7 +364,7 @@ fn is_lost(r: &Result<(Reply, Duration), String>) -> Option<String> {
     }
 }
 
-fn short(v: &Value) -> String {
+pub(crate) fn short(v: &Value) -> String {
     let mut s = v.to_string();
     if s.len() > 400 {
         let mut cut = 400;
@@ -528,14 +528,14 @@ async fn call(s: Arc<Shared>, index: usize) {
     s.done.fetch_add(1, Ordering::Relaxed);
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 // ---------------------------------------------------------------------------------------------
 // Memory
 
-fn status_kib(pid: u32, field: &str) -> Option<u64> {
+pub(crate) fn status_kib(pid: u32, field: &str) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let line = status.lines().find(|l| l.starts_with(field))?;
     line.split_whitespace().nth(1)?.parse().ok()
