@@ -42,6 +42,7 @@ fn tasks_across_replicas_under_load_ask_once_and_all_complete() {
         assert_eq!(r["completed"], 50, "{r}");
         assert_eq!(r["lost"], 0, "{r}");
         assert_eq!(r["wrong"], 0, "{r}");
+        assert_eq!(r["store_errors"], 0, "every tasks/get and tasks/update answered: {r}");
         assert_eq!(r["questions"], 50, "each task asked once: {r}");
         assert_eq!(r["answers"], 50, "each task was answered once: {r}");
         let upstreams = r["upstream_requests"].as_object().unwrap();

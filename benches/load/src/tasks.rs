@@ -10,7 +10,10 @@
 //! meant for another task would be caught. A task is **lost** when a request gets no answer
 //! (transport error, timeout, HTTP 5xx), when the task is reported `failed` (its replica lost
 //! it), or when it is not over within `--task-timeout`; **wrong** when anything else is not as
-//! expected (a second question, a wrong text, a JSON-RPC error, `cancelled`).
+//! expected (a second question, a wrong text, a JSON-RPC error, `cancelled`). A `tasks/get` or
+//! `tasks/update` answered with JSON-RPC -32603 (the server's store failed just then) is a
+//! **store error**: counted, and the task polled (and its question answered) again at the next
+//! poll, as a client would; a run with any fails all the same.
 //!
 //! Routing (`--route`): `rr` sends every request to `/mcp`, and the proxy's round-robin decides;
 //! `alternate` creates even tasks through `/a` and follows them through `/b` (odd tasks the other
@@ -21,8 +24,8 @@
 //! `--connections` keep-alive connections. The CPU time of the processes given with
 //! `--pid LABEL=PID` is read before and after, and divided by the completed tasks.
 
-use crate::report::show;
 use crate::replicas::{Pool, lock, short, status_kib};
+use crate::report::show;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use serde_json::{Value, json};
@@ -253,6 +256,8 @@ struct Stats {
     /// Tasks whose answer was taken by the other replica than the one that created the task.
     answered_elsewhere: usize,
     polls: usize,
+    /// `tasks/get` or `tasks/update` answered with -32603 (tried again at the next poll).
+    store_errors: usize,
     requests: usize,
     /// Replica (X-Upstream) → requests it answered.
     upstreams: BTreeMap<String, usize>,
@@ -266,6 +271,7 @@ struct Stats {
     create: Vec<Duration>,
     first_lost: Option<String>,
     first_wrong: Option<String>,
+    first_store_error: Option<String>,
 }
 
 enum Outcome {
@@ -308,11 +314,17 @@ async fn task(s: Arc<Shared>, index: usize) {
     };
     let started = Instant::now();
     let mut polls = 0usize;
+    let mut store_errors = 0usize;
+    let mut seen: Option<(String, Duration)> = None;
+    // An answer whose tasks/update got -32603: it may have landed all the same.
+    let mut tried: Option<(Instant, Duration, String)> = None;
+    let mut last = Value::Null;
     let mut questions = 0usize;
     let mut answers = 0usize;
     let mut opened = false;
     let outcome = 'task: {
-        let params = json!({"name": TOOL, "arguments": {"service": service, "canary_fails": true, "step_ms": s.o.step_ms}});
+        let params =
+            json!({"name": TOOL, "arguments": {"service": service, "canary_fails": true, "step_ms": s.o.step_ms}});
         let created = match s.post(first, "tools/call", TOOL, params).await {
             Ok(r) => r,
             Err(e) => break 'task Outcome::Lost(format!("create: {e}")),
@@ -320,7 +332,9 @@ async fn task(s: Arc<Shared>, index: usize) {
         let create = started.elapsed();
         let t = created.result();
         let id = match t.get("taskId").and_then(Value::as_str) {
-            Some(id) if created.status == 200 && t["resultType"] == "task" && t["status"] == "working" => id.to_string(),
+            Some(id) if created.status == 200 && t["resultType"] == "task" && t["status"] == "working" => {
+                id.to_string()
+            }
             _ => {
                 break 'task Outcome::Wrong(format!(
                     "create: not a working task: HTTP {}: {}",
@@ -332,16 +346,18 @@ async fn task(s: Arc<Shared>, index: usize) {
         let now_open = s.open.fetch_add(1, Ordering::Relaxed) + 1;
         s.open_max.fetch_max(now_open, Ordering::Relaxed);
         opened = true;
-        let every = s.o.poll.unwrap_or_else(|| {
-            Duration::from_millis(t.get("pollIntervalMs").and_then(Value::as_u64).unwrap_or(1000))
-        });
+        let every = s
+            .o
+            .poll
+            .unwrap_or_else(|| Duration::from_millis(t.get("pollIntervalMs").and_then(Value::as_u64).unwrap_or(1000)));
         let mut answered_at: Option<(Instant, Duration)> = None;
         let mut elsewhere = false;
         loop {
             if started.elapsed() > s.o.task_timeout {
                 break 'task Outcome::Lost(format!(
-                    "task {id} ({service}) not over within {:?}",
-                    s.o.task_timeout
+                    "task {id} ({service}) not over within {:?}; last seen: {}",
+                    s.o.task_timeout,
+                    short(&last)
                 ));
             }
             tokio::time::sleep(every).await;
@@ -350,32 +366,60 @@ async fn task(s: Arc<Shared>, index: usize) {
                 Ok(r) => r,
                 Err(e) => break 'task Outcome::Lost(format!("task {id}: {e}")),
             };
+            if got.body.pointer("/error/code") == Some(&json!(-32603)) {
+                // The server could not read the task just then: poll again, as a client would.
+                store_errors += 1;
+                lock(&s.stats)
+                    .first_store_error
+                    .get_or_insert_with(|| format!("tasks/get {id}: HTTP {}: {}", got.status, short(&got.body)));
+                continue;
+            }
             let view = got.result();
             if got.status != 200 || view.get("taskId").and_then(Value::as_str) != Some(id.as_str()) {
-                break 'task Outcome::Wrong(format!(
-                    "tasks/get {id}: HTTP {}: {}",
-                    got.status,
-                    short(&got.body)
-                ));
+                break 'task Outcome::Wrong(format!("tasks/get {id}: HTTP {}: {}", got.status, short(&got.body)));
             }
-            match view.get("status").and_then(Value::as_str).unwrap_or("") {
+            last = view.clone();
+            let status = view.get("status").and_then(Value::as_str).unwrap_or("");
+            if status != "input_required"
+                && answered_at.is_none()
+                && let Some((at, until_question, upstream)) = tried.take()
+            {
+                // The answer that got -32603 had been taken: the question is gone.
+                answers += 1;
+                elsewhere = !upstream.is_empty() && upstream != created.upstream;
+                answered_at = Some((at, until_question));
+            }
+            match status {
                 "working" => {}
                 "input_required" => {
-                    questions += 1;
                     if answered_at.is_some() {
+                        questions += 1;
                         break 'task Outcome::Wrong(format!("task {id} asked again: {}", short(view)));
                     }
                     let key = match the_question(view, &service) {
                         Ok(k) => k,
                         Err(e) => break 'task Outcome::Wrong(format!("task {id}: {e}")),
                     };
-                    let until_question = started.elapsed();
+                    // The same question seen again after an answer the server could not take.
+                    if seen.as_ref().is_none_or(|(k, _)| *k != key) {
+                        questions += 1;
+                        seen = Some((key.clone(), started.elapsed()));
+                    }
+                    let until_question = seen.as_ref().map_or_else(|| started.elapsed(), |(_, t)| *t);
                     let responses = json!({ key: {"action": "accept", "content": {"roll_back": true}} });
                     let update = json!({"taskId": id, "inputResponses": responses});
                     let r = match s.post(rest, "tasks/update", &id, update).await {
                         Ok(r) => r,
                         Err(e) => break 'task Outcome::Lost(format!("task {id}: {e}")),
                     };
+                    if r.body.pointer("/error/code") == Some(&json!(-32603)) {
+                        store_errors += 1;
+                        lock(&s.stats)
+                            .first_store_error
+                            .get_or_insert_with(|| format!("tasks/update {id}: HTTP {}: {}", r.status, short(&r.body)));
+                        tried = Some((Instant::now(), until_question, r.upstream.clone()));
+                        continue;
+                    }
                     if r.status != 200 || r.result().get("resultType").and_then(Value::as_str) != Some("complete") {
                         break 'task Outcome::Wrong(format!(
                             "tasks/update {id}: HTTP {}: {}",
@@ -389,13 +433,17 @@ async fn task(s: Arc<Shared>, index: usize) {
                 }
                 "completed" => {
                     let text = view.pointer("/result/content/0/text").and_then(Value::as_str);
-                    let Some((answered, until_question)) = answered_at else {
+                    if view.pointer("/result/isError") == Some(&Value::Bool(true)) {
                         break 'task Outcome::Wrong(format!(
-                            "task {id} completed without asking: {}",
+                            "task {id} completed with an error result ({} question(s) seen): {}",
+                            questions,
                             short(view)
                         ));
+                    }
+                    let Some((answered, until_question)) = answered_at else {
+                        break 'task Outcome::Wrong(format!("task {id} completed without asking: {}", short(view)));
                     };
-                    if text != Some(want.as_str()) || view.pointer("/result/isError") == Some(&Value::Bool(true)) {
+                    if text != Some(want.as_str()) {
                         break 'task Outcome::Wrong(format!("task {id} (want {want:?}): {}", short(view)));
                     }
                     break 'task Outcome::Done {
@@ -415,6 +463,7 @@ async fn task(s: Arc<Shared>, index: usize) {
     }
     let mut st = lock(&s.stats);
     st.polls += polls;
+    st.store_errors += store_errors;
     st.questions += questions;
     st.answers += answers;
     match outcome {
@@ -527,7 +576,9 @@ async fn run(o: Options) -> Result<bool, String> {
     let started = Instant::now();
     lock(&s.stats).started = s.o.tasks;
     let base = s.o.warmup;
-    let all: Vec<_> = (0..s.o.tasks).map(|i| tokio::spawn(task(s.clone(), base + i))).collect();
+    let all: Vec<_> = (0..s.o.tasks)
+        .map(|i| tokio::spawn(task(s.clone(), base + i)))
+        .collect();
     for t in all {
         let _ = t.await;
     }
@@ -599,21 +650,24 @@ async fn run(o: Options) -> Result<bool, String> {
         "create_p99_ms": pct(&st.create, 0.99),
         "open_max": s.open_max.load(Ordering::Relaxed),
         "polls_per_task": per_task(st.polls),
+        "store_errors": st.store_errors,
         "requests_per_task": per_task(st.requests),
         "upstream_requests": st.upstreams,
         "processes": processes,
         "first_lost": st.first_lost,
         "first_wrong": st.first_wrong,
+        "first_store_error": st.first_store_error,
     });
     let ok = st.lost == 0
         && st.wrong == 0
         && st.completed == st.started
         && st.questions == st.completed
-        && st.answers == st.completed;
+        && st.answers == st.completed
+        && st.store_errors == 0;
 
     eprintln!(
         "[{}] {} tasks, {} completed in {:.1} s: {:.1} tasks/s, p50 {} ms, p99 {} ms; \
-         questions {}, answers {} ({} through the other replica); lost {}, wrong {}",
+         questions {}, answers {} ({} through the other replica); lost {}, wrong {}, store errors {}",
         o.label,
         st.started,
         st.completed,
@@ -626,8 +680,13 @@ async fn run(o: Options) -> Result<bool, String> {
         st.answered_elsewhere,
         st.lost,
         st.wrong,
+        st.store_errors,
     );
-    for (what, e) in [("lost", &st.first_lost), ("wrong", &st.first_wrong)] {
+    for (what, e) in [
+        ("lost", &st.first_lost),
+        ("wrong", &st.first_wrong),
+        ("store error", &st.first_store_error),
+    ] {
         if let Some(e) = e {
             eprintln!("  first {what}: {e}");
         }
@@ -662,13 +721,15 @@ fn markdown(l: &Value, pids: &[(String, u32)]) -> String {
         l["label"].as_str().unwrap_or(""),
         l["route"].as_str().unwrap_or("")
     );
-    out.push_str("| tasks | step ms | poll ms | tasks/s | completion p50 / p90 / p99 / max ms | question seen p50 ms | answer to completed p50 ms | requests per task | answered through the other replica | lost | wrong |\n");
-    out.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    out.push_str("| tasks | step ms | poll ms | tasks/s | completion p50 / p90 / p99 / max ms | question seen p50 ms | answer to completed p50 ms | requests per task | answered through the other replica | lost | wrong | store errors (-32603, retried) |\n");
+    out.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     out.push_str(&format!(
-        "| {} | {} | {} | {} | {} / {} / {} / {} | {} | {} | {} | {} of {} | {} | {} |\n\n",
+        "| {} | {} | {} | {} | {} / {} / {} / {} | {} | {} | {} | {} of {} | {} | {} | {} |\n\n",
         l["tasks"],
         l["step_ms"],
-        l["poll_ms"].as_u64().map_or_else(|| "task's".to_string(), |p| p.to_string()),
+        l["poll_ms"]
+            .as_u64()
+            .map_or_else(|| "task's".to_string(), |p| p.to_string()),
         f(&l["tasks_per_s"], 1),
         f(&l["p50_ms"], 0),
         f(&l["p90_ms"], 0),
@@ -681,12 +742,18 @@ fn markdown(l: &Value, pids: &[(String, u32)]) -> String {
         l["completed"],
         l["lost"],
         l["wrong"],
+        l["store_errors"],
     ));
     if pids.is_empty() {
         return out;
     }
-    out.push_str("| process | peak RSS (VmHWM) MiB | RSS before the tasks MiB | CPU µs per task |\n|---|---:|---:|---:|\n");
-    let mib = |v: &Value| v.as_f64().map_or_else(|| crate::report::NA.to_string(), |k| format!("{:.1}", k / 1024.0));
+    out.push_str(
+        "| process | peak RSS (VmHWM) MiB | RSS before the tasks MiB | CPU µs per task |\n|---|---:|---:|---:|\n",
+    );
+    let mib = |v: &Value| {
+        v.as_f64()
+            .map_or_else(|| crate::report::NA.to_string(), |k| format!("{:.1}", k / 1024.0))
+    };
     for (label, _) in pids {
         let m = &l["processes"][label];
         out.push_str(&format!(
