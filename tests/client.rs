@@ -295,7 +295,7 @@ async fn a_server_that_asks_forever_is_stopped_at_the_round_limit_with_fresh_ids
         );
         assert_eq!(
             m["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"],
-            json!({"elicitation": {"form": {}, "url": {}}})
+            json!({"elicitation": {"form": {}, "url": {}}, "extensions": {"io.modelcontextprotocol/tasks": {}}})
         );
     }
     client.close().await;
@@ -353,7 +353,9 @@ async fn a_server_that_exits_is_a_closed_error_naming_its_stderr() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_unknown_result_type_is_invalid_and_is_not_retried() {
+    // A client that does not follow tasks knows no `resultType: "task"`.
     let client = Client::builder()
+        .tasks(false)
         .stderr(Stderr::Capture)
         .stdio(scripted("odd-result"))
         .await
@@ -363,6 +365,17 @@ async fn an_unknown_result_type_is_invalid_and_is_not_retried() {
     assert!(e.to_string().contains("unknown resultType `task`"), "{e}");
     let calls = client.stderr().lines().filter(|l| l.contains("\"tools/call\"")).count();
     assert_eq!(calls, 1, "not sent again");
+    client.close().await;
+    // One that does refuses a task result without a flat `taskId`, and sends nothing more.
+    let client = Client::builder()
+        .stderr(Stderr::Capture)
+        .stdio(scripted("odd-result"))
+        .await
+        .unwrap();
+    let e = client.call_tool("t", json!({})).await.unwrap_err();
+    assert!(e.to_string().contains("a CreateTaskResult without a taskId"), "{e}");
+    let calls = client.stderr().lines().filter(|l| l.contains("\"tools/")).count();
+    assert_eq!(calls, 1, "not sent again, and no task polled");
     client.close().await;
 }
 
