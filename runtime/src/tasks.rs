@@ -301,26 +301,6 @@ impl Tasks {
     }
 }
 
-/// A record that says only "still running", for a poll whose store read failed.
-fn placeholder_working() -> TaskRecord {
-    TaskRecord {
-        owner: String::new(),
-        tool: String::new(),
-        status: TaskStatus::Working,
-        message: None,
-        created: 0,
-        updated: 0,
-        ttl_ms: 0,
-        poll_ms: 0,
-        lease: 0,
-        keys: Vec::new(),
-        asks: Map::new(),
-        answers: Map::new(),
-        result: None,
-        error: None,
-    }
-}
-
 /// A running task's side of its questions: a question goes into the task's record (its status
 /// becomes `input_required`), and the answer is taken from there when a `tasks/update` put it.
 #[derive(Clone, Debug)]
@@ -423,34 +403,23 @@ impl TaskLine {
         let deadline = tokio::time::Instant::now() + timeout;
         loop {
             let woken = waker.notified();
-            let mut answer = None;
+            // The answer is only read here: taking it out in the same write would lose it when
+            // that write lands but its reply times out. Once read, `withdraw` removes it (and the
+            // question) in a write of its own, best effort: a key is never used twice.
             // A store that fails for a moment (a Redis timing out under load) is looked at again
             // at the next poll: the question is out, and only its own deadline ends the wait.
-            let seen = match self
-                .tasks
-                .change(&self.id, |r| {
-                    answer = r.answers.remove(&chosen);
-                    answer.is_some()
-                })
-                .await
-            {
-                Ok(seen) => seen,
-                Err(_) => {
-                    answer = None;
-                    Some(placeholder_working())
+            match self.tasks.load(&self.id).await {
+                Ok(Some((_, r))) => {
+                    if let Some(a) = r.answers.get(&chosen) {
+                        return Ok(a.clone());
+                    }
+                    if r.status.is_terminal() {
+                        withdraw.line = None;
+                        return Err(PeerError::Closed);
+                    }
                 }
-            };
-            match (answer, seen) {
-                (Some(a), _) => {
-                    withdraw.line = None;
-                    return Ok(a);
-                }
-                (None, None) => return Err(PeerError::Closed),
-                (None, Some(r)) if r.status.is_terminal() => {
-                    withdraw.line = None;
-                    return Err(PeerError::Closed);
-                }
-                (None, Some(_)) => {}
+                Ok(None) => return Err(PeerError::Closed),
+                Err(_) => {}
             }
             if tokio::time::Instant::now() >= deadline {
                 return Err(PeerError::Timeout);
@@ -551,5 +520,84 @@ mod tests {
             let answer = asking.await.unwrap().unwrap();
             assert_eq!(answer["action"], "accept");
         }
+    }
+
+    /// A store whose writes land but, while `lost` is set, report a timeout: a Redis reply
+    /// lost after the command ran.
+    #[derive(Default)]
+    struct RepliesLost {
+        inner: MemoryStore,
+        lost: std::sync::atomic::AtomicBool,
+    }
+
+    impl crate::store::Store for RepliesLost {
+        fn insert_new<'a>(
+            &'a self,
+            key: &'a str,
+            value: &'a [u8],
+            ttl: Duration,
+        ) -> futures_util::future::BoxFuture<'a, Result<bool, crate::store::StoreError>> {
+            self.inner.insert_new(key, value, ttl)
+        }
+        fn get<'a>(
+            &'a self,
+            key: &'a str,
+        ) -> futures_util::future::BoxFuture<'a, Result<Option<Vec<u8>>, crate::store::StoreError>> {
+            self.inner.get(key)
+        }
+        fn replace<'a>(
+            &'a self,
+            key: &'a str,
+            expected: &'a [u8],
+            value: &'a [u8],
+            ttl: Duration,
+        ) -> futures_util::future::BoxFuture<'a, Result<bool, crate::store::StoreError>> {
+            Box::pin(async move {
+                let done = self.inner.replace(key, expected, value, ttl).await?;
+                if self.lost.load(std::sync::atomic::Ordering::SeqCst) {
+                    return Err(crate::store::StoreError::new("timed out"));
+                }
+                Ok(done)
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn an_answer_is_not_lost_when_a_write_lands_but_its_reply_does_not() {
+        let store = Arc::new(RepliesLost::default());
+        let tasks = Tasks::new(SharedStore(store.clone()));
+        tasks.create("q", &record("")).await.unwrap();
+        let line = TaskLine {
+            tasks: tasks.clone(),
+            id: "q".into(),
+            answer_poll: Duration::from_millis(20),
+        };
+        let asking = tokio::spawn(async move {
+            line.request("elicitation/create", serde_json::json!({}), "k", Duration::from_secs(2))
+                .await
+        });
+        while tasks.get("q", "").await.unwrap().unwrap().asks.is_empty() {
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        let mut answers = Map::new();
+        answers.insert("k".into(), serde_json::json!({"action": "accept"}));
+        tasks
+            .change("q", |r| r.answer(answers.clone(), now_ms()) > 0)
+            .await
+            .unwrap();
+        // From here on every write lands and reports a timeout.
+        store.lost.store(true, std::sync::atomic::Ordering::SeqCst);
+        let answer = asking.await.unwrap().expect("the answer, not a timeout");
+        assert_eq!(answer["action"], "accept");
+        // The question and its answer were removed by a write of their own.
+        let mut left = tasks.get("q", "").await.unwrap().unwrap();
+        for _ in 0..100 {
+            if left.answers.is_empty() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+            left = tasks.get("q", "").await.unwrap().unwrap();
+        }
+        assert!(left.answers.is_empty() && left.asks.is_empty(), "{left:?}");
     }
 }
