@@ -60,6 +60,15 @@ fn wav_base64() -> String {
 // ---------------------------------------------------------------------------------------------
 // Tools: content shapes
 
+/// Closes its own event stream mid-call, then answers: the client gets the result by resuming
+/// with `Last-Event-ID` (handshake era over HTTP; `server-sse-polling`, SEP-1699).
+#[tool]
+async fn test_reconnection(cx: Context) -> String {
+    cx.close_stream();
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    "Reconnection test completed".into()
+}
+
 /// Returns one text item.
 #[tool]
 async fn test_simple_text() -> String {
@@ -746,6 +755,7 @@ pub(crate) fn server() -> Server {
         // suggestion finish the task fixtures as quickly.
         .task_poll_interval(Duration::from_millis(100))
         .tool(test_simple_text)
+        .tool(test_reconnection)
         .tool(test_image_content)
         .tool(test_audio_content)
         .tool(test_embedded_resource)

@@ -134,6 +134,7 @@ impl Reply {
         self.body
             .lines()
             .filter_map(|l| l.strip_prefix("data: "))
+            .filter(|d| !d.trim().is_empty())
             .map(|d| serde_json::from_str(d).unwrap())
             .collect()
     }
@@ -1042,7 +1043,7 @@ async fn a_session_caps_its_calls_waiting_for_answers() {
             match w.next(Duration::from_secs(5)).await {
                 Sse::End => break,
                 Sse::Quiet => panic!("a waiting call's stream is still open 5 s after its session ended"),
-                Sse::Event(_) | Sse::Comment(_) => {}
+                Sse::Event(_) | Sse::Comment(_) | Sse::Priming => {}
             }
         }
     }
@@ -1587,6 +1588,8 @@ async fn start_watched(options: HttpOptions) -> (SocketAddr, mcp_resolve::resour
 enum Sse {
     Event(Value),
     Comment(String),
+    /// An event with no data (a stream's priming event), or a lone `retry` field.
+    Priming,
     /// The server ended the stream.
     End,
     /// Nothing within the wait.
@@ -1600,6 +1603,9 @@ struct Stream {
     body: Incoming,
     buffer: String,
     conn: tokio::task::JoinHandle<()>,
+    /// The id of the last event read, and the last `retry` field.
+    last_id: Option<String>,
+    retry: Option<u64>,
 }
 
 impl Drop for Stream {
@@ -1618,8 +1624,19 @@ impl Stream {
                 if let Some(comment) = block.strip_prefix(':') {
                     return Sse::Comment(comment.trim().to_string());
                 }
-                let data = block.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
-                assert!(block.starts_with("event: message\n"), "{block}");
+                for line in block.lines() {
+                    if let Some(id) = line.strip_prefix("id: ") {
+                        self.last_id = Some(id.to_owned());
+                    }
+                    if let Some(ms) = line.strip_prefix("retry: ") {
+                        self.retry = ms.parse().ok();
+                    }
+                }
+                let data = block.lines().find_map(|l| l.strip_prefix("data: ")).unwrap_or("");
+                if data.is_empty() {
+                    return Sse::Priming;
+                }
+                assert!(block.contains("event: message\n"), "{block}");
                 return Sse::Event(serde_json::from_str(data).unwrap());
             }
             match tokio::time::timeout_at(deadline, self.body.frame()).await {
@@ -1639,7 +1656,7 @@ impl Stream {
         loop {
             match self.next(Duration::from_secs(5)).await {
                 Sse::Event(v) => return v,
-                Sse::Comment(_) => continue,
+                Sse::Comment(_) | Sse::Priming => continue,
                 other => panic!("no event: {other:?}"),
             }
         }
@@ -1650,7 +1667,7 @@ impl Stream {
         loop {
             match self.next(Duration::from_secs(5)).await {
                 Sse::End => return true,
-                Sse::Comment(_) => continue,
+                Sse::Comment(_) | Sse::Priming => continue,
                 other => panic!("expected the end: {other:?}"),
             }
         }
@@ -1661,7 +1678,7 @@ impl Stream {
         loop {
             match self.next(Duration::from_millis(150)).await {
                 Sse::Quiet => return,
-                Sse::Comment(_) => continue,
+                Sse::Comment(_) | Sse::Priming => continue,
                 other => panic!("expected nothing: {other:?}"),
             }
         }
@@ -1701,6 +1718,8 @@ async fn open_with(addr: SocketAddr, method: &str, headers: &[(&str, &str)], bod
         body: resp.into_body(),
         buffer: String::new(),
         conn,
+        last_id: None,
+        retry: None,
     }
 }
 
@@ -1898,6 +1917,8 @@ async fn an_open_stream_keeps_its_session_and_once_closed_the_session_expires() 
                 assert_eq!(c, "keep-alive");
                 comments += 1;
             }
+            // The stream's priming event.
+            Sse::Priming => {}
             other => panic!("only keep-alive comments: {other:?}"),
         }
     }
@@ -2707,4 +2728,353 @@ async fn the_get_stream_never_carries_a_response() {
     in_session(addr, &sid, 6, "resources/subscribe", json!({"uri": WATCHED})).await;
     assert_eq!(updates.updated(WATCHED), 1);
     assert!(is_update(&stream.event().await, WATCHED));
+}
+
+// ---- Calls that survive a broken connection (handshake era): priming events, event ids,
+// no cancel on disconnect, resumption with `Last-Event-ID`.
+
+/// Runs while its flag lives; counts how many times it was dropped (cancelled or done).
+static HELD_DROPPED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static HELD_STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+struct HeldFlag;
+impl Drop for HeldFlag {
+    fn drop(&mut self) {
+        HELD_DROPPED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// Holds on for an hour.
+#[tool]
+async fn held() -> String {
+    let _flag = HeldFlag;
+    HELD_STARTED.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    "held".into()
+}
+
+/// Closes its own stream, as a server that polls does, then answers.
+#[tool]
+async fn reconnect(cx: Context) -> String {
+    assert!(cx.close_stream(), "a handshake-era HTTP call has a stream to close");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    "reconnected".into()
+}
+
+/// Sends `n` progress notifications, then answers.
+#[tool]
+async fn chatter(n: u32, cx: Context) -> String {
+    for i in 1..=n {
+        cx.progress(f64::from(i), Some(f64::from(n)), None).await;
+    }
+    format!("said {n}")
+}
+
+async fn start_resumable(options: HttpOptions) -> SocketAddr {
+    start_with(options, |s| s.tool(held).tool(reconnect).tool(chatter)).await
+}
+
+/// A 2025-11-25 session that can be asked (elicitation declared); its headers.
+async fn asking_session(addr: SocketAddr) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}}, "clientInfo": {"name": "t", "version": "0"}}}).to_string();
+    let sid = session_id(&send(addr, "POST", &[JSON], &init).await);
+    let h = [
+        JSON,
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(send(addr, "POST", &h, initialized).await.status, 202);
+    sid
+}
+
+/// `GET` resuming session `sid`'s stream after `last`.
+async fn resume(addr: SocketAddr, sid: &str, last: &str) -> Stream {
+    let h = [
+        SSE,
+        ("mcp-session-id", sid),
+        ("mcp-protocol-version", "2025-11-25"),
+        ("last-event-id", last),
+    ];
+    open(addr, "GET", &h).await
+}
+
+/// Every message event left on `stream`, to its end.
+async fn drain(stream: &mut Stream) -> Vec<Value> {
+    let mut out = Vec::new();
+    loop {
+        match stream.next(Duration::from_secs(5)).await {
+            Sse::Event(v) => out.push(v),
+            Sse::Comment(_) | Sse::Priming => {}
+            Sse::End => return out,
+            Sse::Quiet => panic!("the stream neither ended nor sent anything: {out:?}"),
+        }
+    }
+}
+
+/// A call that asks, its connection cut at each point a network can cut it (after the priming
+/// event, after the question, after the answer went in), resumed with `Last-Event-ID`: the
+/// question arrives once, the result once, and the stream ends after it, as the POST's would have.
+#[tokio::test]
+async fn a_call_cut_at_any_point_is_resumed_with_last_event_id_and_answers_exactly_once() {
+    let addr = start_resumable(HttpOptions::default()).await;
+    for cut in ["after the priming event", "after the question", "after the answer"] {
+        let sid = asking_session(addr).await;
+        let h = [
+            JSON,
+            ("mcp-session-id", sid.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+        ];
+        let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "delete", "arguments": {"path": "x"}}}).to_string();
+        let mut stream = open_with(addr, "POST", &h, &call).await;
+        assert_eq!(stream.headers["content-type"], "text/event-stream");
+        // The priming event comes first: an id, a retry field and empty data.
+        assert!(
+            matches!(stream.next(Duration::from_secs(5)).await, Sse::Priming),
+            "{cut}"
+        );
+        let priming = stream.last_id.clone().expect("the priming event has an id");
+        assert_eq!(stream.retry, Some(1000), "the default retry");
+        let mut seen = Vec::new();
+        let answer =
+            json!({"jsonrpc": "2.0", "id": 1, "result": {"action": "accept", "content": {"ok": true}}}).to_string();
+        if cut != "after the priming event" {
+            let question = stream.event().await;
+            assert_eq!(question["method"], "elicitation/create");
+            seen.push(question);
+        }
+        let last = stream.last_id.clone().unwrap();
+        drop(stream);
+        if cut == "after the answer" {
+            assert_eq!(send(addr, "POST", &h, &answer).await.status, 202, "{cut}");
+        }
+        // The call ran on: its stream is resumed after the last event that arrived.
+        let mut resumed = resume(addr, &sid, &last).await;
+        assert_eq!(resumed.status, 200, "{cut}");
+        if cut == "after the priming event" {
+            let question = resumed.event().await;
+            assert_eq!(question["method"], "elicitation/create");
+            seen.push(question);
+            assert_eq!(send(addr, "POST", &h, &answer).await.status, 202, "{cut}");
+        } else if cut == "after the question" {
+            assert_eq!(send(addr, "POST", &h, &answer).await.status, 202, "{cut}");
+        }
+        seen.extend(drain(&mut resumed).await);
+        let questions = seen.iter().filter(|m| m["method"] == "elicitation/create").count();
+        let results: Vec<_> = seen.iter().filter(|m| m["id"] == 2).collect();
+        assert_eq!(questions, 1, "{cut}: the question once: {seen:?}");
+        assert_eq!(results.len(), 1, "{cut}: the result once: {seen:?}");
+        assert_eq!(results[0]["result"]["content"][0]["text"], "deleted x", "{cut}");
+        // Delivered to its end: nothing of it is kept, and resuming it again is refused (410).
+        let again = send(
+            addr,
+            "GET",
+            &[
+                SSE,
+                ("mcp-session-id", sid.as_str()),
+                ("last-event-id", priming.as_str()),
+            ],
+            "",
+        )
+        .await;
+        assert_eq!(again.status, 410, "{cut}: {}", again.body);
+    }
+}
+
+/// Only this session's own event ids resume; anything else is refused with nothing replayed, and
+/// another caller cannot name the session at all.
+#[tokio::test]
+async fn a_last_event_id_of_another_session_or_none_at_all_is_refused() {
+    let addr = start_resumable(HttpOptions::default()).await;
+    let ours = asking_session(addr).await;
+    let theirs = asking_session(addr).await;
+    let h = [
+        JSON,
+        ("mcp-session-id", theirs.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "delete", "arguments": {"path": "x"}}}).to_string();
+    let mut stream = open_with(addr, "POST", &h, &call).await;
+    stream.event().await;
+    let their_id = stream.last_id.clone().unwrap();
+    for last in [their_id.as_str(), "garbage", "1-1-1", ""] {
+        let r = send(
+            addr,
+            "GET",
+            &[SSE, ("mcp-session-id", ours.as_str()), ("last-event-id", last)],
+            "",
+        )
+        .await;
+        assert_eq!(r.status, 400, "{last:?}: {}", r.body);
+        assert!(
+            r.body.contains("Last-Event-ID names no event of this session"),
+            "{}",
+            r.body
+        );
+    }
+    // Their own id, in their session, resumes (a second reader takes over from the first).
+    let mut resumed = resume(addr, &theirs, &their_id).await;
+    assert_eq!(resumed.status, 200);
+    assert!(stream.ends().await, "the first reader ended when the second took over");
+    let answer = json!({"jsonrpc": "2.0", "id": 1, "result": {"action": "decline"}}).to_string();
+    assert_eq!(send(addr, "POST", &h, &answer).await.status, 202);
+    let rest = drain(&mut resumed).await;
+    assert_eq!(rest.len(), 1, "{rest:?}");
+    assert_eq!(rest[0]["result"]["content"][0]["text"], "declined");
+}
+
+/// A broken stream does not cancel its call on the handshake era; `notifications/cancelled`
+/// does, and so does the session's end; a call nobody comes back for is cancelled after
+/// `detached_timeout`. (2026-07-28 still cancels on close: `tests/requirements.rs`
+/// `closing_an_sse_response_cancels_its_call`.)
+#[tokio::test]
+async fn a_detached_call_runs_on_until_cancelled_the_session_ends_or_nobody_comes_back() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let resume_options = mcp_resolve::ResumeOptions::default().detached_timeout(Duration::from_millis(700));
+    let addr = start_resumable(HttpOptions::default().resumable(resume_options)).await;
+    let wait_for = |n: usize, what: &'static str| async move {
+        let until = tokio::time::Instant::now() + Duration::from_secs(10);
+        while HELD_DROPPED.load(SeqCst) < n {
+            assert!(tokio::time::Instant::now() < until, "{what}");
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    };
+    let before = HELD_DROPPED.load(SeqCst);
+    let call = |id: i64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "held", "arguments": {}}})
+            .to_string()
+    };
+    for (i, how) in ["notifications/cancelled", "DELETE", "nobody comes back"]
+        .into_iter()
+        .enumerate()
+    {
+        let sid = asking_session(addr).await;
+        let h = [
+            JSON,
+            ("mcp-session-id", sid.as_str()),
+            ("mcp-protocol-version", "2025-11-25"),
+        ];
+        let started = HELD_STARTED.load(SeqCst);
+        let mut stream = open_with(addr, "POST", &h, &call(7)).await;
+        assert!(matches!(stream.next(Duration::from_secs(5)).await, Sse::Priming));
+        while HELD_STARTED.load(SeqCst) == started {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        drop(stream);
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(
+            HELD_DROPPED.load(SeqCst),
+            before + i,
+            "{how}: the call runs on after its stream broke"
+        );
+        match how {
+            "notifications/cancelled" => {
+                let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 7}});
+                assert_eq!(send(addr, "POST", &h, &cancel.to_string()).await.status, 202);
+            }
+            "DELETE" => {
+                assert_eq!(
+                    send(addr, "DELETE", &[("mcp-session-id", sid.as_str())], "")
+                        .await
+                        .status,
+                    200
+                );
+            }
+            _ => {}
+        }
+        wait_for(before + i + 1, how).await;
+    }
+}
+
+/// Polling (SEP-1699): with `close_streams_after`, every stream's connection is closed after
+/// that time, its retry field sent first, and the client resumes; a tool may also close its own
+/// stream (`Context::close_stream`). Either way the result arrives once, on the resumed stream.
+#[tokio::test]
+async fn a_stream_closed_by_the_server_is_resumed_and_delivers_its_result() {
+    let resume_options = mcp_resolve::ResumeOptions::default()
+        .retry(Duration::from_millis(50))
+        .close_streams_after(Duration::from_millis(300));
+    let addr = start_resumable(HttpOptions::default().resumable(resume_options)).await;
+    let sid = asking_session(addr).await;
+    let h = [
+        JSON,
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    // The tool closes its stream at once.
+    let call =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "reconnect", "arguments": {}}})
+            .to_string();
+    let mut stream = open_with(addr, "POST", &h, &call).await;
+    assert!(drain(&mut stream).await.is_empty(), "closed before its result");
+    assert_eq!(stream.retry, Some(50));
+    let last = stream.last_id.clone().unwrap();
+    let mut resumed = resume(addr, &sid, &last).await;
+    let rest = drain(&mut resumed).await;
+    assert_eq!(rest.len(), 1, "{rest:?}");
+    assert_eq!(rest[0]["result"]["content"][0]["text"], "reconnected");
+    // The server closes a stream that is still waiting after 300 ms; the resumed one goes on.
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "delete", "arguments": {"path": "y"}}}).to_string();
+    let mut stream = open_with(addr, "POST", &h, &call).await;
+    let question = drain(&mut stream).await;
+    assert_eq!(
+        question.len(),
+        1,
+        "the question, then the connection closed: {question:?}"
+    );
+    let answer =
+        json!({"jsonrpc": "2.0", "id": question[0]["id"], "result": {"action": "accept", "content": {"ok": true}}});
+    assert_eq!(send(addr, "POST", &h, &answer.to_string()).await.status, 202);
+    let mut resumed = resume(addr, &sid, stream.last_id.as_deref().unwrap()).await;
+    let rest = drain(&mut resumed).await;
+    assert_eq!(rest.len(), 1, "{rest:?}");
+    assert_eq!(rest[0]["result"]["content"][0]["text"], "deleted y");
+}
+
+/// A hostile client that starts calls and never reads them cannot grow what its session keeps:
+/// at the session's bound its oldest detached call is cancelled, and another session's call, read
+/// as it goes, gets every one of its events.
+#[tokio::test]
+async fn a_client_that_never_comes_back_is_bounded_and_others_never_notice() {
+    let resume_options = mcp_resolve::ResumeOptions::default().max_session_events(32);
+    let addr = start_resumable(HttpOptions::default().resumable(resume_options)).await;
+    let hostile = asking_session(addr).await;
+    let h = [
+        JSON,
+        ("mcp-session-id", hostile.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let mut ids = Vec::new();
+    for id in 0..4 {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "chatter", "arguments": {"n": 200}, "_meta": {"progressToken": id}}}).to_string();
+        let mut stream = open_with(addr, "POST", &h, &call).await;
+        assert!(matches!(stream.next(Duration::from_secs(5)).await, Sse::Priming));
+        ids.push(stream.last_id.clone().unwrap());
+        drop(stream);
+    }
+    // Meanwhile a well-behaved session reads a call of 500 notifications to its end.
+    let good = asking_session(addr).await;
+    let g = [
+        JSON,
+        ("mcp-session-id", good.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let call = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "chatter", "arguments": {"n": 500}, "_meta": {"progressToken": "g"}}}).to_string();
+    let mut stream = open_with(addr, "POST", &g, &call).await;
+    let all = drain(&mut stream).await;
+    assert_eq!(all.len(), 501, "every progress notification and the result");
+    assert_eq!(all[500]["result"]["content"][0]["text"], "said 500");
+    // The hostile session kept at most its bound: at least the oldest of its calls was dropped,
+    // and a resumption never replays what it no longer holds.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let mut refused = 0;
+    for id in &ids {
+        let r = resume(addr, &hostile, id).await;
+        if r.status == 410 {
+            refused += 1;
+        } else {
+            assert_eq!(r.status, 200);
+        }
+    }
+    assert!(refused >= 3, "{refused} of 4 dropped: 4 × 201 events cannot fit in 32");
 }

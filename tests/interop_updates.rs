@@ -204,7 +204,9 @@ async fn messages(body: &mut hyper::body::Incoming, buffer: &mut String, n: usiz
         while out.len() < n {
             if let Some(end) = buffer.find("\n\n") {
                 let block: String = buffer.drain(..end + 2).collect();
-                if let Some(data) = block.lines().find_map(|l| l.strip_prefix("data: ")) {
+                // A priming event (ours) has empty data.
+                let data = block.lines().find_map(|l| l.strip_prefix("data: "));
+                if let Some(data) = data.filter(|d| !d.trim().is_empty()) {
                     out.push(serde_json::from_str(data).unwrap());
                 }
                 continue;

@@ -194,6 +194,8 @@ impl Reply {
         self.body
             .lines()
             .filter_map(|l| l.strip_prefix("data: ").or_else(|| l.strip_prefix("data:")))
+            // A priming event has empty data.
+            .filter(|d| !d.trim().is_empty())
             .map(|d| serde_json::from_str::<Value>(d.trim()).unwrap())
             .find(|m| m["id"] == id && (m.get("result").is_some() || m.get("error").is_some()))
             .unwrap_or_else(|| panic!("no response to request {id} in the stream: {}", self.body))

@@ -248,6 +248,19 @@ impl Context {
             state.finished = true;
         }
     }
+    /// Closes this call's event stream now, as a server that polls does (SEP-1699): the client
+    /// reconnects after the stream's `retry` delay with `Last-Event-ID`, and gets what the call
+    /// sent since, its result included. Only a handshake-era call over Streamable HTTP has such a
+    /// stream (`true`); elsewhere nothing happens (`false`). The call itself goes on.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::{Context, protocol::ProtocolVersion};
+    /// let cx = Context::detached(ProtocolVersion::V2025_11_25, Default::default());
+    /// assert!(!cx.close_stream(), "no stream to close");
+    /// ```
+    pub fn close_stream(&self) -> bool {
+        self.inner.outbound.as_ref().is_some_and(Outbound::close_stream)
+    }
     /// Whether a log message at `level` would reach the client: it asked for messages at that
     /// level or above (`logging/setLevel` on the handshake era, where `info` and above are sent
     /// until it does; `_meta["io.modelcontextprotocol/logLevel"]` on 2026-07-28, where nothing is

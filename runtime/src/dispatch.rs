@@ -236,7 +236,7 @@ impl Admitted {
     /// progress token, and the benchmark door, run calls.
     pub(crate) async fn run_detached(self, principal: Option<Principal>) -> Option<Outgoing> {
         let (tx, _) = tokio::sync::mpsc::channel(1);
-        self.run(Outbound { tx }, None, principal).await
+        self.run(Outbound::new(tx), None, principal).await
     }
 
     /// Runs the call and returns its response, or `None` when it was cancelled (a cancelled
@@ -327,7 +327,7 @@ mod tests {
             panic!("a call")
         };
         let (tx, _rx) = tokio::sync::mpsc::channel(1);
-        let running = tokio::spawn(second.run(Outbound { tx }, None, None));
+        let running = tokio::spawn(second.run(Outbound::new(tx), None, None));
         tokio::task::yield_now().await;
         let cancel = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
         assert!(matches!(

@@ -88,7 +88,7 @@ pub use item::{BodyFuture, MAX_PARAMS};
 pub use resolve::checks::ResolverFn;
 pub use server::Server;
 #[cfg(feature = "http")]
-pub use transport::http::HttpOptions;
+pub use transport::http::{HttpOptions, ResumeOptions};
 
 // The names the root had before the modules above; each still compiles, and warns with its new
 // path where Rust allows it (see `moved.rs`).

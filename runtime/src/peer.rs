@@ -15,9 +15,37 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore, mpsc, oneshot};
 #[derive(Clone, Debug)]
 pub(crate) struct Outbound {
     pub(crate) tx: mpsc::Sender<Outgoing>,
+    /// Closes the connection's stream early (a handshake-era HTTP stream that can be resumed);
+    /// `None` elsewhere.
+    pub(crate) closer: Option<StreamCloser>,
+}
+
+/// Closes one HTTP stream's connection early ([`Outbound::close_stream`]).
+#[derive(Clone)]
+pub(crate) struct StreamCloser(pub(crate) Arc<dyn Fn() + Send + Sync>);
+
+impl std::fmt::Debug for StreamCloser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("StreamCloser")
+    }
 }
 
 impl Outbound {
+    pub(crate) fn new(tx: mpsc::Sender<Outgoing>) -> Self {
+        Self { tx, closer: None }
+    }
+
+    /// Closes the stream this goes to, if it can be closed early and resumed; `false` if not.
+    pub(crate) fn close_stream(&self) -> bool {
+        match &self.closer {
+            Some(c) => {
+                (c.0)();
+                true
+            }
+            None => false,
+        }
+    }
+
     pub(crate) async fn send(&self, message: Outgoing) -> bool {
         self.tx.send(message).await.is_ok()
     }

@@ -282,7 +282,7 @@ mod tests {
     fn only_subscribers_of_the_exact_uri_are_told_and_dropping_unregisters() {
         let updates = ResourceUpdates::default();
         let (tx, mut rx) = mpsc::channel(8);
-        let mut a = updates.session(Mailbox::attached(&Outbound { tx }));
+        let mut a = updates.session(Mailbox::attached(&Outbound::new(tx)));
         let mut b = updates.session(Mailbox::default());
         assert!(a.subscribe("test://x") && a.subscribe("test://x") && a.subscribe("test://y"));
         assert!(b.subscribe("test://x"));
@@ -308,8 +308,8 @@ mod tests {
         let updates = ResourceUpdates::default();
         let (slow_tx, _slow_rx) = mpsc::channel(MAX_QUEUED);
         let (fast_tx, mut fast_rx) = mpsc::channel(MAX_QUEUED);
-        let mut slow = updates.session(Mailbox::attached(&Outbound { tx: slow_tx }));
-        let mut fast = updates.session(Mailbox::attached(&Outbound { tx: fast_tx }));
+        let mut slow = updates.session(Mailbox::attached(&Outbound::new(slow_tx)));
+        let mut fast = updates.session(Mailbox::attached(&Outbound::new(fast_tx)));
         slow.subscribe("test://x");
         fast.subscribe("test://x");
         for _ in 0..MAX_QUEUED {

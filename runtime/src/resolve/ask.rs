@@ -999,7 +999,7 @@ mod tests {
     /// `answer(method)`, and the methods of the requests and notifications it was sent.
     fn client(answer: fn(&str) -> Value) -> (Peer, Arc<Mutex<Vec<String>>>) {
         let (tx, mut rx) = tokio::sync::mpsc::channel(16);
-        let peer = Peer::new(Outbound { tx }, 8);
+        let peer = Peer::new(Outbound::new(tx), 8);
         peer.initialized();
         let sent = Arc::new(Mutex::new(Vec::new()));
         let (answering, seen) = (peer.clone(), sent.clone());

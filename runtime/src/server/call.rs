@@ -402,7 +402,7 @@ mod tests {
         let (tx, _rx) = tokio::sync::mpsc::channel(1);
         tokio::time::timeout(
             std::time::Duration::from_secs(10),
-            call.run(Outbound { tx }, None, None),
+            call.run(Outbound::new(tx), None, None),
         )
         .await
         .expect("the first round of `asks` ended within 10 s")

@@ -170,7 +170,7 @@ impl Listen {
         let tag: Arc<RawValue> = Arc::from(to_raw(id)?);
         // Updates queue here until the acknowledgment is out, so none goes before it.
         let (tx, mut rx) = mpsc::channel::<Outgoing>(MAX_QUEUED);
-        let mut subscriptions = server.updates.listen(Mailbox::attached(&Outbound { tx }), tag);
+        let mut subscriptions = server.updates.listen(Mailbox::attached(&Outbound::new(tx)), tag);
         for uri in &self.uris {
             subscriptions.subscribe(uri);
         }

@@ -261,7 +261,7 @@ impl Server {
         let context: Context = start
             .input
             .context
-            .for_task(cancel.clone(), Some(imperative), Outbound { tx });
+            .for_task(cancel.clone(), Some(imperative), Outbound::new(tx));
         let input = Input { context, ..start.input };
         let body = start.item.run(input, start.resolved);
         self.config.running_tasks.runs(&id, cancel.clone());

@@ -31,7 +31,7 @@ where
 {
     let (tx, rx) = mpsc::channel::<Outgoing>(256);
     let (read, written) = tokio::join!(
-        read_messages(server, reader, Outbound { tx }),
+        read_messages(server, reader, Outbound::new(tx)),
         write_messages(writer, rx)
     );
     if let Err(e) = written {

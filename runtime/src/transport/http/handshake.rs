@@ -4,6 +4,7 @@
 //! GET naming the session opens its stream of notifications that answer no request
 //! (`notifications/resources/updated`); one at a time, the latest taking over.
 
+use super::replay::{Refusal, Replay};
 use super::sessions::HandshakeSession;
 use super::{
     Body, SESSION_HEADER, SentVersion, State, VERSION_HEADER, WithStatus, empty, error_response, guard, header_str,
@@ -22,6 +23,8 @@ use http::{HeaderValue, StatusCode};
 use std::sync::{Arc, Weak};
 use tokio::sync::mpsc;
 
+const LAST_EVENT_ID: &str = "last-event-id";
+
 impl State {
     /// `initialize` without a session: a new session, if the bound allows.
     pub(super) fn initialize(&self, inbound: Inbound<'_>, principal: Option<Principal>) -> http::Response<Body> {
@@ -32,12 +35,24 @@ impl State {
             Dispatch::Reply(error) => return message_response(error, true),
             Dispatch::Done | Dispatch::Call(_) | Dispatch::Forbidden(..) => return empty(StatusCode::BAD_REQUEST),
         };
+        let replay = match Replay::new(self.options.resume.clone(), self.kept.clone()) {
+            Ok(replay) => replay,
+            Err(e) => {
+                tracing::error!(error = %e, "no session opened");
+                return error_response(
+                    None,
+                    ErrorObject::internal("Internal error: no session could be opened"),
+                )
+                .with_status(StatusCode::SERVICE_UNAVAILABLE);
+            }
+        };
         let handshake = HandshakeSession::new(
             principal,
             session,
             dispatcher,
             self.sink.clone(),
             self.server.config.max_waiting,
+            replay,
         );
         let session_id = match self.sessions.open(handshake) {
             Ok(Some(id)) => id,
@@ -96,12 +111,15 @@ impl State {
             Dispatch::Forbidden(id, forbidden) => self.insufficient_scope(headers, id, &forbidden),
             // On this era an error is an ordinary response (200).
             Dispatch::Reply(message) => message_response(message, false),
-            Dispatch::Call(call) => super::sse::stream(
+            Dispatch::Call(call) => super::sse::resumable(
+                &handshake.replay,
                 call,
                 |out| Some(Peer::sharing(&handshake.peer, out.clone())),
                 principal,
-                None,
-            ),
+                self.options.stream_keepalive,
+            )
+            // The session ended since it was looked up.
+            .unwrap_or_else(|| Refused::NoSession.response(None)),
         }
     }
 
@@ -125,11 +143,13 @@ impl State {
         Ok(handshake)
     }
 
-    /// `GET` naming a session: its stream of notifications that answer no request. It needs
+    /// `GET` naming a session: its stream of notifications that answer no request, or with
+    /// `Last-Event-ID` the rest of one of its streams whose connection broke. It needs
     /// `Accept: text/event-stream` (else 406) and a session of the caller's (else 404, as for a
-    /// POST). One stream per session: a second GET takes over, and the first ends (a client
-    /// that reconnects is never locked out by a stream it lost). The stream ends with the
-    /// session; while it is open the session is not idle.
+    /// POST). One reader per stream: a second GET takes over, and the first ends (a client
+    /// that reconnects is never locked out by a stream it lost). A `Last-Event-ID` that names no
+    /// event of this session gets 400, one whose events are no longer kept 410; neither replays
+    /// anything. The GET stream ends with the session; while it is open the session is not idle.
     pub(super) fn listen(
         &self,
         headers: &http::HeaderMap,
@@ -148,6 +168,19 @@ impl State {
             Ok(handshake) => handshake,
             Err(refused) => return refused.response(None),
         };
+        let keepalive = self.options.stream_keepalive;
+        let mut after = None;
+        if let Some(last) = headers.get(LAST_EVENT_ID) {
+            let found = last.to_str().map_err(|_| Refusal::Foreign);
+            match found.and_then(|last| handshake.replay.find(last)) {
+                Ok((log, seq)) if log.n != 0 => return super::sse::resume(&handshake.replay, log, seq, keepalive),
+                Ok((_, seq)) => after = Some(seq),
+                Err(refusal) => return Refused::Resume(refusal).response(None),
+            }
+        }
+        let Some(log) = handshake.replay.listen_log() else {
+            return Refused::NoSession.response(None);
+        };
         let (tx, rx) = mpsc::channel(MAX_QUEUED);
         // `None`: the session ended since it was looked up.
         let Some(attachment) = handshake.mailbox.attach(tx) else {
@@ -157,7 +190,7 @@ impl State {
             session: Arc::downgrade(&handshake),
             attachment,
         };
-        super::sse::listen(rx, self.options.stream_keepalive, on_close)
+        super::sse::listen(&handshake.replay, log, rx, after, keepalive, on_close)
     }
 }
 
@@ -167,6 +200,9 @@ enum Refused {
     NoSession,
     /// The request names a version that is not a handshake-era one this server supports: 400.
     Unsupported(String),
+    /// A `Last-Event-ID` that is not resumed: 400 (not an event of this session's) or 410 (its
+    /// events are no longer kept).
+    Resume(Refusal),
 }
 
 impl Refused {
@@ -184,6 +220,21 @@ impl Refused {
                 )),
             )
             .with_status(StatusCode::BAD_REQUEST),
+            Self::Resume(Refusal::Foreign) => error_response(
+                id,
+                ErrorObject::invalid_request(
+                    "Bad Request: Last-Event-ID names no event of this session; open the stream without it",
+                ),
+            )
+            .with_status(StatusCode::BAD_REQUEST),
+            Self::Resume(Refusal::Gone) => error_response(
+                id,
+                ErrorObject::invalid_request(
+                    "Gone: the events after this Last-Event-ID are no longer kept (the stream ended, or a bound \
+                     dropped them); nothing is replayed",
+                ),
+            )
+            .with_status(StatusCode::GONE),
         }
     }
 }

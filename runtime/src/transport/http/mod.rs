@@ -16,11 +16,12 @@ mod handshake;
 mod metadata;
 mod mirror;
 mod options;
+mod replay;
 mod sessions;
 mod sse;
 mod stateless;
 
-pub use options::HttpOptions;
+pub use options::{HttpOptions, ResumeOptions};
 
 use crate::budget::{Budget, Hold};
 use crate::dispatch::Dispatcher;
@@ -63,6 +64,8 @@ struct State {
     sessions: Sessions,
     /// Bytes of request bodies being read or handled.
     buffered: Budget,
+    /// Bytes of events every session keeps for resumption ([`ResumeOptions::max_total_bytes`]).
+    kept: Arc<std::sync::atomic::AtomicUsize>,
     /// Where frames for no stream in particular go (a session's own peer outbound is never read).
     sink: Outbound,
     /// The metadata's `scopes_supported`: the configured ones, then every tool's, prompt's and
@@ -229,9 +232,10 @@ impl State {
                 options.max_sessions_per_principal,
             ),
             buffered: Budget::new(options.max_buffered_bytes),
+            kept: Arc::default(),
             server,
             options,
-            sink: Outbound { tx },
+            sink: Outbound::new(tx),
             mcp,
         })
     }

@@ -38,6 +38,8 @@ pub struct HttpOptions {
     pub(super) max_connections: usize,
     pub(super) max_buffered_bytes: usize,
     pub(super) stream_keepalive: Duration,
+    /// Handshake-era streams that outlive their connection ([`HttpOptions::resumable`]).
+    pub(super) resume: ResumeOptions,
     /// Pages served beside the MCP endpoint, by exact path.
     pub(super) pages: Vec<(String, PageHandler)>,
 }
@@ -58,6 +60,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("max_connections", &self.max_connections)
             .field("max_buffered_bytes", &self.max_buffered_bytes)
             .field("stream_keepalive", &self.stream_keepalive)
+            .field("resume", &self.resume)
             .field("pages", &self.pages.iter().map(|(p, _)| p).collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
@@ -83,6 +86,7 @@ impl Default for HttpOptions {
             max_connections: 4096,
             max_buffered_bytes: 64 * 1024 * 1024,
             stream_keepalive: Duration::from_secs(15),
+            resume: ResumeOptions::default(),
             pages: Vec::new(),
         }
     }
@@ -317,6 +321,113 @@ impl HttpOptions {
     /// ```
     pub fn stream_keepalive(mut self, every: Duration) -> Self {
         self.stream_keepalive = every.max(Duration::from_millis(1));
+        self
+    }
+    /// The bounds of resumable streams (handshake era): how long a call whose stream broke
+    /// runs on waiting for its client to come back, and how many bytes and events a session,
+    /// and the whole listener, keep for clients to resume. See [`ResumeOptions`].
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::{HttpOptions, ResumeOptions};
+    /// use std::time::Duration;
+    /// let options = HttpOptions::default().resumable(
+    ///     ResumeOptions::default()
+    ///         .detached_timeout(Duration::from_secs(120))
+    ///         .close_streams_after(Duration::from_secs(50)),
+    /// );
+    /// # let _ = options;
+    /// ```
+    pub fn resumable(mut self, resume: ResumeOptions) -> Self {
+        self.resume = resume;
+        self
+    }
+}
+
+/// How handshake-era (2025-06-18, 2025-11-25) SSE streams survive a broken connection.
+///
+/// Every event of a session's streams (a call's POST stream, the session's GET stream) carries an
+/// `id` and is kept until its stream ends, so a client whose connection broke sends `GET` with
+/// `Mcp-Session-Id` and `Last-Event-ID` and gets the rest of that stream. A stream starts with a
+/// priming event (an `id`, a `retry` field, empty `data`). A broken stream does not cancel its
+/// call: the call runs on, and what it sends is kept for the client, within these bounds:
+///
+/// | bound | default | reached |
+/// |---|---|---|
+/// | [`detached_timeout`](Self::detached_timeout) | 5 min | a call nobody reads for that long is cancelled, its events dropped |
+/// | [`max_session_bytes`](Self::max_session_bytes) | 1 MiB | events already written are dropped first, then the session's oldest detached call is cancelled |
+/// | [`max_session_events`](Self::max_session_events) | 4,096 | as for bytes |
+/// | [`max_total_bytes`](Self::max_total_bytes) | 64 MiB | as for bytes, within the session whose event crossed it |
+/// | [`retry`](Self::retry) | 1 s | the reconnection delay a client is told |
+/// | [`close_streams_after`](Self::close_streams_after) | off | each stream's connection is closed after that time (SEP-1699 polling) |
+///
+/// A stream with a reader is never dropped: it waits for its reader (backpressure) instead.
+/// `notifications/cancelled` and the session's end (`DELETE`, idleness, eviction) still cancel.
+/// 2026-07-28 streams are not kept: closing one cancels its request, as that era requires.
+///
+/// ```
+/// use mcp_resolve_runtime::ResumeOptions;
+/// use std::time::Duration;
+/// let resume = ResumeOptions::default()
+///     .detached_timeout(Duration::from_secs(600))
+///     .max_session_bytes(4 << 20);
+/// # let _ = resume;
+/// ```
+#[derive(Clone, Debug)]
+pub struct ResumeOptions {
+    pub(super) detached_timeout: Duration,
+    pub(super) max_session_bytes: usize,
+    pub(super) max_session_events: usize,
+    pub(super) max_total_bytes: usize,
+    pub(super) retry: Duration,
+    pub(super) close_after: Option<Duration>,
+}
+
+impl Default for ResumeOptions {
+    fn default() -> Self {
+        Self {
+            detached_timeout: Duration::from_secs(5 * 60),
+            max_session_bytes: 1 << 20,
+            max_session_events: 4096,
+            max_total_bytes: 64 << 20,
+            retry: Duration::from_secs(1),
+            close_after: None,
+        }
+    }
+}
+
+impl ResumeOptions {
+    /// How long a call whose stream broke runs on without a reader (default 5 min): past it the
+    /// call is cancelled and its events dropped, with a log line naming the session.
+    pub fn detached_timeout(mut self, timeout: Duration) -> Self {
+        self.detached_timeout = timeout;
+        self
+    }
+    /// Bytes of events one session keeps for resumption (default 1 MiB).
+    pub fn max_session_bytes(mut self, bytes: usize) -> Self {
+        self.max_session_bytes = bytes.max(1);
+        self
+    }
+    /// Events one session keeps for resumption (default 4,096).
+    pub fn max_session_events(mut self, events: usize) -> Self {
+        self.max_session_events = events.max(1);
+        self
+    }
+    /// Bytes of events the listener keeps for resumption across all sessions (default 64 MiB).
+    pub fn max_total_bytes(mut self, bytes: usize) -> Self {
+        self.max_total_bytes = bytes.max(1);
+        self
+    }
+    /// The `retry` field of each stream's priming event: how long a client waits before it
+    /// reconnects (default 1 s).
+    pub fn retry(mut self, retry: Duration) -> Self {
+        self.retry = retry;
+        self
+    }
+    /// Closes each stream's connection after `after` (off by default), once its priming event
+    /// and `retry` field went out; the client reconnects with `Last-Event-ID` and the stream goes
+    /// on (SEP-1699 polling). For deployments whose proxies cut long requests.
+    pub fn close_streams_after(mut self, after: Duration) -> Self {
+        self.close_after = Some(after.max(Duration::from_millis(1)));
         self
     }
 }

@@ -2,6 +2,7 @@
 //! principal that opened them, ended by `DELETE` or by idleness. A session with its GET stream
 //! open is not idle.
 
+use super::replay::Replay;
 use crate::dispatch::Dispatcher;
 use crate::peer::{Mailbox, Outbound, Peer};
 use crate::principal::Principal;
@@ -25,6 +26,8 @@ pub(super) struct HandshakeSession {
     pub(super) peer: Peer,
     /// Where its notifications go: the GET stream, while one is open (shared with `session`).
     pub(super) mailbox: Mailbox,
+    /// Its streams' events, kept for a client to resume.
+    pub(super) replay: Arc<Replay>,
     last_seen: Mutex<Instant>,
 }
 
@@ -35,9 +38,11 @@ impl HandshakeSession {
         dispatcher: Dispatcher,
         sink: Outbound,
         max_waiting: usize,
+        replay: Replay,
     ) -> Self {
         Self {
             principal,
+            replay: Arc::new(replay),
             mailbox: session.mailbox().clone(),
             session: Mutex::new(session),
             dispatcher,
@@ -66,6 +71,7 @@ impl HandshakeSession {
         self.peer.close();
         self.dispatcher.cancel_all();
         self.mailbox.close();
+        self.replay.close();
         if let Ok(mut s) = self.session.lock() {
             s.end();
         }
@@ -154,6 +160,7 @@ impl Sessions {
         if let Some(p) = &session.principal {
             *inner.owned.entry(caller(p)).or_default() += 1;
         }
+        session.replay.label(&id);
         inner.map.insert(id.clone(), Arc::new(session));
         Ok(Some(id))
     }
@@ -230,8 +237,9 @@ mod tests {
             principal,
             Session::new(),
             Dispatcher::connection(server),
-            Outbound { tx },
+            Outbound::new(tx),
             32,
+            Replay::new(Default::default(), Arc::default()).unwrap(),
         )
     }
 

@@ -1,0 +1,579 @@
+//! What a handshake-era session keeps of its SSE streams so that a client whose connection broke
+//! can resume one (`GET` with `Last-Event-ID`): each stream's events, with ids that name the
+//! stream, until the stream ends, within the bounds of [`ResumeOptions`].
+//!
+//! Stream 0 is the session's GET stream; each call's POST stream gets the next number. An event
+//! id is `<salt>-<stream>-<seq>`: the salt is 64 random bits of the session's own, so an id never
+//! names a stream of another session and cannot be guessed from one; `seq` counts from 1 within
+//! the stream (0 names the point before its first event: the priming event's id).
+//!
+//! A [`Log`] is written by the pump that reads its call (or the session's mailbox) and read by at
+//! most one reader at a time, the response body of a POST or of a resuming GET; a new reader takes
+//! over from the one before. A stream without a reader keeps what its call sends until a reader
+//! comes back, the call ends past [`ResumeOptions::detached_timeout`], or a bound drops it.
+
+use super::options::ResumeOptions;
+use crate::seal::{RandomUnavailable, random};
+use bytes::Bytes;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+/// How many events a stream with a reader holds that the reader has not taken yet before its
+/// call waits (backpressure, as a plain stream's channel gives).
+pub(super) const WINDOW: u64 = 64;
+
+/// One session's kept streams.
+pub(super) struct Replay {
+    salt: String,
+    options: ResumeOptions,
+    /// Bytes kept by every session of the listener.
+    total: Arc<AtomicUsize>,
+    /// The start of the session's id, for log lines (never the whole id: it is a credential).
+    label: OnceLock<String>,
+    inner: Mutex<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    /// The next call stream's number (stream 0 is the GET stream).
+    next: u64,
+    /// Oldest first.
+    streams: BTreeMap<u64, Arc<Log>>,
+    bytes: usize,
+    events: usize,
+    /// The session ended: nothing is kept any more.
+    closed: bool,
+}
+
+/// One stream's events.
+pub(super) struct Log {
+    pub(super) n: u64,
+    /// The call's; `None` for the GET stream.
+    cancel: Option<CancellationToken>,
+    state: Mutex<LogState>,
+    /// New events, a reader taking over, the stream closed early or ended.
+    pub(super) changed: Notify,
+    /// The reader took events, or went.
+    pub(super) advanced: Notify,
+}
+
+#[derive(Default)]
+pub(super) struct LogState {
+    /// Contiguous by `seq`, oldest first.
+    events: VecDeque<(u64, Bytes)>,
+    next_seq: u64,
+    /// Events below this were handed to a reader.
+    sent: u64,
+    /// The response's seq: the stream ends after it.
+    last: Option<u64>,
+    /// Nothing more comes (the call ended without a response).
+    over: bool,
+    /// Dropped (why): readers stop and resumption is refused.
+    ended: Option<String>,
+    /// The reader now (0: none) and how many attached so far.
+    reader: u64,
+    readers: u64,
+    /// A reader asked to close early ([`Log::kick`]).
+    kicked: u64,
+}
+
+/// Why a `Last-Event-ID` is not resumed.
+#[derive(Debug, PartialEq, Eq)]
+pub(super) enum Refusal {
+    /// Not an id of this session's (malformed, or another session's): 400.
+    Foreign,
+    /// This session's, but the events after it are no longer kept: 410.
+    Gone,
+}
+
+/// What a reader takes next.
+pub(super) enum Next {
+    /// An event, and whether it is the stream's last (the response).
+    Event(Bytes, bool),
+    /// Nothing yet: wait for `changed`.
+    Wait,
+    /// The stream is over and everything was taken.
+    Finished,
+    /// This reader must stop: another took over, the stream was closed early or dropped.
+    Stop,
+}
+
+impl Replay {
+    pub(super) fn new(options: ResumeOptions, total: Arc<AtomicUsize>) -> Result<Self, RandomUnavailable> {
+        let mut raw = [0u8; 8];
+        random(&mut raw)?;
+        Ok(Self {
+            salt: raw.iter().map(|b| format!("{b:02x}")).collect(),
+            options,
+            total,
+            label: OnceLock::new(),
+            inner: Mutex::new(Inner {
+                next: 1,
+                ..Inner::default()
+            }),
+        })
+    }
+
+    pub(super) fn options(&self) -> &ResumeOptions {
+        &self.options
+    }
+
+    /// Names the session in log lines (the start of its id).
+    pub(super) fn label(&self, session_id: &str) {
+        let _ = self.label.set(session_id.chars().take(8).collect());
+    }
+
+    fn inner(&self) -> Option<MutexGuard<'_, Inner>> {
+        self.inner.lock().ok()
+    }
+
+    /// The id of event `seq` of stream `n`.
+    pub(super) fn id(&self, n: u64, seq: u64) -> String {
+        format!("{}-{n}-{seq}", self.salt)
+    }
+
+    /// A new call stream; `None` once the session ended.
+    pub(super) fn open(&self, cancel: CancellationToken) -> Option<Arc<Log>> {
+        let mut inner = self.inner()?;
+        if inner.closed {
+            return None;
+        }
+        let n = inner.next;
+        inner.next += 1;
+        let log = Arc::new(Log::new(n, Some(cancel)));
+        inner.streams.insert(n, log.clone());
+        Some(log)
+    }
+
+    /// The session's GET stream, made on first use; `None` once the session ended.
+    pub(super) fn listen_log(&self) -> Option<Arc<Log>> {
+        let mut inner = self.inner()?;
+        if inner.closed {
+            return None;
+        }
+        Some(
+            inner
+                .streams
+                .entry(0)
+                .or_insert_with(|| Arc::new(Log::new(0, None)))
+                .clone(),
+        )
+    }
+
+    /// The stream `last_event_id` names and the seq it names, if every event after it is kept.
+    pub(super) fn find(&self, last_event_id: &str) -> Result<(Arc<Log>, u64), Refusal> {
+        let mut parts = last_event_id.trim().splitn(3, '-');
+        let (Some(salt), Some(n), Some(seq)) = (parts.next(), parts.next(), parts.next()) else {
+            return Err(Refusal::Foreign);
+        };
+        let (Ok(n), Ok(seq)) = (n.parse::<u64>(), seq.parse::<u64>()) else {
+            return Err(Refusal::Foreign);
+        };
+        if salt != self.salt {
+            return Err(Refusal::Foreign);
+        }
+        let log = {
+            let inner = self.inner().ok_or(Refusal::Gone)?;
+            if n >= inner.next {
+                return Err(Refusal::Foreign);
+            }
+            inner.streams.get(&n).cloned().ok_or(Refusal::Gone)?
+        };
+        let st = log.state().ok_or(Refusal::Gone)?;
+        let first = st.events.front().map_or(st.next_seq, |(s, _)| *s);
+        if st.ended.is_some() || seq >= st.next_seq.max(1) || seq + 1 < first {
+            return Err(if seq >= st.next_seq.max(1) && st.ended.is_none() {
+                Refusal::Foreign
+            } else {
+                Refusal::Gone
+            });
+        }
+        drop(st);
+        Ok((log, seq))
+    }
+
+    /// Keeps `event` (made by `encode` from its id) as the next of `log`; `last`: it is the
+    /// response. The bounds are kept after it went in.
+    pub(super) fn push(&self, log: &Log, last: bool, encode: impl FnOnce(&str) -> Bytes) {
+        let len = {
+            let Some(mut st) = log.state() else { return };
+            if st.ended.is_some() {
+                return;
+            }
+            let seq = st.next_seq;
+            st.next_seq += 1;
+            let event = encode(&self.id(log.n, seq));
+            let len = event.len();
+            st.events.push_back((seq, event));
+            if last {
+                st.last = Some(seq);
+            }
+            len
+        };
+        self.total.fetch_add(len, Ordering::Relaxed);
+        if let Some(mut inner) = self.inner() {
+            inner.bytes += len;
+            inner.events += 1;
+        }
+        log.changed.notify_waiters();
+        self.keep_bounds();
+    }
+
+    /// Over a bound: events a reader already took go first (oldest streams first); then the
+    /// session's oldest call without a reader is ended. A stream with a reader is never dropped
+    /// (its backpressure bounds it).
+    fn keep_bounds(&self) {
+        loop {
+            let victim = {
+                let Some(mut inner) = self.inner() else { return };
+                let over = |inner: &Inner| {
+                    inner.bytes > self.options.max_session_bytes
+                        || inner.events > self.options.max_session_events
+                        || self.total.load(Ordering::Relaxed) > self.options.max_total_bytes
+                };
+                if !over(&inner) {
+                    return;
+                }
+                let mut freed = None;
+                for log in inner.streams.values() {
+                    let Some(mut st) = log.state() else { continue };
+                    if let Some((seq, _)) = st.events.front()
+                        && *seq < st.sent
+                        && let Some((_, e)) = st.events.pop_front()
+                    {
+                        freed = Some(e.len());
+                        break;
+                    }
+                }
+                if let Some(len) = freed {
+                    inner.bytes -= len;
+                    inner.events -= 1;
+                    self.total.fetch_sub(len, Ordering::Relaxed);
+                    continue;
+                }
+                let detached = inner
+                    .streams
+                    .values()
+                    .find(|l| l.n != 0 && l.state().is_some_and(|st| st.reader == 0))
+                    .cloned();
+                match detached {
+                    Some(log) => log,
+                    None => return,
+                }
+            };
+            let (bytes, events) = (self.options.max_session_bytes, self.options.max_session_events);
+            tracing::warn!(
+                session = self.label.get().map_or("?", String::as_str),
+                stream = victim.n,
+                max_session_bytes = bytes,
+                max_session_events = events,
+                max_total_bytes = self.options.max_total_bytes,
+                "a call whose client went away was cancelled: the events kept for it to resume \
+                 went over a bound (ResumeOptions)"
+            );
+            self.end(victim.n, "the events kept for it went over a bound");
+        }
+    }
+
+    /// Drops stream `n` and cancels its call, `why` (a reader stops, resumption is refused).
+    pub(super) fn end(&self, n: u64, why: &str) {
+        let Some(log) = self.inner().and_then(|mut inner| inner.streams.remove(&n)) else {
+            return;
+        };
+        if let Some(mut st) = log.state() {
+            st.ended = Some(why.to_owned());
+        }
+        self.forget(&log);
+        if let Some(c) = &log.cancel {
+            c.cancel();
+        }
+        log.changed.notify_waiters();
+        log.advanced.notify_waiters();
+    }
+
+    /// Stream `n` was delivered to its end: nothing of it is kept.
+    pub(super) fn remove(&self, n: u64) {
+        if let Some(log) = self.inner().and_then(|mut inner| inner.streams.remove(&n)) {
+            self.forget(&log);
+        }
+    }
+
+    /// Takes `log`'s events out of the counts (it left the map).
+    fn forget(&self, log: &Log) {
+        let (bytes, events) = match log.state() {
+            Some(mut st) => {
+                let bytes: usize = st.events.iter().map(|(_, e)| e.len()).sum();
+                let events = st.events.len();
+                st.events.clear();
+                (bytes, events)
+            }
+            None => (0, 0),
+        };
+        self.total.fetch_sub(bytes, Ordering::Relaxed);
+        if let Some(mut inner) = self.inner() {
+            inner.bytes -= bytes;
+            inner.events -= events;
+        }
+    }
+
+    /// The session ended: every stream is dropped (its calls were cancelled with it).
+    pub(super) fn close(&self) {
+        let logs: Vec<u64> = match self.inner() {
+            Some(mut inner) => {
+                inner.closed = true;
+                inner.streams.keys().copied().collect()
+            }
+            None => return,
+        };
+        for n in logs {
+            self.end(n, "the session ended");
+        }
+    }
+
+    /// Bytes and events this session keeps now.
+    #[cfg(test)]
+    fn kept(&self) -> (usize, usize) {
+        self.inner().map_or((0, 0), |i| (i.bytes, i.events))
+    }
+}
+
+impl Log {
+    fn new(n: u64, cancel: Option<CancellationToken>) -> Self {
+        Self {
+            n,
+            cancel,
+            state: Mutex::new(LogState {
+                next_seq: 1,
+                sent: 1,
+                ..LogState::default()
+            }),
+            changed: Notify::new(),
+            advanced: Notify::new(),
+        }
+    }
+
+    fn state(&self) -> Option<MutexGuard<'_, LogState>> {
+        self.state.lock().ok()
+    }
+
+    /// A reader attaches, taking over from the one before (which stops): its number.
+    pub(super) fn attach(&self) -> u64 {
+        let turn = match self.state() {
+            Some(mut st) => {
+                st.readers += 1;
+                st.reader = st.readers;
+                st.readers
+            }
+            None => 0,
+        };
+        self.changed.notify_waiters();
+        turn
+    }
+
+    /// The seq the next event will get.
+    pub(super) fn next_seq(&self) -> u64 {
+        self.state().map_or(1, |st| st.next_seq)
+    }
+
+    /// Reader `turn` went: `Some(true)` if the stream was over and all taken (drop it),
+    /// `Some(false)` if the stream is left without a reader (detached), `None` if another reader
+    /// had taken over.
+    pub(super) fn detach(&self, turn: u64, cursor: u64) -> Option<bool> {
+        let done = {
+            let mut st = self.state()?;
+            if st.reader != turn {
+                return None;
+            }
+            st.reader = 0;
+            (st.over || st.last.is_some_and(|l| l < cursor)) && cursor >= st.next_seq
+        };
+        self.advanced.notify_waiters();
+        Some(done)
+    }
+
+    /// Whether the stream still has no reader since reader `turn` went.
+    pub(super) fn still_detached_since(&self, turn: u64) -> bool {
+        self.state()
+            .is_some_and(|st| st.reader == 0 && st.readers == turn && st.ended.is_none())
+    }
+
+    /// What reader `turn`, at `cursor` (the next seq it wants), takes now.
+    pub(super) fn next(&self, turn: u64, cursor: &mut u64) -> Next {
+        let next = {
+            let Some(mut st) = self.state() else { return Next::Stop };
+            if st.reader != turn || st.kicked == turn || st.ended.is_some() {
+                return Next::Stop;
+            }
+            let first = st.events.front().map_or(st.next_seq, |(s, _)| *s);
+            if *cursor < first {
+                // Dropped before this reader took it (a bound): never skip silently.
+                return Next::Stop;
+            }
+            match st.events.get((*cursor - first) as usize).cloned() {
+                Some((seq, event)) => {
+                    *cursor = seq + 1;
+                    st.sent = st.sent.max(*cursor);
+                    Next::Event(event, st.last == Some(seq))
+                }
+                None if st.over || st.last.is_some_and(|l| l < *cursor) => Next::Finished,
+                None => Next::Wait,
+            }
+        };
+        if matches!(next, Next::Event(..)) {
+            self.advanced.notify_waiters();
+        }
+        next
+    }
+
+    /// Whether the writer should wait: a reader is there and has not taken `WINDOW` events.
+    pub(super) fn waits_for_reader(&self) -> bool {
+        self.state()
+            .is_some_and(|st| st.reader != 0 && st.ended.is_none() && st.next_seq - st.sent >= WINDOW)
+    }
+
+    /// The call ended without a response (cancelled): nothing more comes.
+    pub(super) fn over(&self) {
+        if let Some(mut st) = self.state() {
+            st.over = true;
+        }
+        self.changed.notify_waiters();
+    }
+
+    /// Whether nothing more comes and nothing is left for a reader (drop it).
+    pub(super) fn drained(&self) -> bool {
+        self.state()
+            .is_some_and(|st| (st.over || st.last.is_some()) && st.reader == 0 && st.sent >= st.next_seq)
+    }
+
+    /// Closes the connection of the reader now (its stream goes on for the next reader).
+    pub(super) fn kick(&self) {
+        if let Some(mut st) = self.state() {
+            st.kicked = st.reader;
+        }
+        self.changed.notify_waiters();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn replay(options: ResumeOptions) -> Replay {
+        Replay::new(options, Arc::default()).unwrap()
+    }
+
+    fn push(r: &Replay, log: &Log, text: &str) {
+        r.push(log, false, |id| Bytes::from(format!("id: {id}\ndata: {text}\n\n")));
+    }
+
+    fn take(log: &Log, turn: u64, cursor: &mut u64) -> Vec<String> {
+        let mut out = Vec::new();
+        while let Next::Event(e, _) = log.next(turn, cursor) {
+            out.push(String::from_utf8_lossy(&e).into_owned());
+        }
+        out
+    }
+
+    #[test]
+    fn ids_name_their_session_and_stream_and_resume_after_exactly_that_event() {
+        let r = replay(ResumeOptions::default());
+        let other = replay(ResumeOptions::default());
+        let log = r.open(CancellationToken::new()).unwrap();
+        let turn = log.attach();
+        push(&r, &log, "a");
+        push(&r, &log, "b");
+        let mut cursor = 1;
+        assert_eq!(take(&log, turn, &mut cursor).len(), 2);
+        // The connection broke after "a" arrived: the rest is "b" and what came since.
+        push(&r, &log, "c");
+        assert_eq!(log.detach(turn, cursor), Some(false));
+        let (found, after) = r.find(&r.id(1, 1)).unwrap();
+        let turn = found.attach();
+        let mut cursor = after + 1;
+        let rest = take(&found, turn, &mut cursor);
+        assert!(rest[0].contains("data: b") && rest[1].contains("data: c"), "{rest:?}");
+        assert_eq!(rest.len(), 2);
+        assert!(rest[0].starts_with(&format!("id: {}", r.id(1, 2))));
+        // Another session's id, a stream never opened, a seq not sent yet: not ids of ours.
+        assert_eq!(r.find(&other.id(1, 1)).err(), Some(Refusal::Foreign));
+        assert_eq!(r.find(&r.id(7, 1)).err(), Some(Refusal::Foreign));
+        assert_eq!(r.find(&r.id(1, 9)).err(), Some(Refusal::Foreign));
+        assert_eq!(r.find("garbage").err(), Some(Refusal::Foreign));
+        r.remove(1);
+        assert_eq!(r.find(&r.id(1, 1)).err(), Some(Refusal::Gone));
+    }
+
+    #[test]
+    fn a_second_reader_takes_over_and_the_first_stops() {
+        let r = replay(ResumeOptions::default());
+        let log = r.open(CancellationToken::new()).unwrap();
+        let first = log.attach();
+        let second = log.attach();
+        push(&r, &log, "a");
+        let mut cursor = 1;
+        assert!(matches!(log.next(first, &mut cursor), Next::Stop));
+        assert!(matches!(log.next(second, &mut cursor), Next::Event(..)));
+        assert_eq!(log.detach(first, cursor), None, "not the reader any more");
+    }
+
+    #[test]
+    fn over_a_session_bound_taken_events_go_first_then_the_oldest_detached_call() {
+        let options = ResumeOptions::default().max_session_events(4);
+        let r = replay(options);
+        let detached_token = CancellationToken::new();
+        let detached = r.open(detached_token.clone()).unwrap();
+        let g = detached.attach();
+        push(&r, &detached, "d1");
+        assert_eq!(detached.detach(g, 1), Some(false));
+        let live_token = CancellationToken::new();
+        let live = r.open(live_token.clone()).unwrap();
+        let turn = live.attach();
+        let mut cursor = 1;
+        for i in 0..3 {
+            push(&r, &live, &format!("l{i}"));
+            take(&live, turn, &mut cursor);
+        }
+        assert_eq!(r.kept().1, 4, "at the bound, nothing dropped");
+        push(&r, &live, "l3");
+        assert_eq!(r.kept().1, 4, "one taken event of the live stream went");
+        assert!(!detached_token.is_cancelled());
+        // Nothing taken is left to drop: the detached call ends, the live one never does.
+        push(&r, &live, "l4");
+        push(&r, &live, "l5");
+        push(&r, &live, "l6");
+        push(&r, &live, "l7");
+        assert!(detached_token.is_cancelled());
+        assert!(!live_token.is_cancelled());
+        assert_eq!(r.find(&r.id(1, 0)).err(), Some(Refusal::Gone));
+        let rest = take(&live, turn, &mut cursor);
+        assert_eq!(rest.len(), 5, "the live reader misses nothing: {rest:?}");
+    }
+
+    #[test]
+    fn the_total_bound_counts_every_session_and_ending_a_session_gives_it_back() {
+        let total = Arc::new(AtomicUsize::new(0));
+        let options = ResumeOptions::default().max_total_bytes(100);
+        let a = Replay::new(options.clone(), total.clone()).unwrap();
+        let b = Replay::new(options, total.clone()).unwrap();
+        let ta = CancellationToken::new();
+        let la = a.open(ta.clone()).unwrap();
+        let g = la.attach();
+        la.detach(g, 1);
+        a.push(&la, false, |_| Bytes::from(vec![b'x'; 60]));
+        let tb = CancellationToken::new();
+        let lb = b.open(tb.clone()).unwrap();
+        let g = lb.attach();
+        lb.detach(g, 1);
+        b.push(&lb, false, |_| Bytes::from(vec![b'y'; 60]));
+        assert!(tb.is_cancelled(), "the session whose event crossed the bound pays");
+        assert!(!ta.is_cancelled(), "the other session never notices");
+        assert_eq!(total.load(Ordering::Relaxed), 60);
+        a.close();
+        assert!(ta.is_cancelled());
+        assert_eq!(total.load(Ordering::Relaxed), 0);
+        assert!(a.open(CancellationToken::new()).is_none(), "closed");
+    }
+}
