@@ -65,7 +65,7 @@ struct State {
     /// Bytes of request bodies being read or handled.
     buffered: Budget,
     /// Bytes of events every session keeps for resumption ([`ResumeOptions::max_total_bytes`]).
-    kept: Arc<std::sync::atomic::AtomicUsize>,
+    kept: Arc<replay::Kept>,
     /// Where frames for no stream in particular go (a session's own peer outbound is never read).
     sink: Outbound,
     /// The metadata's `scopes_supported`: the configured ones, then every tool's, prompt's and

@@ -17,20 +17,77 @@ use crate::seal::{RandomUnavailable, random};
 use bytes::Bytes;
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
+use std::time::Duration;
 use tokio::sync::Notify;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 /// How many events a stream with a reader holds that the reader has not taken yet before its
 /// call waits (backpressure, as a plain stream's channel gives).
 pub(super) const WINDOW: u64 = 64;
 
+/// How long a stream read to its end is still kept: the response was handed to the connection,
+/// but a connection broken at that moment may not have delivered it, and its client resumes.
+pub(super) const LINGER: Duration = Duration::from_secs(30);
+
+/// What every session of a listener keeps, together: the bytes, and the streams read to their
+/// end that linger ([`LINGER`]), oldest first, which go first when the total is over its bound.
+#[derive(Default)]
+pub(super) struct Kept {
+    bytes: AtomicUsize,
+    lingering: Mutex<VecDeque<(Instant, Weak<Replay>, u64)>>,
+}
+
+impl Kept {
+    /// Drops the oldest lingering stream of any session; `false` when none lingers.
+    fn drop_oldest_lingering(&self) -> bool {
+        let oldest = self.lingering.lock().ok().and_then(|mut q| q.pop_front());
+        match oldest {
+            Some((_, replay, n)) => {
+                if let Some(replay) = replay.upgrade() {
+                    replay.remove(n);
+                }
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Lets go of the streams that lingered their time.
+    fn expire(&self) {
+        let expired: Vec<(Weak<Replay>, u64)> = match self.lingering.lock() {
+            Ok(mut q) => {
+                let mut out = Vec::new();
+                while q.front().is_some_and(|(at, _, _)| at.elapsed() >= LINGER) {
+                    if let Some((_, r, n)) = q.pop_front() {
+                        out.push((r, n));
+                    }
+                }
+                out
+            }
+            Err(_) => Vec::new(),
+        };
+        for (replay, n) in expired {
+            if let Some(replay) = replay.upgrade() {
+                replay.remove(n);
+            }
+        }
+    }
+
+    /// Bytes kept now.
+    #[cfg(test)]
+    pub(super) fn bytes(&self) -> usize {
+        self.bytes.load(Ordering::Relaxed)
+    }
+}
+
 /// One session's kept streams.
 pub(super) struct Replay {
     salt: String,
     options: ResumeOptions,
-    /// Bytes kept by every session of the listener.
-    total: Arc<AtomicUsize>,
+    /// What every session of the listener keeps.
+    total: Arc<Kept>,
     /// The start of the session's id, for log lines (never the whole id: it is a credential).
     label: OnceLock<String>,
     inner: Mutex<Inner>,
@@ -102,7 +159,7 @@ pub(super) enum Next {
 }
 
 impl Replay {
-    pub(super) fn new(options: ResumeOptions, total: Arc<AtomicUsize>) -> Result<Self, RandomUnavailable> {
+    pub(super) fn new(options: ResumeOptions, total: Arc<Kept>) -> Result<Self, RandomUnavailable> {
         let mut raw = [0u8; 8];
         random(&mut raw)?;
         Ok(Self {
@@ -213,7 +270,7 @@ impl Replay {
             }
             len
         };
-        self.total.fetch_add(len, Ordering::Relaxed);
+        self.total.bytes.fetch_add(len, Ordering::Relaxed);
         if let Some(mut inner) = self.inner() {
             inner.bytes += len;
             inner.events += 1;
@@ -227,12 +284,18 @@ impl Replay {
     /// (its backpressure bounds it).
     fn keep_bounds(&self) {
         loop {
+            // Over the total: streams read to their end (of any session) go first.
+            if self.total.bytes.load(Ordering::Relaxed) > self.options.max_total_bytes
+                && self.total.drop_oldest_lingering()
+            {
+                continue;
+            }
             let victim = {
                 let Some(mut inner) = self.inner() else { return };
                 let over = |inner: &Inner| {
                     inner.bytes > self.options.max_session_bytes
                         || inner.events > self.options.max_session_events
-                        || self.total.load(Ordering::Relaxed) > self.options.max_total_bytes
+                        || self.total.bytes.load(Ordering::Relaxed) > self.options.max_total_bytes
                 };
                 if !over(&inner) {
                     return;
@@ -251,7 +314,7 @@ impl Replay {
                 if let Some(len) = freed {
                     inner.bytes -= len;
                     inner.events -= 1;
-                    self.total.fetch_sub(len, Ordering::Relaxed);
+                    self.total.bytes.fetch_sub(len, Ordering::Relaxed);
                     continue;
                 }
                 let detached = inner
@@ -294,7 +357,22 @@ impl Replay {
         log.advanced.notify_waiters();
     }
 
-    /// Stream `n` was delivered to its end: nothing of it is kept.
+    /// Stream `n` was read to its end: it is kept for [`LINGER`] more (or less, if the total is
+    /// over its bound), then dropped.
+    pub(super) fn linger(self: &Arc<Self>, n: u64) {
+        if let Ok(mut q) = self.total.lingering.lock() {
+            q.push_back((Instant::now(), Arc::downgrade(self), n));
+        }
+        let total = self.total.clone();
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                tokio::time::sleep(LINGER).await;
+                total.expire();
+            });
+        }
+    }
+
+    /// Drops stream `n` (its call is over): nothing of it is kept.
     pub(super) fn remove(&self, n: u64) {
         if let Some(log) = self.inner().and_then(|mut inner| inner.streams.remove(&n)) {
             self.forget(&log);
@@ -312,7 +390,7 @@ impl Replay {
             }
             None => (0, 0),
         };
-        self.total.fetch_sub(bytes, Ordering::Relaxed);
+        self.total.bytes.fetch_sub(bytes, Ordering::Relaxed);
         if let Some(mut inner) = self.inner() {
             inner.bytes -= bytes;
             inner.events -= events;
@@ -378,20 +456,23 @@ impl Log {
         self.state().map_or(1, |st| st.next_seq)
     }
 
-    /// Reader `turn` went: `Some(true)` if the stream was over and all taken (drop it),
-    /// `Some(false)` if the stream is left without a reader (detached), `None` if another reader
-    /// had taken over.
-    pub(super) fn detach(&self, turn: u64, cursor: u64) -> Option<bool> {
-        let done = {
-            let mut st = self.state()?;
+    /// Reader `turn` went: `true` if it was the reader (the stream has none now), `false` if
+    /// another had taken over.
+    pub(super) fn detach(&self, turn: u64) -> bool {
+        {
+            let Some(mut st) = self.state() else { return false };
             if st.reader != turn {
-                return None;
+                return false;
             }
             st.reader = 0;
-            (st.over || st.last.is_some_and(|l| l < cursor)) && cursor >= st.next_seq
-        };
+        }
         self.advanced.notify_waiters();
-        Some(done)
+        true
+    }
+
+    /// Whether its call is over (its response kept, or it ended without one).
+    pub(super) fn complete(&self) -> bool {
+        self.state().is_some_and(|st| st.over || st.last.is_some())
     }
 
     /// Whether the stream still has no reader since reader `turn` went.
@@ -442,10 +523,10 @@ impl Log {
         self.changed.notify_waiters();
     }
 
-    /// Whether nothing more comes and nothing is left for a reader (drop it).
+    /// Whether the call ended without a response and nothing is left for a reader (drop it).
     pub(super) fn drained(&self) -> bool {
         self.state()
-            .is_some_and(|st| (st.over || st.last.is_some()) && st.reader == 0 && st.sent >= st.next_seq)
+            .is_some_and(|st| st.over && st.last.is_none() && st.reader == 0 && st.sent >= st.next_seq)
     }
 
     /// Closes the connection of the reader now (its stream goes on for the next reader).
@@ -489,7 +570,7 @@ mod tests {
         assert_eq!(take(&log, turn, &mut cursor).len(), 2);
         // The connection broke after "a" arrived: the rest is "b" and what came since.
         push(&r, &log, "c");
-        assert_eq!(log.detach(turn, cursor), Some(false));
+        assert!(log.detach(turn));
         let (found, after) = r.find(&r.id(1, 1)).unwrap();
         let turn = found.attach();
         let mut cursor = after + 1;
@@ -516,7 +597,7 @@ mod tests {
         let mut cursor = 1;
         assert!(matches!(log.next(first, &mut cursor), Next::Stop));
         assert!(matches!(log.next(second, &mut cursor), Next::Event(..)));
-        assert_eq!(log.detach(first, cursor), None, "not the reader any more");
+        assert!(!log.detach(first), "not the reader any more");
     }
 
     #[test]
@@ -527,7 +608,7 @@ mod tests {
         let detached = r.open(detached_token.clone()).unwrap();
         let g = detached.attach();
         push(&r, &detached, "d1");
-        assert_eq!(detached.detach(g, 1), Some(false));
+        assert!(detached.detach(g));
         let live_token = CancellationToken::new();
         let live = r.open(live_token.clone()).unwrap();
         let turn = live.attach();
@@ -554,26 +635,54 @@ mod tests {
 
     #[test]
     fn the_total_bound_counts_every_session_and_ending_a_session_gives_it_back() {
-        let total = Arc::new(AtomicUsize::new(0));
+        let total = Arc::new(Kept::default());
         let options = ResumeOptions::default().max_total_bytes(100);
         let a = Replay::new(options.clone(), total.clone()).unwrap();
         let b = Replay::new(options, total.clone()).unwrap();
         let ta = CancellationToken::new();
         let la = a.open(ta.clone()).unwrap();
         let g = la.attach();
-        la.detach(g, 1);
+        la.detach(g);
         a.push(&la, false, |_| Bytes::from(vec![b'x'; 60]));
         let tb = CancellationToken::new();
         let lb = b.open(tb.clone()).unwrap();
         let g = lb.attach();
-        lb.detach(g, 1);
+        lb.detach(g);
         b.push(&lb, false, |_| Bytes::from(vec![b'y'; 60]));
         assert!(tb.is_cancelled(), "the session whose event crossed the bound pays");
         assert!(!ta.is_cancelled(), "the other session never notices");
-        assert_eq!(total.load(Ordering::Relaxed), 60);
+        assert_eq!(total.bytes(), 60);
         a.close();
         assert!(ta.is_cancelled());
-        assert_eq!(total.load(Ordering::Relaxed), 0);
+        assert_eq!(total.bytes(), 0);
         assert!(a.open(CancellationToken::new()).is_none(), "closed");
+    }
+
+    #[tokio::test]
+    async fn over_the_total_streams_read_to_their_end_go_first_whichever_session_they_are_of() {
+        let total = Arc::new(Kept::default());
+        let options = ResumeOptions::default().max_total_bytes(100);
+        let a = Arc::new(Replay::new(options.clone(), total.clone()).unwrap());
+        let b = Replay::new(options, total.clone()).unwrap();
+        let done = a.open(CancellationToken::new()).unwrap();
+        let turn = done.attach();
+        a.push(&done, true, |_| Bytes::from(vec![b'r'; 60]));
+        let mut cursor = 1;
+        assert_eq!(take(&done, turn, &mut cursor).len(), 1);
+        assert!(matches!(done.next(turn, &mut cursor), Next::Finished));
+        assert!(done.detach(turn));
+        a.linger(done.n);
+        assert!(
+            a.find(&a.id(1, 0)).is_ok(),
+            "it lingers: a client that missed its end resumes"
+        );
+        let token = CancellationToken::new();
+        let waiting = b.open(token.clone()).unwrap();
+        let turn = waiting.attach();
+        waiting.detach(turn);
+        b.push(&waiting, false, |_| Bytes::from(vec![b'w'; 60]));
+        assert!(!token.is_cancelled(), "the finished stream went instead");
+        assert_eq!(a.find(&a.id(1, 0)).err(), Some(Refusal::Gone));
+        assert_eq!(total.bytes(), 60);
     }
 }

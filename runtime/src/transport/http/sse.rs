@@ -189,33 +189,45 @@ struct Reader {
 
 impl Drop for Reader {
     fn drop(&mut self) {
-        match self.log.detach(self.turn, self.cursor) {
-            // Taken to its end: nothing to keep.
-            Some(true) => self.replay.remove(self.log.n),
-            _ if self.finished => self.replay.remove(self.log.n),
-            // The connection went first: the call runs on for a reader to come back.
-            Some(false) if self.log.n != 0 => {
-                let (replay, log, turn) = (Arc::downgrade(&self.replay), Arc::downgrade(&self.log), self.turn);
-                let wait = self.replay.options().detached_timeout;
-                if let Ok(rt) = tokio::runtime::Handle::try_current() {
-                    rt.spawn(async move {
-                        tokio::time::sleep(wait).await;
-                        let (Some(replay), Some(log)) = (replay.upgrade(), log.upgrade()) else {
-                            return;
-                        };
-                        if log.still_detached_since(turn) {
-                            tracing::warn!(
-                                stream = log.n,
-                                after_ms = wait.as_millis() as u64,
-                                "a call whose client went away was cancelled: no client resumed its stream \
-                                 within ResumeOptions::detached_timeout"
-                            );
-                            replay.end(log.n, "no client resumed it in time");
-                        }
-                    });
+        if !self.log.detach(self.turn) {
+            // Another reader took over: the stream is theirs.
+            return;
+        }
+        if self.finished {
+            // Read to its end; kept a little longer for a client whose connection broke as the
+            // response went out.
+            self.replay.linger(self.log.n);
+            return;
+        }
+        if self.log.n == 0 {
+            // The GET stream waits for the next GET; nothing runs on it.
+            return;
+        }
+        // The connection went first: the call runs on for a reader to come back.
+        let (replay, log, turn) = (Arc::downgrade(&self.replay), Arc::downgrade(&self.log), self.turn);
+        let wait = self.replay.options().detached_timeout;
+        if let Ok(rt) = tokio::runtime::Handle::try_current() {
+            rt.spawn(async move {
+                tokio::time::sleep(wait).await;
+                let (Some(replay), Some(log)) = (replay.upgrade(), log.upgrade()) else {
+                    return;
+                };
+                if !log.still_detached_since(turn) {
+                    return;
                 }
-            }
-            _ => {}
+                if log.complete() {
+                    tracing::debug!(stream = log.n, "a finished call's stream was never resumed: dropped");
+                    replay.remove(log.n);
+                    return;
+                }
+                tracing::warn!(
+                    stream = log.n,
+                    after_ms = wait.as_millis() as u64,
+                    "a call whose client went away was cancelled: no client resumed its stream \
+                     within ResumeOptions::detached_timeout"
+                );
+                replay.end(log.n, "no client resumed it in time");
+            });
         }
     }
 }
