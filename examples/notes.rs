@@ -20,6 +20,8 @@
 //! the two is required) published for clients at `/.well-known/oauth-protected-resource`. Built with `--features redis`, replicas share the
 //! single-use answers already used (`delete_folder` is destructive: its confirmations are
 //! single-use) through the Redis that `MCP_RESOLVE_REDIS_URL` names (`redis://host:port/db`).
+//! `MCP_RESOLVE_SESSION_PREFIX` names the replica: its handshake-era session ids start with it,
+//! so a load balancer routes each session to the replica that holds it.
 //! Logs go to stderr (`RUST_LOG=debug` for more).
 
 use mcp_resolve::prelude::*;
@@ -270,6 +272,12 @@ async fn main() -> std::io::Result<()> {
             if options.bearer_required() {
                 tracing::info!("bearer tokens required");
             }
+            // A replica's name, which starts its session ids, for a load balancer that routes
+            // handshake-era sessions by their id.
+            let options = match std::env::var("MCP_RESOLVE_SESSION_PREFIX") {
+                Ok(prefix) => options.session_id_prefix(prefix),
+                Err(_) => options,
+            };
             server.serve_http(addr, options).await
         }
         None => server.serve_stdio().await,

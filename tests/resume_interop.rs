@@ -35,7 +35,19 @@ enum Client {
 fn cut_call(client: Client, cut: Cut) {
     let label = format!("{client:?} cut {cut:?}");
     let mut server = HttpChild::start(notes_bin(), &label, &|_| Vec::new());
-    let proxy = CutProxy::start(server.addr, cut);
+    let log = cut_call_through(client, cut, server.addr, &label, &mut || server.stop());
+    drop(log);
+}
+
+/// [`cut_call`] to whatever listens on `upstream`; `logs` gives the servers' logs for a failure.
+fn cut_call_through(
+    client: Client,
+    cut: Cut,
+    upstream: std::net::SocketAddr,
+    label: &str,
+    logs: &mut dyn FnMut() -> String,
+) -> Vec<String> {
+    let proxy = CutProxy::start(upstream, cut);
     let driver = Path::new(MANIFEST_DIR).join("tests").join("interop");
     let mut cmd = match client {
         Client::TypeScript => {
@@ -55,8 +67,8 @@ fn cut_call(client: Client, cut: Cut) {
         .args(["--mode", "legacy", "--answer", r#"{"ok": true}"#, "--timeout", "40"])
         .arg("--steps")
         .arg(steps.to_string());
-    let done = run_to_end(&mut cmd, &label, Duration::from_secs(50), Duration::from_secs(5));
-    let log = server.stop();
+    let done = run_to_end(&mut cmd, label, Duration::from_secs(50), Duration::from_secs(5));
+    let log = logs();
     let events: Vec<Value> = done
         .stdout
         .lines()
@@ -84,6 +96,7 @@ fn cut_call(client: Client, cut: Cut) {
     unique.sort();
     unique.dedup();
     assert_eq!(unique.len(), ids.len(), "no event reached the client twice: {context}");
+    ids
 }
 
 #[test]
@@ -109,4 +122,67 @@ fn python_client_resumes_a_call_cut_after_its_question() {
 #[test]
 fn python_client_resumes_a_call_cut_as_its_answer_goes_up() {
     cut_call(Client::Python, Cut::Answer);
+}
+
+/// Behind a load balancer, handshake-era sessions live on one replica: each replica starts its
+/// session ids with its name (`MCP_RESOLVE_SESSION_PREFIX`, `HttpOptions::session_id_prefix`),
+/// nginx sends a request naming a session to the replica its id names (`AFFINITY=session` in
+/// `tests/interop/nginx/run.sh`) and `initialize` round-robin, and a cut call resumes on the
+/// replica that runs it. Two sessions, one on each replica (each replica's drafts folder is
+/// deleted once: a second call there would not ask).
+#[test]
+fn typescript_client_resumes_through_nginx_with_session_affinity() {
+    let named = |name: &'static str| move |_| vec![("MCP_RESOLVE_SESSION_PREFIX".to_owned(), name.to_owned())];
+    let mut a = HttpChild::start(notes_bin(), "replica A", &named("a"));
+    let mut b = HttpChild::start(notes_bin(), "replica B", &named("b"));
+    let listen = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let work = support::target_dir().join("resume-nginx").join(listen.to_string());
+    let nginx = Command::new("bash")
+        .arg(Path::new(MANIFEST_DIR).join("tests/interop/nginx/run.sh"))
+        .args([a.addr.port().to_string(), b.addr.port().to_string(), listen.to_string()])
+        .arg(&work)
+        .env("NGINX_BIN", support::nginx())
+        .env("AFFINITY", "session")
+        .env_remove("NGINX")
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .expect("nginx starts");
+    let _nginx = KillOnDrop(nginx);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", listen)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "nginx listens");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let upstream: std::net::SocketAddr = ([127, 0, 0, 1], listen).into();
+    for (i, cut) in [Cut::Question, Cut::Answer].into_iter().enumerate() {
+        let label = format!("nginx session {i}, cut {cut:?}");
+        let access = work.join("access.log");
+        let mut logs = || {
+            format!(
+                "--- nginx access log ---\n{}",
+                std::fs::read_to_string(&access).unwrap_or_default()
+            )
+        };
+        cut_call_through(Client::TypeScript, cut, upstream, &label, &mut logs);
+    }
+    // Both replicas served sessions (each `delete_folder` asked on the replica that ran it).
+    let (la, lb) = (a.stop(), b.stop());
+    assert!(
+        la.contains("question asked") && lb.contains("question asked"),
+        "both replicas ran calls:\n--- A ---\n{la}\n--- B ---\n{lb}"
+    );
+}
+
+/// A child process killed when dropped (a failing test leaves no proxy behind).
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
 }

@@ -434,7 +434,15 @@ impl ClientBuilder {
         let (sr, sw) = tokio::io::split(server_side);
         tokio::spawn(crate::transport::connection::serve_connection(server, sr, sw));
         let (cr, cw) = tokio::io::split(client_side);
-        let link = stdio::StdioLink::over(cr, cw, Arc::clone(&shared), self.max_message, None, Default::default());
+        let link = stdio::StdioLink::over(
+            cr,
+            cw,
+            Arc::clone(&shared),
+            self.max_message,
+            None,
+            Default::default(),
+            None,
+        );
         Client::start(self, Link::Stdio(link), shared).await
     }
 

@@ -65,9 +65,11 @@ impl StdioLink {
             return Err(ClientError::Transport("the child's stdin or stdout is missing".into()));
         };
         let kept = Arc::new(Mutex::new(Vec::new()));
+        let (stderr_done, stderr_ended) = tokio::sync::watch::channel(false);
         if let Some(mut err) = child.stderr.take() {
             let kept = Arc::clone(&kept);
             tokio::spawn(async move {
+                let _done = DoneOnDrop(stderr_done);
                 let mut buf = [0u8; 4096];
                 while let Ok(n) = err.read(&mut buf).await {
                     if n == 0 {
@@ -80,10 +82,21 @@ impl StdioLink {
                 }
             });
         }
-        Ok(Self::over(stdout, stdin, shared, max_message, Some(child), kept))
+        Ok(Self::over(
+            stdout,
+            stdin,
+            shared,
+            max_message,
+            Some(child),
+            kept,
+            Some(stderr_ended),
+        ))
     }
 
     /// Speaks over any pair of byte streams (the child's pipes, an in-process server's pipe).
+    /// `stderr_ended` turns true once the child's stderr is read to its end: when its stdout
+    /// ends, the requests waiting learn it only after that (half a second at most), so the error
+    /// they get carries what the server said last.
     pub(crate) fn over<R, W>(
         reader: R,
         mut stdin: W,
@@ -91,6 +104,7 @@ impl StdioLink {
         max_message: usize,
         child: Option<Child>,
         kept: Arc<Mutex<Vec<u8>>>,
+        stderr_ended: Option<tokio::sync::watch::Receiver<bool>>,
     ) -> Arc<Self>
     where
         R: tokio::io::AsyncRead + Unpin + Send + 'static,
@@ -164,6 +178,9 @@ impl StdioLink {
                     Ok(Frame::Eof) | Err(_) => break,
                 }
             }
+            if let Some(mut ended) = stderr_ended {
+                let _ = tokio::time::timeout(std::time::Duration::from_millis(500), ended.wait_for(|e| *e)).await;
+            }
             // Every request still waiting learns that no answer will come.
             lock(&pending).take();
         });
@@ -224,6 +241,15 @@ impl StdioLink {
         {
             let _ = child.kill().await;
         }
+    }
+}
+
+/// Says "stderr read to its end" when the reader stops, however it stops.
+struct DoneOnDrop(tokio::sync::watch::Sender<bool>);
+
+impl Drop for DoneOnDrop {
+    fn drop(&mut self) {
+        self.0.send_replace(true);
     }
 }
 

@@ -9,6 +9,11 @@
 # prints the command line that runs it. NGINX_BIN selects the binary (default:
 # the one scripts/setup-nginx.sh finds or installs). Not "NGINX": nginx itself
 # reads that variable (inherited listen sockets) and logs an [emerg] about it.
+# AFFINITY=session routes every request naming an Mcp-Session-Id to the replica
+# that holds that session, read from the id itself: replica A must start its ids
+# with "a." and B with "b." (HttpOptions::session_id_prefix; the notes example's
+# MCP_RESOLVE_SESSION_PREFIX). A request without one (`initialize`, 2026-07-28
+# traffic) goes round-robin.
 set -euo pipefail
 
 CONFIG_ONLY=0
@@ -39,7 +44,15 @@ fi
 unset NGINX
 
 mkdir -p "${WORKDIR}/tmp"
-sed -e "s|@WORKDIR@|${WORKDIR}|g" \
+map_line="" upstream="mcp_replicas"
+if [[ "${AFFINITY:-}" == session ]]; then
+    # Backslashes doubled for sed: the config gets `~^a\.` (a literal dot).
+    map_line='map $http_mcp_session_id $mcp_upstream { ~^a\\. 127.0.0.1:'"${PORT_A}"'; ~^b\\. 127.0.0.1:'"${PORT_B}"'; default mcp_replicas; }'
+    upstream='$mcp_upstream'
+fi
+sed -e "s|# @AFFINITY_MAP@|${map_line}|" \
+    -e "s|@UPSTREAM@|${upstream}|" \
+    -e "s|@WORKDIR@|${WORKDIR}|g" \
     -e "s|@PORT_A@|${PORT_A}|g" \
     -e "s|@PORT_B@|${PORT_B}|g" \
     -e "s|@LISTEN_PORT@|${LISTEN_PORT}|g" \

@@ -230,7 +230,8 @@ impl State {
                 options.session_idle,
                 options.max_sessions,
                 options.max_sessions_per_principal,
-            ),
+            )
+            .with_prefix(&options.session_prefix),
             buffered: Budget::new(options.max_buffered_bytes),
             kept: Arc::default(),
             server,
@@ -603,6 +604,17 @@ impl State {
                  (HttpOptions::allow_host(\"mcp.example.com\"), or HttpOptions::resource with the server's URL), \
                  or HttpOptions::allow_any_host() when a proxy in front checks Host; otherwise any web page \
                  could reach this server through DNS rebinding"
+            ));
+        }
+        let prefix = &self.options.session_prefix;
+        if prefix.len() > 32
+            || !prefix
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return refuse(format!(
+                "not serving HTTP on {bound}: HttpOptions::session_id_prefix {prefix:?} must be at most 32 letters, \
+                 digits, '-' or '_' (it starts every session id, which a load balancer reads)"
             ));
         }
         if self.options.verifier.is_some() && self.authorization_servers.is_empty() {

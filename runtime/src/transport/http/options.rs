@@ -40,6 +40,8 @@ pub struct HttpOptions {
     pub(super) stream_keepalive: Duration,
     /// Handshake-era streams that outlive their connection ([`HttpOptions::resumable`]).
     pub(super) resume: ResumeOptions,
+    /// What every session id starts with ([`HttpOptions::session_id_prefix`]).
+    pub(super) session_prefix: String,
     /// Pages served beside the MCP endpoint, by exact path.
     pub(super) pages: Vec<(String, PageHandler)>,
 }
@@ -61,6 +63,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("max_buffered_bytes", &self.max_buffered_bytes)
             .field("stream_keepalive", &self.stream_keepalive)
             .field("resume", &self.resume)
+            .field("session_prefix", &self.session_prefix)
             .field("pages", &self.pages.iter().map(|(p, _)| p).collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
@@ -87,6 +90,7 @@ impl Default for HttpOptions {
             max_buffered_bytes: 64 * 1024 * 1024,
             stream_keepalive: Duration::from_secs(15),
             resume: ResumeOptions::default(),
+            session_prefix: String::new(),
             pages: Vec::new(),
         }
     }
@@ -321,6 +325,21 @@ impl HttpOptions {
     /// ```
     pub fn stream_keepalive(mut self, every: Duration) -> Self {
         self.stream_keepalive = every.max(Duration::from_millis(1));
+        self
+    }
+    /// Starts every handshake-era session id with `prefix` and a dot (`a.5f3c…`; none by
+    /// default): name each replica, and a load balancer sends a session's requests (its resumed
+    /// streams included) to the replica that holds it by reading the id alone, whatever address
+    /// the client comes from now. At most 32 letters, digits, `-` or `_`; anything else refuses
+    /// to start. README's "Several replicas" shows the nginx `map` that reads it.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::HttpOptions;
+    /// let options = HttpOptions::default().session_id_prefix("a");
+    /// # let _ = options;
+    /// ```
+    pub fn session_id_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.session_prefix = prefix.into();
         self
     }
     /// The bounds of resumable streams (handshake era): how long a call whose stream broke

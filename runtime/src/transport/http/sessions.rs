@@ -84,6 +84,8 @@ pub(super) struct Sessions {
     idle: Duration,
     max: usize,
     max_per_principal: usize,
+    /// Starts every id (`HttpOptions::session_id_prefix`), with a dot after it.
+    prefix: String,
 }
 
 struct Inner {
@@ -135,7 +137,18 @@ impl Sessions {
             idle,
             max,
             max_per_principal,
+            prefix: String::new(),
         }
+    }
+
+    /// Ids start with `prefix` and a dot (none when empty).
+    pub(super) fn with_prefix(mut self, prefix: &str) -> Self {
+        self.prefix = if prefix.is_empty() {
+            String::new()
+        } else {
+            format!("{prefix}.")
+        };
+        self
     }
 
     /// Adds a session under a new random id; `Ok(None)` when a bound is reached (the global one,
@@ -156,7 +169,7 @@ impl Sessions {
         {
             return Ok(None);
         }
-        let id = new_session_id()?;
+        let id = format!("{}{}", self.prefix, new_session_id()?);
         if let Some(p) = &session.principal {
             *inner.owned.entry(caller(p)).or_default() += 1;
         }
@@ -254,9 +267,18 @@ mod tests {
     #[test]
     fn no_randomness_opens_no_session() {
         let sessions = Sessions::new(Duration::from_secs(60), 10, 10);
-        assert!(without_randomness(|| sessions.open(session())).is_err());
+        let s = session();
+        assert!(without_randomness(|| sessions.open(s)).is_err());
         let id = sessions.open(session()).unwrap().unwrap();
         assert_eq!(id.len(), 32);
+        assert!(sessions.get(&id, None).is_some());
+    }
+
+    #[test]
+    fn a_prefix_starts_every_id() {
+        let sessions = Sessions::new(Duration::from_secs(60), 10, 10).with_prefix("eu-1");
+        let id = sessions.open(session()).unwrap().unwrap();
+        assert!(id.starts_with("eu-1.") && id.len() == 5 + 32, "{id}");
         assert!(sessions.get(&id, None).is_some());
     }
 
