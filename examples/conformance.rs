@@ -805,7 +805,16 @@ async fn main() -> std::io::Result<()> {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .init();
-    let server = server();
+    let mut server = server();
+    // A load run (`mcp-load resume`): every call is one anonymous caller's and asks once, so the
+    // per-caller call rate and question limit would stop it; `MCP_RESOLVE_LOAD_QUESTIONS=N` lets
+    // N questions a minute through and lifts the call rate.
+    if let Some(n) = std::env::var("MCP_RESOLVE_LOAD_QUESTIONS")
+        .ok()
+        .and_then(|v| v.parse::<u32>().ok())
+    {
+        server = server.unlimited_call_rate().question_limit(n, Duration::from_secs(60));
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     let http = match args.as_slice() {
         [] => None,

@@ -28,6 +28,7 @@ mod charts;
 mod jwt;
 mod replicas;
 mod report;
+mod resume;
 mod tasks;
 mod wire;
 
@@ -173,6 +174,9 @@ fn main() {
     }
     if args[0] == "replicas" {
         std::process::exit(replicas::main(&args[1..]));
+    }
+    if args[0] == "resume" {
+        std::process::exit(resume::main(&args[1..]));
     }
     if args[0] == "tasks" {
         std::process::exit(tasks::main(&args[1..]));

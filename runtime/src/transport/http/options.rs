@@ -379,7 +379,10 @@ impl HttpOptions {
 /// | [`retry`](Self::retry) | 1 s | the reconnection delay a client is told |
 /// | [`close_streams_after`](Self::close_streams_after) | off | each stream's connection is closed after that time (SEP-1699 polling) |
 ///
-/// A stream with a reader is never dropped: it waits for its reader (backpressure) instead.
+/// A stream with a reader is never dropped: it waits for its reader (backpressure) instead. A
+/// stream read to its end is kept 30 s more (its response went to the connection, but a
+/// connection broken at that moment may not have delivered it); over the total bound, such
+/// streams go first.
 /// `notifications/cancelled` and the session's end (`DELETE`, idleness, eviction) still cancel.
 /// 2026-07-28 streams are not kept: closing one cancels its request, as that era requires.
 ///

@@ -115,6 +115,8 @@ pub(super) struct Log {
     pub(super) changed: Notify,
     /// The reader took events, or went.
     pub(super) advanced: Notify,
+    /// The timer that ends the stream if no reader comes back ([`Log::wait_for_reader`]).
+    timer: Mutex<Option<tokio::task::AbortHandle>>,
 }
 
 #[derive(Default)]
@@ -349,6 +351,7 @@ impl Replay {
         if let Some(mut st) = log.state() {
             st.ended = Some(why.to_owned());
         }
+        log.stop_timer();
         self.forget(&log);
         if let Some(c) = &log.cancel {
             c.cancel();
@@ -375,6 +378,7 @@ impl Replay {
     /// Drops stream `n` (its call is over): nothing of it is kept.
     pub(super) fn remove(&self, n: u64) {
         if let Some(log) = self.inner().and_then(|mut inner| inner.streams.remove(&n)) {
+            log.stop_timer();
             self.forget(&log);
         }
     }
@@ -430,6 +434,23 @@ impl Log {
             }),
             changed: Notify::new(),
             advanced: Notify::new(),
+            timer: Mutex::new(None),
+        }
+    }
+
+    /// `timer` ends the stream unless a reader comes back first (which stops it), so a stream
+    /// resumed at once holds no timer for the rest of the detached timeout.
+    pub(super) fn wait_for_reader(&self, timer: tokio::task::AbortHandle) {
+        if let Ok(mut t) = self.timer.lock()
+            && let Some(old) = t.replace(timer)
+        {
+            old.abort();
+        }
+    }
+
+    fn stop_timer(&self) {
+        if let Some(t) = self.timer.lock().ok().and_then(|mut t| t.take()) {
+            t.abort();
         }
     }
 
@@ -439,6 +460,7 @@ impl Log {
 
     /// A reader attaches, taking over from the one before (which stops): its number.
     pub(super) fn attach(&self) -> u64 {
+        self.stop_timer();
         let turn = match self.state() {
             Some(mut st) => {
                 st.readers += 1;

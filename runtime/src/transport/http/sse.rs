@@ -207,7 +207,7 @@ impl Drop for Reader {
         let (replay, log, turn) = (Arc::downgrade(&self.replay), Arc::downgrade(&self.log), self.turn);
         let wait = self.replay.options().detached_timeout;
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            rt.spawn(async move {
+            let timer = rt.spawn(async move {
                 tokio::time::sleep(wait).await;
                 let (Some(replay), Some(log)) = (replay.upgrade(), log.upgrade()) else {
                     return;
@@ -228,6 +228,7 @@ impl Drop for Reader {
                 );
                 replay.end(log.n, "no client resumed it in time");
             });
+            self.log.wait_for_reader(timer.abort_handle());
         }
     }
 }
