@@ -8,6 +8,9 @@
 
 mod support;
 
+#[path = "support/cut.rs"]
+mod cut;
+
 use mcp_resolve::client::{
     Answer, CallOptions, Client, ClientError, ElicitationRequest, EraChoice, Stderr, content_text,
 };
@@ -550,4 +553,38 @@ async fn without_tasks_an_optional_task_tool_answers_at_once_and_a_required_one_
         other => panic!("a required task tool without the extension is -32021, not {other:?}"),
     }
     client.close().await;
+}
+
+/// Our client resumes a handshake-era call whose stream the network cut (after the question, or
+/// as the answer goes up), on its own, with `Last-Event-ID`: one question, one result, no event
+/// read twice (`tests/support/cut.rs` breaks the connection).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handshake_call_cut_by_the_network_is_resumed_by_our_client() {
+    for point in [cut::Cut::Question, cut::Cut::Answer] {
+        let mut server = HttpChild::start(notes_bin(), "notes-cut", &|_| Vec::new());
+        let proxy = cut::CutProxy::start(server.addr, point);
+        let (seen, handler) = recording(ok(true));
+        let client = Client::builder()
+            .era(EraChoice::Handshake)
+            .elicitation(handler)
+            .http(&proxy.url())
+            .await
+            .unwrap();
+        let started = std::time::Instant::now();
+        let r = client
+            .call_tool("delete_folder", json!({"path": "/tmp/notes/drafts"}))
+            .await
+            .unwrap_or_else(|e| panic!("{point:?}: {e}\n{}", server.stop()));
+        eprintln!("{point:?}: {:?}", started.elapsed());
+        assert_eq!(text(&r), "deleted /tmp/notes/drafts", "{point:?}");
+        assert!(proxy.cut_happened(), "{point:?}: the stream was cut");
+        assert_eq!(seen.lock().unwrap().len(), 1, "{point:?}: asked once");
+        let ids = proxy.ids();
+        let mut unique = ids.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), ids.len(), "{point:?}: no event read twice: {ids:?}");
+        client.close().await;
+        server.stop();
+    }
 }
