@@ -5,6 +5,9 @@
 //! It also records the SSE event ids it passes from the server to the client, so a test can say
 //! that no event reached the client twice.
 
+// Each test binary that includes it uses some of the cut points.
+#![allow(dead_code)]
+
 use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream};
