@@ -26,7 +26,7 @@ LAYERS = [
     ("protocol: the wire model of both eras and the content it carries", ["protocol", "protocol/*"]),
     ("who and where: callers, access, sealing, stores, bearer tokens, the client back-channel, "
      "resource updates, tasks as the store keeps them",
-     ["principal", "access", "seal", "store", "redis_store", "auth", "auth/*", "peer", "updates", "tasks"]),
+     ["principal", "access", "seal", "store", "event_store", "redis_store", "auth", "auth/*", "peer", "updates", "tasks"]),
     ("questions: what a question is (forms, URL flows, samples, roots) and its answers",
      ["choices", "elicit", "sampling", "url_flow", "question"]),
     ("what a body sees: the context, results, completions", ["context", "tool_result", "completion"]),

@@ -3072,3 +3072,65 @@ async fn a_client_that_never_comes_back_is_bounded_and_others_never_notice() {
     }
     assert!(refused >= 3, "{refused} of 4 dropped: 4 × 201 events cannot fit in 32");
 }
+
+/// An event store of the operator's own: the events go there, are read back from there for the
+/// resumption, and are removed from there once the session ends.
+#[tokio::test]
+async fn an_event_store_of_ones_own_keeps_the_events_a_resumption_reads() {
+    use mcp_resolve::event_store::{EventStore, MemoryEventStore, StreamKey};
+    use std::sync::atomic::{AtomicUsize, Ordering::SeqCst};
+    #[derive(Default)]
+    struct Counted {
+        inner: MemoryEventStore,
+        appended: AtomicUsize,
+        read: AtomicUsize,
+        removed: AtomicUsize,
+    }
+    impl EventStore for Counted {
+        fn append(&self, stream: StreamKey, seq: u64, event: Bytes) {
+            self.appended.fetch_add(1, SeqCst);
+            self.inner.append(stream, seq, event);
+        }
+        fn get(&self, stream: StreamKey, seq: u64) -> Option<Bytes> {
+            self.read.fetch_add(1, SeqCst);
+            self.inner.get(stream, seq)
+        }
+        fn drop_before(&self, stream: StreamKey, seq: u64) {
+            self.inner.drop_before(stream, seq);
+        }
+        fn remove(&self, stream: StreamKey) {
+            self.removed.fetch_add(1, SeqCst);
+            self.inner.remove(stream);
+        }
+    }
+    let store = std::sync::Arc::new(Counted::default());
+    let resume_options = mcp_resolve::ResumeOptions::default().event_store(store.clone());
+    let addr = start_resumable(HttpOptions::default().resumable(resume_options)).await;
+    let sid = asking_session(addr).await;
+    let h = [
+        JSON,
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "delete", "arguments": {"path": "z"}}}).to_string();
+    let mut stream = open_with(addr, "POST", &h, &call).await;
+    let question = stream.event().await;
+    let last = stream.last_id.clone().unwrap();
+    drop(stream);
+    let answer =
+        json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": {"ok": true}}});
+    assert_eq!(send(addr, "POST", &h, &answer.to_string()).await.status, 202);
+    let reads_before = store.read.load(SeqCst);
+    let mut resumed = resume(addr, &sid, &last).await;
+    let rest = drain(&mut resumed).await;
+    assert_eq!(rest[0]["result"]["content"][0]["text"], "deleted z");
+    assert_eq!(store.appended.load(SeqCst), 2, "the question and the result");
+    assert!(store.read.load(SeqCst) > reads_before, "the resumption read the store");
+    assert_eq!(
+        send(addr, "DELETE", &[("mcp-session-id", sid.as_str())], "")
+            .await
+            .status,
+        200
+    );
+    assert!(store.removed.load(SeqCst) >= 1, "the session's end removed its streams");
+}

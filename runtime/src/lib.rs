@@ -35,6 +35,8 @@ pub mod completion;
 pub mod context;
 mod dispatch;
 pub mod elicit;
+#[cfg(feature = "http")]
+pub mod event_store;
 mod expiring;
 pub mod form;
 mod item;

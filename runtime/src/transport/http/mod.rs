@@ -233,7 +233,10 @@ impl State {
             )
             .with_prefix(&options.session_prefix),
             buffered: Budget::new(options.max_buffered_bytes),
-            kept: Arc::default(),
+            kept: Arc::new(match options.resume.store.clone() {
+                Some(store) => replay::Kept::new(store),
+                None => replay::Kept::default(),
+            }),
             server,
             options,
             sink: Outbound::new(tx),

@@ -394,8 +394,10 @@ impl HttpOptions {
 ///     .max_session_bytes(4 << 20);
 /// # let _ = resume;
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ResumeOptions {
+    /// Where the events are kept ([`ResumeOptions::event_store`]); in memory when `None`.
+    pub(super) store: Option<Arc<dyn crate::event_store::EventStore>>,
     pub(super) detached_timeout: Duration,
     pub(super) max_session_bytes: usize,
     pub(super) max_session_events: usize,
@@ -404,9 +406,24 @@ pub struct ResumeOptions {
     pub(super) close_after: Option<Duration>,
 }
 
+impl std::fmt::Debug for ResumeOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ResumeOptions")
+            .field("event_store", &if self.store.is_some() { "custom" } else { "memory" })
+            .field("detached_timeout", &self.detached_timeout)
+            .field("max_session_bytes", &self.max_session_bytes)
+            .field("max_session_events", &self.max_session_events)
+            .field("max_total_bytes", &self.max_total_bytes)
+            .field("retry", &self.retry)
+            .field("close_after", &self.close_after)
+            .finish()
+    }
+}
+
 impl Default for ResumeOptions {
     fn default() -> Self {
         Self {
+            store: None,
             detached_timeout: Duration::from_secs(5 * 60),
             max_session_bytes: 1 << 20,
             max_session_events: 4096,
@@ -418,6 +435,20 @@ impl Default for ResumeOptions {
 }
 
 impl ResumeOptions {
+    /// Keeps the events in `store` instead of this process's memory
+    /// ([`MemoryEventStore`](crate::event_store::MemoryEventStore)). The bounds above still
+    /// apply: the framework tells the store what to drop.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::ResumeOptions;
+    /// use mcp_resolve_runtime::event_store::MemoryEventStore;
+    /// let resume = ResumeOptions::default().event_store(MemoryEventStore::default());
+    /// # let _ = resume;
+    /// ```
+    pub fn event_store(mut self, store: impl crate::event_store::EventStore) -> Self {
+        self.store = Some(Arc::new(store));
+        self
+    }
     /// How long a call whose stream broke runs on without a reader (default 5 min): past it the
     /// call is cancelled and its events dropped, with a log line naming the session.
     pub fn detached_timeout(mut self, timeout: Duration) -> Self {

@@ -13,10 +13,11 @@
 //! comes back, the call ends past [`ResumeOptions::detached_timeout`], or a bound drops it.
 
 use super::options::ResumeOptions;
+use crate::event_store::{EventStore, MemoryEventStore, StreamKey};
 use crate::seal::{RandomUnavailable, random};
 use bytes::Bytes;
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock, Weak};
 use std::time::Duration;
 use tokio::sync::Notify;
@@ -33,13 +34,31 @@ pub(super) const LINGER: Duration = Duration::from_secs(30);
 
 /// What every session of a listener keeps, together: the bytes, and the streams read to their
 /// end that linger ([`LINGER`]), oldest first, which go first when the total is over its bound.
-#[derive(Default)]
 pub(super) struct Kept {
     bytes: AtomicUsize,
     lingering: Mutex<VecDeque<(Instant, Weak<Replay>, u64)>>,
+    /// Where every session's events are kept.
+    store: Arc<dyn EventStore>,
+    /// The next session's number (its streams' keys in the store).
+    sessions: AtomicU64,
+}
+
+impl Default for Kept {
+    fn default() -> Self {
+        Self::new(Arc::new(MemoryEventStore::default()))
+    }
 }
 
 impl Kept {
+    pub(super) fn new(store: Arc<dyn EventStore>) -> Self {
+        Self {
+            bytes: AtomicUsize::new(0),
+            lingering: Mutex::default(),
+            store,
+            sessions: AtomicU64::new(1),
+        }
+    }
+
     /// Drops the oldest lingering stream of any session; `false` when none lingers.
     fn drop_oldest_lingering(&self) -> bool {
         let oldest = self.lingering.lock().ok().and_then(|mut q| q.pop_front());
@@ -85,6 +104,8 @@ impl Kept {
 /// One session's kept streams.
 pub(super) struct Replay {
     salt: String,
+    /// Its number in the listener (its streams' keys in the store).
+    session: u64,
     options: ResumeOptions,
     /// What every session of the listener keeps.
     total: Arc<Kept>,
@@ -108,6 +129,9 @@ struct Inner {
 /// One stream's events.
 pub(super) struct Log {
     pub(super) n: u64,
+    /// Where its events are kept, and under which key.
+    store: Arc<dyn EventStore>,
+    key: StreamKey,
     /// The call's; `None` for the GET stream.
     cancel: Option<CancellationToken>,
     state: Mutex<LogState>,
@@ -121,8 +145,10 @@ pub(super) struct Log {
 
 #[derive(Default)]
 pub(super) struct LogState {
-    /// Contiguous by `seq`, oldest first.
-    events: VecDeque<(u64, Bytes)>,
+    /// The lowest seq the store keeps (`next_seq` when it keeps none), and the size of each
+    /// event kept, from that one on (the events themselves are in the [`EventStore`]).
+    first: u64,
+    sizes: VecDeque<usize>,
     next_seq: u64,
     /// Events below this were handed to a reader.
     sent: u64,
@@ -166,6 +192,7 @@ impl Replay {
         random(&mut raw)?;
         Ok(Self {
             salt: raw.iter().map(|b| format!("{b:02x}")).collect(),
+            session: total.sessions.fetch_add(1, Ordering::Relaxed),
             options,
             total,
             label: OnceLock::new(),
@@ -202,7 +229,7 @@ impl Replay {
         }
         let n = inner.next;
         inner.next += 1;
-        let log = Arc::new(Log::new(n, Some(cancel)));
+        let log = Arc::new(Log::new(n, Some(cancel), self.total.store.clone(), self.session));
         inner.streams.insert(n, log.clone());
         Some(log)
     }
@@ -217,7 +244,7 @@ impl Replay {
             inner
                 .streams
                 .entry(0)
-                .or_insert_with(|| Arc::new(Log::new(0, None)))
+                .or_insert_with(|| Arc::new(Log::new(0, None, self.total.store.clone(), self.session)))
                 .clone(),
         )
     }
@@ -242,7 +269,7 @@ impl Replay {
             inner.streams.get(&n).cloned().ok_or(Refusal::Gone)?
         };
         let st = log.state().ok_or(Refusal::Gone)?;
-        let first = st.events.front().map_or(st.next_seq, |(s, _)| *s);
+        let first = st.first;
         if st.ended.is_some() || seq >= st.next_seq.max(1) || seq + 1 < first {
             return Err(if seq >= st.next_seq.max(1) && st.ended.is_none() {
                 Refusal::Foreign
@@ -266,7 +293,8 @@ impl Replay {
             st.next_seq += 1;
             let event = encode(&self.id(log.n, seq));
             let len = event.len();
-            st.events.push_back((seq, event));
+            log.store.append(log.key, seq, event);
+            st.sizes.push_back(len);
             if last {
                 st.last = Some(seq);
             }
@@ -305,11 +333,12 @@ impl Replay {
                 let mut freed = None;
                 for log in inner.streams.values() {
                     let Some(mut st) = log.state() else { continue };
-                    if let Some((seq, _)) = st.events.front()
-                        && *seq < st.sent
-                        && let Some((_, e)) = st.events.pop_front()
+                    if st.first < st.sent
+                        && let Some(len) = st.sizes.pop_front()
                     {
-                        freed = Some(e.len());
+                        st.first += 1;
+                        log.store.drop_before(log.key, st.first);
+                        freed = Some(len);
                         break;
                     }
                 }
@@ -387,9 +416,11 @@ impl Replay {
     fn forget(&self, log: &Log) {
         let (bytes, events) = match log.state() {
             Some(mut st) => {
-                let bytes: usize = st.events.iter().map(|(_, e)| e.len()).sum();
-                let events = st.events.len();
-                st.events.clear();
+                let bytes: usize = st.sizes.iter().sum();
+                let events = st.sizes.len();
+                st.sizes.clear();
+                st.first = st.next_seq;
+                log.store.remove(log.key);
                 (bytes, events)
             }
             None => (0, 0),
@@ -423,11 +454,14 @@ impl Replay {
 }
 
 impl Log {
-    fn new(n: u64, cancel: Option<CancellationToken>) -> Self {
+    fn new(n: u64, cancel: Option<CancellationToken>, store: Arc<dyn EventStore>, session: u64) -> Self {
         Self {
             n,
+            store,
+            key: StreamKey { session, stream: n },
             cancel,
             state: Mutex::new(LogState {
+                first: 1,
                 next_seq: 1,
                 sent: 1,
                 ..LogState::default()
@@ -510,19 +544,23 @@ impl Log {
             if st.reader != turn || st.kicked == turn || st.ended.is_some() {
                 return Next::Stop;
             }
-            let first = st.events.front().map_or(st.next_seq, |(s, _)| *s);
-            if *cursor < first {
+            if *cursor < st.first {
                 // Dropped before this reader took it (a bound): never skip silently.
                 return Next::Stop;
             }
-            match st.events.get((*cursor - first) as usize).cloned() {
-                Some((seq, event)) => {
-                    *cursor = seq + 1;
-                    st.sent = st.sent.max(*cursor);
-                    Next::Event(event, st.last == Some(seq))
-                }
-                None if st.over || st.last.is_some_and(|l| l < *cursor) => Next::Finished,
-                None => Next::Wait,
+            if *cursor < st.next_seq {
+                let seq = *cursor;
+                // A store that lost a kept event ends the reader: never skip silently.
+                let Some(event) = self.store.get(self.key, seq) else {
+                    return Next::Stop;
+                };
+                *cursor = seq + 1;
+                st.sent = st.sent.max(*cursor);
+                Next::Event(event, st.last == Some(seq))
+            } else if st.over || st.last.is_some_and(|l| l < *cursor) {
+                Next::Finished
+            } else {
+                Next::Wait
             }
         };
         if matches!(next, Next::Event(..)) {
