@@ -77,8 +77,11 @@ impl<S: EventStore + ?Sized> EventStore for std::sync::Arc<S> {
 /// The default [`EventStore`]: this process's memory, in shards so that sessions rarely wait
 /// on one another's lock.
 pub struct MemoryEventStore {
-    shards: Vec<Mutex<HashMap<StreamKey, VecDeque<(u64, Bytes)>>>>,
+    shards: Vec<Mutex<Shard>>,
 }
+
+/// Some streams' events, each stream's contiguous and oldest first.
+type Shard = HashMap<StreamKey, VecDeque<(u64, Bytes)>>;
 
 const SHARDS: usize = 16;
 
@@ -97,7 +100,7 @@ impl fmt::Debug for MemoryEventStore {
 }
 
 impl MemoryEventStore {
-    fn shard(&self, key: StreamKey) -> std::sync::MutexGuard<'_, HashMap<StreamKey, VecDeque<(u64, Bytes)>>> {
+    fn shard(&self, key: StreamKey) -> std::sync::MutexGuard<'_, Shard> {
         let i = (key.session as usize)
             .wrapping_mul(31)
             .wrapping_add(key.stream as usize)
