@@ -37,14 +37,7 @@ impl State {
         };
         let replay = match Replay::new(self.options.resume.clone(), self.kept.clone()) {
             Ok(replay) => replay,
-            Err(e) => {
-                tracing::error!(error = %e, "no session opened");
-                return error_response(
-                    None,
-                    ErrorObject::internal("Internal error: no session could be opened"),
-                )
-                .with_status(StatusCode::SERVICE_UNAVAILABLE);
-            }
+            Err(e) => return no_session(&e),
         };
         let handshake = HandshakeSession::new(
             principal,
@@ -57,14 +50,7 @@ impl State {
         let session_id = match self.sessions.open(handshake) {
             Ok(Some(id)) => id,
             Ok(None) => return empty(StatusCode::SERVICE_UNAVAILABLE),
-            Err(e) => {
-                tracing::error!(error = %e, "no session opened");
-                return error_response(
-                    None,
-                    ErrorObject::internal("Internal error: no session could be opened"),
-                )
-                .with_status(StatusCode::SERVICE_UNAVAILABLE);
-            }
+            Err(e) => return no_session(&e),
         };
         let mut r = message_response(reply, true);
         if let Ok(h) = HeaderValue::from_str(&session_id) {
@@ -192,6 +178,16 @@ impl State {
         };
         super::sse::listen(&handshake.replay, log, rx, after, keepalive, on_close)
     }
+}
+
+/// 503: no randomness for a session's ids (nothing weaker is used instead).
+fn no_session(e: &crate::seal::RandomUnavailable) -> http::Response<Body> {
+    tracing::error!(error = %e, "no session opened");
+    error_response(
+        None,
+        ErrorObject::internal("Internal error: no session could be opened"),
+    )
+    .with_status(StatusCode::SERVICE_UNAVAILABLE)
 }
 
 /// Why a request naming a session is refused.
