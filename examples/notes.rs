@@ -278,8 +278,33 @@ async fn main() -> std::io::Result<()> {
                 Ok(prefix) => options.session_id_prefix(prefix),
                 Err(_) => options,
             };
-            server.serve_http(addr, options).await
+            // Ctrl-C or SIGTERM stops it gracefully: calls in flight finish (30 s at most).
+            let listener = tokio::net::TcpListener::bind(addr).await?;
+            server.serve_http_until(listener, options, shutdown_signal()).await
         }
         None => server.serve_stdio().await,
+    }
+}
+
+/// Resolves on Ctrl-C, or on SIGTERM (what a container runtime or systemd sends).
+async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        let term = async {
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(mut s) => {
+                    s.recv().await;
+                }
+                Err(_) => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            () = term => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
     }
 }

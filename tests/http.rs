@@ -3134,3 +3134,64 @@ async fn an_event_store_of_ones_own_keeps_the_events_a_resumption_reads() {
     );
     assert!(store.removed.load(SeqCst) >= 1, "the session's end removed its streams");
 }
+
+/// Graceful shutdown (`Server::serve_http_until`): once the signal comes, new connections are
+/// refused, a call in flight finishes and gets its result, a session's GET stream ends, a
+/// handshake-era call waiting on the user answers (its question failed, saying why), and the
+/// server returns well within its grace.
+#[tokio::test]
+async fn shutting_down_finishes_calls_in_flight_refuses_new_connections_and_returns() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = Server::new("http-test")
+        .tool(delete)
+        .tool(nap)
+        .state_keys(StateKeys::new(&[7; 32]).unwrap());
+    let options = HttpOptions::default().shutdown_grace(Duration::from_secs(5));
+    let served = tokio::spawn(server.serve_http_until(listener, options, async {
+        let _ = stopped.await;
+    }));
+    // In flight when the signal comes: a 2026-07-28 call napping 800 ms, a session's GET stream,
+    // and a handshake-era call waiting for its question's answer.
+    let napping = tokio::spawn(modern(
+        addr,
+        1,
+        "tools/call",
+        json!({"name": "nap", "arguments": {"ms": 800}}),
+    ));
+    let sid = asking_session(addr).await;
+    let h = [
+        JSON,
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let mut listening = open(addr, "GET", &[SSE, ("mcp-session-id", sid.as_str())]).await;
+    assert_eq!(listening.status, 200);
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "delete", "arguments": {"path": "x"}}}).to_string();
+    let mut asking = open_with(addr, "POST", &h, &call).await;
+    assert_eq!(asking.event().await["method"], "elicitation/create");
+    let begun = tokio::time::Instant::now();
+    stop.send(()).unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(
+        tokio::net::TcpStream::connect(addr).await.is_err(),
+        "a new connection is refused once shutting down"
+    );
+    let r = napping.await.unwrap();
+    assert_eq!(
+        r.json()["result"]["content"][0]["text"],
+        "awake",
+        "the call in flight finished"
+    );
+    assert!(listening.ends().await, "the GET stream ended");
+    let answer = asking.event().await;
+    assert_eq!(answer["id"], 2, "the waiting call answered: {answer}");
+    assert!(asking.ends().await);
+    tokio::time::timeout(Duration::from_secs(5), served)
+        .await
+        .expect("the server returns within its grace")
+        .unwrap()
+        .unwrap();
+    assert!(begun.elapsed() < Duration::from_secs(4), "{:?}", begun.elapsed());
+}

@@ -76,6 +76,8 @@ struct State {
     /// Whether the MCP endpoint (and its metadata document) is served: not when the pages ride
     /// beside a stdio server ([`Server::serve_stdio_with_pages`]).
     mcp: bool,
+    /// Shutting down ([`Server::serve_http_until`]): connections finish what they serve and close.
+    stopping: tokio_util::sync::CancellationToken,
 }
 
 fn full(bytes: impl Into<Bytes>) -> Body {
@@ -241,6 +243,7 @@ impl State {
             options,
             sink: Outbound::new(tx),
             mcp,
+            stopping: tokio_util::sync::CancellationToken::new(),
         })
     }
 
@@ -460,6 +463,37 @@ impl Server {
     /// any `Host` allowed but no [`HttpOptions::resource`] to name in the metadata; and, as
     /// [`Server::serve_stdio`] does, when an item takes a `State<T>` the server does not hold.
     pub async fn serve_http_on(self, listener: TcpListener, options: HttpOptions) -> std::io::Result<()> {
+        self.serve_http_until(listener, options, std::future::pending()).await
+    }
+
+    /// [`Server::serve_http_on`] until `shutdown` resolves (Ctrl-C, SIGTERM, your own signal),
+    /// then stops gracefully and returns:
+    ///
+    /// 1. the listener closes at once: new connections are refused;
+    /// 2. handshake-era GET streams end, and questions waiting for a client fail, so the calls
+    ///    that asked them answer (2026-07-28 calls between rounds lose nothing: their state is
+    ///    in the client's hands);
+    /// 3. requests in flight finish, within [`HttpOptions::shutdown_grace`] (30 s); idle
+    ///    keep-alive connections close;
+    /// 4. past the grace, what still runs is cancelled and every session ends.
+    ///
+    /// ```no_run
+    /// # async fn run() -> std::io::Result<()> {
+    /// use mcp_resolve_runtime::{HttpOptions, Server};
+    /// let listener = tokio::net::TcpListener::bind("127.0.0.1:8000").await?;
+    /// // With tokio's `signal` feature: `async { let _ = tokio::signal::ctrl_c().await; }`.
+    /// let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    /// # drop(stop);
+    /// let shutdown = async { let _ = stopped.await; };
+    /// Server::new("notes").serve_http_until(listener, HttpOptions::default(), shutdown).await
+    /// # }
+    /// ```
+    pub async fn serve_http_until(
+        self,
+        listener: TcpListener,
+        options: HttpOptions,
+        shutdown: impl std::future::Future<Output = ()> + Send,
+    ) -> std::io::Result<()> {
         let bound = listener.local_addr()?;
         let state = State::new(Arc::new(self), options, true);
         state.check_start(bound)?;
@@ -468,7 +502,13 @@ impl Server {
             "serving MCP (Streamable HTTP): listening on http://{bound}{}",
             state.options.path
         );
-        state.accept(listener).await
+        let permits = Arc::new(Semaphore::new(state.options.max_connections));
+        tokio::select! {
+            served = state.clone().accept(listener, permits.clone()) => return served,
+            () = shutdown => {}
+        }
+        state.shut_down(&permits).await;
+        Ok(())
     }
 
     /// Serves MCP on stdio, as [`Server::serve_stdio`] does, and this server's pages
@@ -502,9 +542,10 @@ impl Server {
             "serving MCP on stdio: waiting for a client on stdin; its pages on http://{bound}"
         );
         let server = state.server.clone();
+        let permits = Arc::new(Semaphore::new(state.options.max_connections));
         tokio::select! {
             served = crate::transport::stdio::serve_shared(server) => served,
-            accepted = state.accept(listener) => accepted,
+            accepted = state.accept(listener, permits) => accepted,
         }
     }
 }
@@ -512,9 +553,8 @@ impl Server {
 impl State {
     /// Accepts connections on `listener` until the task is dropped, at most `max_connections`
     /// at once.
-    async fn accept(self: Arc<Self>, listener: TcpListener) -> std::io::Result<()> {
+    async fn accept(self: Arc<Self>, listener: TcpListener, permits: Arc<Semaphore>) -> std::io::Result<()> {
         let state = self;
-        let permits = Arc::new(Semaphore::new(state.options.max_connections));
         let mut backoff = ACCEPT_BACKOFF_MIN;
         loop {
             // At the connection cap, nothing more is accepted until a connection closes: new
@@ -637,6 +677,33 @@ impl State {
     }
 }
 
+impl State {
+    /// The graceful stop of [`Server::serve_http_until`], once the listener is gone: GET streams
+    /// end and waiting questions fail, connections finish within the grace, then whatever is
+    /// left is cancelled.
+    async fn shut_down(&self, permits: &Semaphore) {
+        let grace = self.options.shutdown_grace;
+        tracing::info!(
+            grace_ms = grace.as_millis() as u64,
+            "shutting down: no new connections; requests in flight finish"
+        );
+        self.stopping.cancel();
+        self.sessions.wind_down();
+        let all = u32::try_from(self.options.max_connections).unwrap_or(u32::MAX);
+        let drained = tokio::time::timeout(grace, permits.acquire_many(all)).await;
+        if drained.is_err() {
+            tracing::warn!(
+                grace_ms = grace.as_millis() as u64,
+                "shutting down: requests still running after the grace are cancelled"
+            );
+        }
+        self.sessions.close_all();
+        // The cancelled ones answer and close their streams (briefly).
+        let _ = tokio::time::timeout(Duration::from_secs(1), permits.acquire_many(all)).await;
+        tracing::info!("shut down");
+    }
+}
+
 /// The shortest and longest pause after a failed `accept`.
 const ACCEPT_BACKOFF_MIN: Duration = Duration::from_millis(10);
 const ACCEPT_BACKOFF_MAX: Duration = Duration::from_secs(1);
@@ -652,15 +719,25 @@ impl State {
         I: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send + 'static,
     {
         let header_timeout = self.options.header_timeout;
+        let stopping = self.stopping.clone();
         let service = hyper::service::service_fn(move |req| {
             let state = self.clone();
             async move { Ok::<_, Infallible>(state.handle(req, peer).await) }
         });
-        let served = hyper::server::conn::http1::Builder::new()
+        let conn = hyper::server::conn::http1::Builder::new()
             .timer(TokioTimer::new())
             .header_read_timeout(header_timeout)
-            .serve_connection(io, service)
-            .await;
+            .serve_connection(io, service);
+        tokio::pin!(conn);
+        // Shutting down: the request in flight finishes, then the connection closes (an idle
+        // one at once).
+        let served = tokio::select! {
+            served = conn.as_mut() => served,
+            () = stopping.cancelled() => {
+                conn.as_mut().graceful_shutdown();
+                conn.await
+            }
+        };
         if let Err(e) = served {
             tracing::debug!(?peer, error = %e, "connection ended");
         }

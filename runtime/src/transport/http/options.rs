@@ -42,6 +42,8 @@ pub struct HttpOptions {
     pub(super) resume: ResumeOptions,
     /// What every session id starts with ([`HttpOptions::session_id_prefix`]).
     pub(super) session_prefix: String,
+    /// How long requests in flight may take to finish once shutting down.
+    pub(super) shutdown_grace: Duration,
     /// Pages served beside the MCP endpoint, by exact path.
     pub(super) pages: Vec<(String, PageHandler)>,
 }
@@ -64,6 +66,7 @@ impl std::fmt::Debug for HttpOptions {
             .field("stream_keepalive", &self.stream_keepalive)
             .field("resume", &self.resume)
             .field("session_prefix", &self.session_prefix)
+            .field("shutdown_grace", &self.shutdown_grace)
             .field("pages", &self.pages.iter().map(|(p, _)| p).collect::<Vec<_>>())
             .finish_non_exhaustive()
     }
@@ -91,6 +94,7 @@ impl Default for HttpOptions {
             stream_keepalive: Duration::from_secs(15),
             resume: ResumeOptions::default(),
             session_prefix: String::new(),
+            shutdown_grace: Duration::from_secs(30),
             pages: Vec::new(),
         }
     }
@@ -325,6 +329,21 @@ impl HttpOptions {
     /// ```
     pub fn stream_keepalive(mut self, every: Duration) -> Self {
         self.stream_keepalive = every.max(Duration::from_millis(1));
+        self
+    }
+    /// How long requests in flight may take to finish once [`Server::serve_http_until`]'s
+    /// shutdown began (default 30 s); past it they are cancelled and the server returns.
+    ///
+    /// [`Server::serve_http_until`]: crate::Server::serve_http_until
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::HttpOptions;
+    /// use std::time::Duration;
+    /// let options = HttpOptions::default().shutdown_grace(Duration::from_secs(10));
+    /// # let _ = options;
+    /// ```
+    pub fn shutdown_grace(mut self, grace: Duration) -> Self {
+        self.shutdown_grace = grace;
         self
     }
     /// Starts every handshake-era session id with `prefix` and a dot (`a.5f3c…`; none by

@@ -196,6 +196,26 @@ impl Sessions {
         Some(found)
     }
 
+    /// Shutting down: every GET stream ends and every question waiting for a client fails (its
+    /// call answers); the sessions and their calls go on.
+    pub(super) fn wind_down(&self) {
+        let Ok(inner) = self.inner.lock() else { return };
+        for s in inner.map.values() {
+            s.mailbox.close();
+            s.replay.end(0, "the server is shutting down");
+            s.peer.close();
+        }
+    }
+
+    /// Ends every session (shutting down, past the grace): their calls are cancelled.
+    pub(super) fn close_all(&self) {
+        let Ok(mut inner) = self.inner.lock() else { return };
+        let ids: Vec<String> = inner.map.keys().cloned().collect();
+        for id in ids {
+            inner.remove(&id);
+        }
+    }
+
     /// Ends the session named `id` if `principal` owns it; `false` when there is no such session
     /// of theirs.
     pub(super) fn close(&self, id: &str, principal: Option<&Principal>) -> bool {
