@@ -26,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 /// How many events a stream with a reader holds that the reader has not taken yet before its
 /// call waits (backpressure, as a plain stream's channel gives).
-pub(super) const WINDOW: u64 = 64;
+const WINDOW: u64 = 64;
 
 /// How long a stream read to its end is still kept: the response was handed to the connection,
 /// but a connection broken at that moment may not have delivered it, and its client resumes.
@@ -269,13 +269,15 @@ impl Replay {
             inner.streams.get(&n).cloned().ok_or(Refusal::Gone)?
         };
         let st = log.state().ok_or(Refusal::Gone)?;
-        let first = st.first;
-        if st.ended.is_some() || seq >= st.next_seq.max(1) || seq + 1 < first {
-            return Err(if seq >= st.next_seq.max(1) && st.ended.is_none() {
-                Refusal::Foreign
-            } else {
-                Refusal::Gone
-            });
+        if st.ended.is_some() {
+            return Err(Refusal::Gone);
+        }
+        // An event not sent yet is no event of ours; one before the first kept is gone.
+        if seq >= st.next_seq {
+            return Err(Refusal::Foreign);
+        }
+        if seq + 1 < st.first {
+            return Err(Refusal::Gone);
         }
         drop(st);
         Ok((log, seq))
