@@ -3195,3 +3195,44 @@ async fn shutting_down_finishes_calls_in_flight_refuses_new_connections_and_retu
         .unwrap();
     assert!(begun.elapsed() < Duration::from_secs(4), "{:?}", begun.elapsed());
 }
+
+/// Past `shutdown_grace`, what still runs is cancelled: a handshake-era call computing for an
+/// hour is dropped, its session ended, and the server returns about the grace later.
+#[tokio::test]
+async fn past_the_grace_what_still_runs_is_cancelled_and_the_server_returns() {
+    use std::sync::atomic::Ordering::SeqCst;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = Server::new("http-test").tool(held);
+    let options = HttpOptions::default().shutdown_grace(Duration::from_millis(300));
+    let served = tokio::spawn(server.serve_http_until(listener, options, async {
+        let _ = stopped.await;
+    }));
+    let sid = asking_session(addr).await;
+    let h = [
+        JSON,
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let started = HELD_STARTED.load(SeqCst);
+    let dropped = HELD_DROPPED.load(SeqCst);
+    let call = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "held", "arguments": {}}})
+        .to_string();
+    let _running = open_with(addr, "POST", &h, &call).await;
+    while HELD_STARTED.load(SeqCst) == started {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    let begun = tokio::time::Instant::now();
+    stop.send(()).unwrap();
+    tokio::time::timeout(Duration::from_secs(5), served)
+        .await
+        .expect("the server returns after its grace")
+        .unwrap()
+        .unwrap();
+    assert!(begun.elapsed() >= Duration::from_millis(300), "it waited the grace");
+    assert!(
+        HELD_DROPPED.load(SeqCst) > dropped,
+        "the call still running was cancelled"
+    );
+}
