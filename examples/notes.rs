@@ -50,7 +50,7 @@ impl Folders {
     }
 
     /// The file names of a folder (`None`: no such folder).
-    fn files(&self, path: &str) -> Option<Vec<String>> {
+    pub(crate) fn files(&self, path: &str) -> Option<Vec<String>> {
         self.0.lock().ok().and_then(|f| f.get(path).cloned())
     }
 
@@ -189,6 +189,18 @@ pub(crate) async fn folder(
     }
 }
 
+/// The Notes server: the sample folders, both tools, the prompt and the resource. The `axum`
+/// example mounts this very server in an application of its own.
+pub(crate) fn server() -> Server {
+    Server::new("notes")
+        .version(env!("CARGO_PKG_VERSION"))
+        .state(Folders::sample())
+        .tool(delete_folder)
+        .tool(add)
+        .prompt(summarize_folder)
+        .resource(folder)
+}
+
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
     tracing_subscriber::fmt()
@@ -196,13 +208,7 @@ async fn main() -> std::io::Result<()> {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
         .init();
-    let mut server = Server::new("notes")
-        .version(env!("CARGO_PKG_VERSION"))
-        .state(Folders::sample())
-        .tool(delete_folder)
-        .tool(add)
-        .prompt(summarize_folder)
-        .resource(folder);
+    let mut server = server();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let http = match args.as_slice() {
         [] => None,
@@ -279,32 +285,34 @@ async fn main() -> std::io::Result<()> {
                 Err(_) => options,
             };
             // Ctrl-C or SIGTERM stops it gracefully: calls in flight finish (30 s at most).
+            let signal = shutdown_signal()?;
             let listener = tokio::net::TcpListener::bind(addr).await?;
-            server.serve_http_until(listener, options, shutdown_signal()).await
+            server.serve_http_until(listener, options, signal).await
         }
         None => server.serve_stdio().await,
     }
 }
 
-/// Resolves on Ctrl-C, or on SIGTERM (what a container runtime or systemd sends).
-async fn shutdown_signal() {
+/// Resolves on Ctrl-C, or on SIGTERM (what a container runtime or systemd sends). The handlers
+/// are installed now, not when the future is first polled: a signal that comes as the port
+/// opens is not lost.
+pub(crate) fn shutdown_signal() -> std::io::Result<impl Future<Output = ()> + Send + 'static> {
     #[cfg(unix)]
     {
-        let term = async {
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(mut s) => {
-                    s.recv().await;
-                }
-                Err(_) => std::future::pending().await,
+        use tokio::signal::unix::{SignalKind, signal};
+        let mut interrupt = signal(SignalKind::interrupt())?;
+        let mut terminate = signal(SignalKind::terminate())?;
+        Ok(async move {
+            tokio::select! {
+                _ = interrupt.recv() => {}
+                _ = terminate.recv() => {}
             }
-        };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            () = term => {}
-        }
+        })
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
+        Ok(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
     }
 }

@@ -25,8 +25,8 @@ LAYERS = [
       "uri_template", "outbound"]),
     ("protocol: the wire model of both eras and the content it carries", ["protocol", "protocol/*"]),
     ("who and where: callers, access, sealing, stores, bearer tokens, the client back-channel, "
-     "resource updates, tasks as the store keeps them",
-     ["principal", "access", "seal", "store", "event_store", "redis_store", "auth", "auth/*", "peer", "updates", "tasks"]),
+     "resource updates, tasks as the store keeps them, telemetry (spans, metrics)",
+     ["principal", "access", "seal", "store", "event_store", "redis_store", "auth", "auth/*", "peer", "updates", "tasks", "telemetry"]),
     ("questions: what a question is (forms, URL flows, samples, roots) and its answers",
      ["choices", "elicit", "sampling", "url_flow", "question"]),
     ("what a body sees: the context, results, completions", ["context", "tool_result", "completion"]),

@@ -6,7 +6,8 @@
 # redis-server for the replicas tests, Debian's chromium with chromium-driver for the browser
 # tests, and tmux for the terminal client's tests, from the distribution's packages), builds the
 # release `notes`, `conformance` and `connect` examples that the interop, browser and terminal
-# client tests drive, the release `bench_server` the replicas smoke test runs behind nginx, the
+# client tests drive, the release `axum` example (the Notes server inside an axum application,
+# tests/axum.rs), the release `bench_server` the replicas smoke test runs behind nginx, the
 # release `rollout` whose replicas share tasks through Redis (tests/tasks_replicas.rs), and
 # the load benchmark's driver and rmcp peer (debug; the smoke tests run them), and runs every
 # test of the workspace: unit tests, protocol tests, trybuild UI tests, interop tests, Redis
@@ -31,13 +32,14 @@ scripts/setup-redis.sh >/dev/null
 scripts/setup-tmux.sh >/dev/null
 scripts/setup-conformance.sh >/dev/null
 scripts/setup-nextest.sh >/dev/null
-cargo build --release --example notes --example bench_server --example conformance --example conformance_client --example connect --example rollout --all-features
+cargo build --release --example notes --example axum --example bench_server --example conformance --example conformance_client --example connect --example rollout --all-features
 CARGO_TARGET_DIR=target/bench-load cargo build --manifest-path benches/load/Cargo.toml
 CARGO_TARGET_DIR=target/bench-peers cargo build --manifest-path benches/peers/rmcp/Cargo.toml
 # The release examples just built, so that each test process (one per test under nextest) does
 # not ask cargo for them again (tests/support/mod.rs).
 release="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/release/examples"
 export MCP_RESOLVE_NOTES_BIN="${release}/notes"
+export MCP_RESOLVE_AXUM_BIN="${release}/axum"
 export MCP_RESOLVE_CONFORMANCE_BIN="${release}/conformance"
 export MCP_RESOLVE_CONNECT_BIN="${release}/connect"
 export MCP_RESOLVE_ROLLOUT_BIN="${release}/rollout"

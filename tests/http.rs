@@ -3171,6 +3171,17 @@ async fn shutting_down_finishes_calls_in_flight_refuses_new_connections_and_retu
     let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "delete", "arguments": {"path": "x"}}}).to_string();
     let mut asking = open_with(addr, "POST", &h, &call).await;
     assert_eq!(asking.event().await["method"], "elicitation/create");
+    // And a 2026-07-28 `subscriptions/listen` stream, open for long.
+    let (lh, lb) = listen_request("", "listen-1", &[]);
+    let lh: Vec<(&str, &str)> = lh
+        .iter()
+        .filter(|(k, _)| *k != "authorization")
+        .map(|(k, v)| (*k, v.as_str()))
+        .collect();
+    let mut subscribed = open_with(addr, "POST", &lh, &lb).await;
+    assert_eq!(subscribed.status, 200);
+    let ack = subscribed.event().await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged", "{ack}");
     let begun = tokio::time::Instant::now();
     stop.send(()).unwrap();
     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -3185,8 +3196,11 @@ async fn shutting_down_finishes_calls_in_flight_refuses_new_connections_and_retu
         "the call in flight finished"
     );
     assert!(listening.ends().await, "the GET stream ended");
+    assert!(subscribed.ends().await, "the listen stream ended");
     let answer = asking.event().await;
     assert_eq!(answer["id"], 2, "the waiting call answered: {answer}");
+    let why = answer["result"]["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(why.contains("the server is shutting down"), "it says why: {answer}");
     assert!(asking.ends().await);
     tokio::time::timeout(Duration::from_secs(5), served)
         .await

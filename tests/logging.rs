@@ -53,7 +53,7 @@ async fn every_question_and_answer_is_logged() {
         .unwrap_or_else(|| panic!("{text}"));
     for field in [
         "kind=\"tool\"",
-        "target=\"ship\"",
+        "item=\"ship\"",
         "key=\"ok\"",
         "mode=\"form\"",
         "round=1",
@@ -66,7 +66,7 @@ async fn every_question_and_answer_is_logged() {
         .unwrap_or_else(|| panic!("{text}"));
     for field in [
         "kind=\"tool\"",
-        "target=\"ship\"",
+        "item=\"ship\"",
         "key=\"ok\"",
         "mode=\"form\"",
         "action=\"decline\"",

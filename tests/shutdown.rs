@@ -51,3 +51,43 @@ fn sigterm_stops_the_notes_server_gracefully_and_it_exits_0() {
         "nothing listens any more"
     );
 }
+
+/// stdio ends cleanly on EOF: the client closes stdin with calls answered and one just sent;
+/// every answer is written, and the server exits with status 0.
+#[test]
+fn the_notes_server_on_stdio_answers_what_it_read_and_exits_0_at_eof() {
+    let mut child = std::process::Command::new(support::notes_bin())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}"#,
+    ];
+    for line in lines {
+        writeln!(stdin, "{line}").unwrap();
+    }
+    let begun = Instant::now();
+    drop(stdin);
+    let mut out = String::new();
+    child.stdout.take().unwrap().read_to_string(&mut out).unwrap();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            begun.elapsed() < Duration::from_secs(10),
+            "still running 10 s after EOF"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "exit status {status}");
+    let answers: Vec<serde_json::Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(answers.len(), 2, "{out}");
+    assert_eq!(answers[1]["id"], 2, "{out}");
+    assert_eq!(answers[1]["result"]["structuredContent"]["result"], 5, "{out}");
+}

@@ -91,7 +91,7 @@ impl FrameHandler {
 
     /// The response to one frame.
     pub async fn handle(&self, bytes: &[u8]) -> Option<Vec<u8>> {
-        match self.0.dispatch(&mut Session::new(), None, None, classify(bytes)) {
+        match self.0.dispatch(&mut Session::new(), None, None, classify(bytes), None) {
             Dispatch::Done => None,
             Dispatch::Reply(message) => Some(message.encode()),
             Dispatch::Forbidden(id, forbidden) => {

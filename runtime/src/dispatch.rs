@@ -16,6 +16,7 @@ use crate::protocol::messages::{CANCELLED, ParamsHead};
 use crate::protocol::{ErrorObject, RequestId};
 use crate::server::call::PendingCall;
 use crate::server::{Route, Server, Session};
+use crate::telemetry::{Method, RequestOutcome, TraceContext};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio_util::sync::CancellationToken;
@@ -32,7 +33,9 @@ pub(crate) struct Dispatcher {
     registry: Option<Registry>,
 }
 
-/// What became of one inbound message.
+/// What became of one inbound message. (`Call` is the large variant, on purpose: a message's
+/// dispatch is matched at once, and boxing the call would cost an allocation per call.)
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Dispatch {
     /// Nothing to send (a notification, a response delivered to its waiter).
     Done,
@@ -67,6 +70,7 @@ impl Dispatcher {
         peer: Option<&Peer>,
         principal: Option<&Principal>,
         inbound: Inbound<'_>,
+        carried: Option<&TraceContext>,
     ) -> Dispatch {
         match inbound {
             Inbound::Invalid { id, error } => {
@@ -93,15 +97,68 @@ impl Dispatcher {
                 Dispatch::Done
             }
             Inbound::Request { id, method, params } => {
+                let label = Method::of(&method);
+                let span = tracing::info_span!(
+                    target: "mcp_resolve",
+                    "mcp.request",
+                    otel.name = label.as_str(),
+                    otel.kind = "server",
+                    mcp.method.name = label.as_str(),
+                    mcp.outcome = tracing::field::Empty,
+                    error.type = tracing::field::Empty,
+                    enduser.hash = tracing::field::Empty,
+                );
+                if !span.is_disabled() {
+                    self.join_trace(&span, &params, carried, principal);
+                }
+                let _entered = span.enter();
                 match session.on_request(&self.server, &method, &params, principal) {
-                    Route::Reply(outcome) => Dispatch::Reply(Outgoing::Response { id: Some(id), outcome }),
-                    Route::Forbidden(forbidden) => Dispatch::Forbidden(id, forbidden),
+                    Route::Reply(outcome) => {
+                        request_ended(&span, label, outcome.as_ref().err().map(|e| e.code), false);
+                        Dispatch::Reply(Outgoing::Response { id: Some(id), outcome })
+                    }
+                    Route::Forbidden(forbidden) => {
+                        span.record("mcp.outcome", RequestOutcome::Forbidden.as_str());
+                        crate::telemetry::metric::request(label, RequestOutcome::Forbidden);
+                        Dispatch::Forbidden(id, forbidden)
+                    }
                     Route::Call(call) => match self.admit(id, *call) {
-                        Ok(admitted) => Dispatch::Call(admitted),
-                        Err(reply) => Dispatch::Reply(reply),
+                        Ok(mut admitted) => {
+                            drop(_entered);
+                            admitted.span = span;
+                            admitted.method = label;
+                            Dispatch::Call(admitted)
+                        }
+                        Err(reply) => {
+                            request_ended(&span, label, Some(crate::protocol::codes::INVALID_REQUEST), false);
+                            Dispatch::Reply(reply)
+                        }
                     },
                 }
             }
+        }
+    }
+
+    /// Makes the trace context `params._meta` carries (else `carried`, the transport's) the
+    /// parent of `span` through the server's hook, and names the caller by its hash.
+    fn join_trace(
+        &self,
+        span: &tracing::Span,
+        params: &ParamsHead<'_>,
+        carried: Option<&TraceContext>,
+        principal: Option<&Principal>,
+    ) {
+        if let Some(p) = principal {
+            span.record("enduser.hash", crate::telemetry::principal_hash(p));
+        }
+        let Some(hook) = &self.server.config.trace_hook else {
+            return;
+        };
+        let raw = crate::protocol::jsonrpc::raw_str;
+        let state = params.meta.tracestate.and_then(raw);
+        let own = (params.meta.traceparent.and_then(raw)).and_then(|tp| TraceContext::parse(&tp, state.as_deref()));
+        if let Some(trace) = own.as_ref().or(carried) {
+            (hook.0)(span, trace);
         }
     }
 
@@ -134,6 +191,8 @@ impl Dispatcher {
             },
             call,
             server: self.server.clone(),
+            span: tracing::Span::none(),
+            method: Method::of(""),
         })
     }
 
@@ -192,6 +251,9 @@ pub(crate) struct Admitted {
     registration: Registration,
     call: PendingCall,
     server: Arc<Server>,
+    /// Its `mcp.request` span, and the method as a metric label.
+    span: tracing::Span,
+    method: Method,
 }
 
 impl Admitted {
@@ -216,7 +278,10 @@ impl Admitted {
         caller: &crate::server::rate::CallerKey,
     ) -> Result<(), (ErrorObject, std::time::Duration)> {
         match &self.server.config.call_rate {
-            Some(rate) if !self.call.is_listen() => rate.take(caller),
+            Some(rate) if !self.call.is_listen() => rate.take(caller).inspect_err(|(e, _)| {
+                crate::telemetry::metric::limit_hit("call_rate");
+                request_ended(&self.span, self.method, Some(e.code), false);
+            }),
             _ => Ok(()),
         }
     }
@@ -252,21 +317,55 @@ impl Admitted {
             registration,
             call,
             server,
+            span,
+            method,
         } = self;
         let token = registration.token.clone();
         let id = registration.id.clone();
-        let run = std::pin::pin!(call.run(&server, id.clone(), outbound, peer, token.clone(), principal));
-        let cancelled = std::pin::pin!(token.cancelled());
-        // Cancellation is polled first, so it wins a tie with a ready result. (Not
-        // `tokio::select!`, which returns `Pending` when the task's budget is spent: a call that
-        // is ready when first polled must complete then.)
-        let outcome = match futures_util::future::select(cancelled, run).await {
-            futures_util::future::Either::Left(((), _)) => None,
-            futures_util::future::Either::Right((outcome, _)) => Some(outcome),
+        let mut watch = call.watch(&span);
+        let outcome = {
+            let run = std::pin::pin!(call.run(
+                &server,
+                id.clone(),
+                outbound,
+                peer,
+                token.clone(),
+                principal,
+                &mut watch.seen
+            ));
+            // The call's span (a child of the request's), entered while the call is polled.
+            let run = crate::telemetry::InSpan::new(if watch.span.is_disabled() { &span } else { &watch.span }, run);
+            let cancelled = std::pin::pin!(token.cancelled());
+            // Cancellation is polled first, so it wins a tie with a ready result. (Not
+            // `tokio::select!`, which returns `Pending` when the task's budget is spent: a call
+            // that is ready when first polled must complete then.)
+            match futures_util::future::select(cancelled, run).await {
+                futures_util::future::Either::Left(((), _)) => None,
+                futures_util::future::Either::Right((outcome, _)) => Some(outcome),
+            }
         };
         drop(registration);
+        watch.finish(outcome.as_ref());
+        match &outcome {
+            None => request_ended(&span, method, None, true),
+            Some(o) => request_ended(&span, method, o.as_ref().err().map(|e| e.code), false),
+        }
         outcome.map(|outcome| Outgoing::Response { id: Some(id), outcome })
     }
+}
+
+/// Notes how a request ended on its span and in the metrics: an error's code, or cancelled.
+fn request_ended(span: &tracing::Span, method: Method, error: Option<i64>, cancelled: bool) {
+    let outcome = match (error, cancelled) {
+        (_, true) => RequestOutcome::Cancelled,
+        (Some(code), _) => {
+            span.record("error.type", code);
+            RequestOutcome::Error
+        }
+        (None, _) => RequestOutcome::Ok,
+    };
+    span.record("mcp.outcome", outcome.as_str());
+    crate::telemetry::metric::request(method, outcome);
 }
 
 #[cfg(test)]
@@ -297,7 +396,7 @@ mod tests {
         let mut s = Session::new();
         let init = br#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{}}}"#;
         assert!(matches!(
-            d.dispatch(&mut s, None, None, classify(init)),
+            d.dispatch(&mut s, None, None, classify(init), None),
             Dispatch::Reply(_)
         ));
         (d, s)
@@ -309,13 +408,13 @@ mod tests {
     async fn a_dropped_or_cancelled_call_leaves_nothing_behind() {
         let (d, mut s) = initialized();
         let frame = call_frame(1);
-        let Dispatch::Call(first) = d.dispatch(&mut s, None, None, classify(&frame)) else {
+        let Dispatch::Call(first) = d.dispatch(&mut s, None, None, classify(&frame), None) else {
             panic!("a call")
         };
         assert_eq!(d.in_flight(), 1);
         // The same id again, while in flight: refused.
         let Dispatch::Reply(Outgoing::Response { outcome: Err(e), .. }) =
-            d.dispatch(&mut s, None, None, classify(&frame))
+            d.dispatch(&mut s, None, None, classify(&frame), None)
         else {
             panic!("a duplicate id is refused")
         };
@@ -323,7 +422,7 @@ mod tests {
         drop(first);
         assert_eq!(d.in_flight(), 0, "a dropped call is unregistered");
 
-        let Dispatch::Call(second) = d.dispatch(&mut s, None, None, classify(&call_frame(2))) else {
+        let Dispatch::Call(second) = d.dispatch(&mut s, None, None, classify(&call_frame(2)), None) else {
             panic!("a call")
         };
         let (tx, _rx) = tokio::sync::mpsc::channel(1);
@@ -331,7 +430,7 @@ mod tests {
         tokio::task::yield_now().await;
         let cancel = br#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}"#;
         assert!(matches!(
-            d.dispatch(&mut s, None, None, classify(cancel)),
+            d.dispatch(&mut s, None, None, classify(cancel), None),
             Dispatch::Done
         ));
         let ended = tokio::time::timeout(std::time::Duration::from_secs(10), running)
@@ -345,8 +444,8 @@ mod tests {
     async fn stateless_traffic_registers_nothing() {
         let d = Dispatcher::stateless(Arc::new(Server::new("t").tool(Slow)));
         let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-        let a = d.dispatch(&mut Session::new(), None, None, classify(frame));
-        let b = d.dispatch(&mut Session::new(), None, None, classify(frame));
+        let a = d.dispatch(&mut Session::new(), None, None, classify(frame), None);
+        let b = d.dispatch(&mut Session::new(), None, None, classify(frame), None);
         assert!(
             matches!((a, b), (Dispatch::Call(_), Dispatch::Call(_))),
             "two clients may use one id"

@@ -58,6 +58,7 @@ mod secret;
 pub mod server;
 pub mod store;
 mod tasks;
+pub mod telemetry;
 pub mod testing;
 mod throttle;
 pub mod tool;
@@ -90,7 +91,7 @@ pub use item::{BodyFuture, MAX_PARAMS};
 pub use resolve::checks::ResolverFn;
 pub use server::Server;
 #[cfg(feature = "http")]
-pub use transport::http::{HttpOptions, ResumeOptions};
+pub use transport::http::{ClientAddr, HttpOptions, HttpService, ResponseBody, ResumeOptions};
 
 // The names the root had before the modules above; each still compiles, and warns with its new
 // path where Rust allows it (see `moved.rs`).

@@ -160,6 +160,9 @@ pub(crate) struct Peer {
     /// SHOULD NOT send requests other than pings and logging before receiving the initialized
     /// notification").
     initialized: Arc<tokio::sync::watch::Sender<bool>>,
+    /// Closed because the server is shutting down ([`Peer::shut_down`]), not because the client
+    /// went away: waiting questions fail saying so.
+    stopping: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// A call's running slot (and its place in the admission queue), given up while the call waits
@@ -235,6 +238,8 @@ pub(crate) enum PeerError {
     Timeout,
     /// The connection closed.
     Closed,
+    /// The server is shutting down.
+    Stopping,
     /// As many questions as may wait at once are waiting already; this one was not sent.
     Busy(usize),
     /// The client did not send `notifications/initialized` in time: nothing was sent.
@@ -294,6 +299,7 @@ impl Peer {
             max_waiting: max_waiting.max(1),
             slot: None,
             initialized: Arc::new(tokio::sync::watch::Sender::new(false)),
+            stopping: Arc::default(),
         }
     }
 
@@ -329,6 +335,7 @@ impl Peer {
             max_waiting: other.max_waiting,
             slot: None,
             initialized: other.initialized.clone(),
+            stopping: other.stopping.clone(),
         }
     }
 
@@ -360,6 +367,7 @@ impl Peer {
                 Some(map) => {
                     map.insert(id.clone(), tx);
                 }
+                None if self.stopping.load(Ordering::Relaxed) => return Err(PeerError::Stopping),
                 None => return Err(PeerError::Closed),
             },
             Err(_) => return Err(PeerError::Closed),
@@ -391,6 +399,7 @@ impl Peer {
         match answer {
             Ok(Ok(Ok(v))) => Ok(v),
             Ok(Ok(Err(e))) => Err(PeerError::Client(e)),
+            Ok(Err(_)) if self.stopping.load(Ordering::Relaxed) => Err(PeerError::Stopping),
             Ok(Err(_)) => Err(PeerError::Closed),
             Err(_) => Err(PeerError::Timeout),
         }
@@ -428,6 +437,13 @@ impl Peer {
             Some(tx) => tx.send(outcome).is_ok(),
             None => false,
         }
+    }
+
+    /// The server is shutting down: as [`Peer::close`], and the questions fail saying so.
+    #[cfg(feature = "http")]
+    pub(crate) fn shut_down(&self) {
+        self.stopping.store(true, Ordering::Relaxed);
+        self.close();
     }
 
     /// The client is gone: every waiting request fails now, and new ones fail at once.

@@ -1,4 +1,4 @@
-//! Shared by the interop tests: the release `notes`, `conformance`, `connect` and `rollout` binaries, the
+//! Shared by the interop tests: the release `notes`, `axum`, `conformance`, `connect` and `rollout` binaries, the
 //! debug `watch` binary and the peers' installers, each obtained once per test binary.
 #![allow(dead_code)]
 
@@ -95,6 +95,16 @@ fn build_example(example: &str, env: Option<&str>, release: bool) -> Result<Path
 pub(crate) fn notes_bin() -> &'static Path {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     match BIN.get_or_init(|| build_example("notes", Some("MCP_RESOLVE_NOTES_BIN"), true)) {
+        Ok(bin) => bin,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The release `axum` example (`MCP_RESOLVE_AXUM_BIN` overrides it), built with every feature
+/// (it needs `tower` and `metrics`).
+pub(crate) fn axum_bin() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match BIN.get_or_init(|| build_example("axum", Some("MCP_RESOLVE_AXUM_BIN"), true)) {
         Ok(bin) => bin,
         Err(e) => panic!("{e}"),
     }

@@ -242,6 +242,11 @@ pub(crate) struct Meta<'a> {
     progress_token: Option<&'a RawValue>,
     #[serde(default, borrow, rename = "io.modelcontextprotocol/logLevel")]
     log_level: Option<&'a RawValue>,
+    /// A W3C trace context (SEP-414), read only when a subscriber records spans.
+    #[serde(default, borrow)]
+    pub(crate) traceparent: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    pub(crate) tracestate: Option<&'a RawValue>,
 }
 
 impl<'a> Meta<'a> {

@@ -278,7 +278,7 @@ impl Question<'_> {
                 let action = Action::parse(&answer.action)?;
                 tracing::info!(
                     kind = self.kind,
-                    target = self.target,
+                    item = self.target,
                     key,
                     mode,
                     action = action.as_str(),
@@ -300,7 +300,7 @@ impl Question<'_> {
             Answer::Recorded(outcome) => {
                 tracing::info!(
                     kind = self.kind,
-                    target = self.target,
+                    item = self.target,
                     key,
                     mode,
                     round,
@@ -316,7 +316,7 @@ impl Question<'_> {
                 }
                 tracing::info!(
                     kind = self.kind,
-                    target = self.target,
+                    item = self.target,
                     key,
                     mode,
                     round,
@@ -446,12 +446,54 @@ impl Asker {
         question.who = origin.logged;
         let asking = self.context();
         if let Err(m) = asking.limit.take(origin.kind, origin.item, asking.principal.as_ref()) {
+            crate::telemetry::metric::limit_hit("questions");
             return Asked::Done(Err(m));
         }
-        match self {
-            Self::Collect(c) => c.ask(&question).await,
-            Self::BackChannel(b) => b.ask(&question).await,
+        let mode = what(&question.ask.request);
+        let span = tracing::info_span!(
+            target: "mcp_resolve",
+            "mcp.question",
+            mcp.question.key = origin.key,
+            mcp.question.mode = mode,
+            mcp.outcome = tracing::field::Empty,
+        );
+        let back_channel = matches!(self, Self::BackChannel(_));
+        let asked = {
+            let asking = std::pin::pin!(async {
+                match &mut *self {
+                    Self::Collect(c) => c.ask(&question).await,
+                    Self::BackChannel(b) => b.ask(&question).await,
+                }
+            });
+            crate::telemetry::InSpan::new(&span, asking).await
+        };
+        // Asked now: on the back-channel (whatever came of it), or put to the client in an
+        // `InputRequiredResult` (answered in a later round).
+        if back_channel || matches!(asked, Asked::Pending) {
+            crate::telemetry::metric::question_asked(origin.item, mode);
         }
+        let (expired, restored) = match self {
+            Self::BackChannel(b) => (std::mem::take(&mut b.expired), false),
+            Self::Collect(c) => (false, std::mem::take(&mut c.restored)),
+        };
+        let outcome = match &asked {
+            Asked::Done(Err(_)) if expired => {
+                crate::telemetry::metric::question_answered(origin.item, "expired");
+                "expired"
+            }
+            Asked::Pending => "input_required",
+            Asked::Done(Ok(Settled::Answered(action, _) | Settled::Refused(action, _))) => {
+                if !restored {
+                    crate::telemetry::metric::question_answered(origin.item, action.as_str());
+                }
+                action.as_str()
+            }
+            Asked::Done(Ok(Settled::Value(_))) => "value",
+            Asked::Done(Err(_)) => "failed",
+            Asked::Abort(_) => "error",
+        };
+        span.record("mcp.outcome", outcome);
+        asked
     }
 }
 
@@ -486,6 +528,7 @@ impl Imperative {
             logged: format!("the question of {} `{}`", self.kind, self.target),
         };
         let mut asker = Asker::BackChannel(BackChannel {
+            expired: false,
             peer: self.peer.clone(),
             timeout: self.timeout,
             max_questions: u64::MAX,
@@ -1024,6 +1067,7 @@ mod tests {
     async fn a_call_is_asked_no_more_questions_than_its_bound() {
         let (peer, sent) = client(|_| json!({ "roots": [] }));
         let mut back = BackChannel {
+            expired: false,
             peer: crate::resolve::back_channel::Line::Peer(peer),
             timeout: Duration::from_secs(10),
             max_questions: 2,

@@ -53,6 +53,8 @@ pub(crate) struct BackChannel {
     pub(crate) max_questions: u64,
     pub(crate) questions: u64,
     pub(crate) asking: AskContext,
+    /// The last question got no answer in time (telemetry: `expired`).
+    pub(crate) expired: bool,
 }
 
 impl BackChannel {
@@ -62,6 +64,7 @@ impl BackChannel {
         let mode = what(&q.ask.request);
         self.questions += 1;
         if self.questions > self.max_questions {
+            crate::telemetry::metric::limit_hit("rounds");
             return Asked::Done(Err(format!(
                 "{} `{target}` stopped: it needed more than {} questions",
                 q.kind, self.max_questions
@@ -79,7 +82,7 @@ impl BackChannel {
             Some(flow) => q.url_params(&flow.url, &flow.id),
             None => q.params(),
         };
-        tracing::info!(kind = q.kind, target, key, mode, round, "question asked");
+        tracing::info!(kind = q.kind, item = target, key, mode, round, "question asked");
         match self
             .peer
             .request(q.ask.request.method(), &params, key, self.timeout)
@@ -98,7 +101,7 @@ impl BackChannel {
                     // A task's answer came through `tasks/update`, which only acknowledges: as
                     // with a 2026-07-28 retry, a malformed one is asked again (under a new key).
                     None if matches!(self.peer, Line::Task(_)) => {
-                        tracing::info!(target, key, "malformed answer; asking again");
+                        tracing::info!(item = target, key, "malformed answer; asking again");
                         Box::pin(self.ask(q)).await
                     }
                     None => Asked::Done(Err(format!("{who} received a malformed answer"))),
@@ -106,17 +109,21 @@ impl BackChannel {
             }
             Err(PeerError::Client(e)) => {
                 tracing::info!(
-                    target,
+                    item = target,
                     key,
                     code = e.code,
                     "the client answered the question with an error"
                 );
                 Asked::Abort(e)
             }
-            Err(PeerError::Timeout) => Asked::Done(Err(format!("{who}: no answer within {:?}", self.timeout))),
+            Err(PeerError::Timeout) => {
+                self.expired = true;
+                Asked::Done(Err(format!("{who}: no answer within {:?}", self.timeout)))
+            }
             Err(PeerError::Busy(n)) => {
+                crate::telemetry::metric::limit_hit("waiting_questions");
                 tracing::warn!(
-                    target,
+                    item = target,
                     key,
                     waiting = n,
                     "question not asked: too many wait for the client"
@@ -126,6 +133,9 @@ impl BackChannel {
                 )))
             }
             Err(PeerError::Closed) => Asked::Done(Err(format!("{who}: the client went away before answering"))),
+            Err(PeerError::Stopping) => Asked::Done(Err(format!(
+                "{who}: not answered: the server is shutting down; call again"
+            ))),
             Err(PeerError::NotInitialized) => Asked::Done(Err(format!(
                 "{who}: not asked: the client did not send notifications/initialized within {:?}",
                 self.timeout

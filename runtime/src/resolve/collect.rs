@@ -24,6 +24,9 @@ pub(crate) struct Collect {
     pub(crate) flows_now: BTreeMap<String, FlowRef>,
     /// Where URL-mode flows are, and whose this call is.
     pub(crate) asking: AskContext,
+    /// The last answer was kept from an earlier round, not given now (telemetry counts an
+    /// answer once).
+    pub(crate) restored: bool,
 }
 
 impl Collect {
@@ -36,6 +39,7 @@ impl Collect {
             keep: BTreeMap::new(),
             flows_now: BTreeMap::new(),
             asking,
+            restored: false,
         }
     }
 
@@ -62,6 +66,7 @@ impl Collect {
         let round = self.state.round;
         if let Some(kept) = self.state.outcomes.get(key).filter(|k| k.q == q.digest).cloned() {
             self.state.outcomes.remove(key);
+            self.restored = true;
             let answer = Answer::restore(&q.ask.request, &kept);
             return match q.apply(&answer, round) {
                 Some(settled) => {
@@ -81,7 +86,7 @@ impl Collect {
                 Ok(flow) => {
                     tracing::info!(
                         kind = q.kind,
-                        target,
+                        item = target,
                         key,
                         mode = "url",
                         round = round + 1,
@@ -108,7 +113,12 @@ impl Collect {
                 Err(m) => return Asked::Done(Err(format!("{who}: {m}"))),
                 Ok(progress) => match outcome(&q.who, progress) {
                     None => {
-                        tracing::info!(target, key, round, "URL-mode step not completed yet; asking again");
+                        tracing::info!(
+                            item = target,
+                            key,
+                            round,
+                            "URL-mode step not completed yet; asking again"
+                        );
                         return self.defer_url(q, flow);
                     }
                     Some(Err(m)) => return Asked::Done(Err(m)),
@@ -152,6 +162,7 @@ impl Collect {
             Some(k) if k.q == q.digest => self.state.outcomes.remove(key),
             _ => None,
         };
+        self.restored = restored.is_some();
         let answer = match &restored {
             Some(kept) => Some(Answer::restore(&q.ask.request, kept)),
             None => {
@@ -159,7 +170,11 @@ impl Collect {
                 match self.responses.remove(key) {
                     Some(answer) if asked_this => Some(Answer::read(&q.ask.request, answer)),
                     Some(_) => {
-                        tracing::info!(target, key, "answer discarded: the question changed since it was asked");
+                        tracing::info!(
+                            item = target,
+                            key,
+                            "answer discarded: the question changed since it was asked"
+                        );
                         None
                     }
                     None => None,
@@ -167,7 +182,14 @@ impl Collect {
             }
         };
         let Some(answer) = answer else {
-            tracing::info!(kind = q.kind, target, key, mode, round = round + 1, "question asked");
+            tracing::info!(
+                kind = q.kind,
+                item = target,
+                key,
+                mode,
+                round = round + 1,
+                "question asked"
+            );
             return self.defer(q);
         };
         match q.apply(&answer, round) {
@@ -181,7 +203,7 @@ impl Collect {
             }
             None => {
                 // Malformed: it never completes the call; ask again.
-                tracing::info!(target, key, "malformed answer; asking again");
+                tracing::info!(item = target, key, "malformed answer; asking again");
                 self.defer(q)
             }
         }

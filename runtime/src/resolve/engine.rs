@@ -145,6 +145,7 @@ impl<'a> Engine<'a> {
         {
             let round = c.state.round + 1;
             if round > self.max_rounds {
+                crate::telemetry::metric::limit_hit("rounds");
                 let waiting_page = if c.flows_now.is_empty() {
                     ""
                 } else {
@@ -223,18 +224,37 @@ impl<'a> Engine<'a> {
                 context: self.context.clone(),
                 deps,
             };
-            let node = match (def.run)(inputs).await {
-                // It could not run because a question it needs was declined: it is declined too,
-                // naming that question, so a consumer taking `ElicitationResult` still runs.
-                Step::Invalid(_) if refused_dep.is_some() => match refused_dep {
-                    Some((action, q)) => Node::Done(Settled::Refused(action, q)),
-                    None => Node::Failed("internal error: a refused dependency vanished".into()),
-                },
-                Step::Value(v) => Node::Done(Settled::Value(v)),
-                Step::Fail(m) => Node::Failed(format!("resolver `{}` failed: {m}", def.name)),
-                Step::Invalid(m) => Node::Failed(m),
-                Step::Ask(ask) => self.ask(def, ask).await,
+            let span = tracing::info_span!(
+                target: "mcp_resolve",
+                "mcp.resolver",
+                mcp.resolver.name = def.name,
+                mcp.outcome = tracing::field::Empty,
+            );
+            let run = async {
+                match (def.run)(inputs).await {
+                    // It could not run because a question it needs was declined: it is declined
+                    // too, naming that question, so a consumer taking `ElicitationResult` still runs.
+                    Step::Invalid(_) if refused_dep.is_some() => match refused_dep {
+                        Some((action, q)) => Node::Done(Settled::Refused(action, q)),
+                        None => Node::Failed("internal error: a refused dependency vanished".into()),
+                    },
+                    Step::Value(v) => Node::Done(Settled::Value(v)),
+                    Step::Fail(m) => Node::Failed(format!("resolver `{}` failed: {m}", def.name)),
+                    Step::Invalid(m) => Node::Failed(m),
+                    Step::Ask(ask) => self.ask(def, ask).await,
+                }
             };
+            let node = crate::telemetry::InSpan::new(&span, std::pin::pin!(run)).await;
+            span.record(
+                "mcp.outcome",
+                match &node {
+                    Node::Done(Settled::Value(_)) => "value",
+                    Node::Done(Settled::Answered(..)) => "answered",
+                    Node::Done(Settled::Refused(..)) => "refused",
+                    Node::Failed(_) => "failed",
+                    _ => "asked",
+                },
+            );
             self.memo.push((def, node));
         })
     }

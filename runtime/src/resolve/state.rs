@@ -87,6 +87,12 @@ impl CallBinding<'_> {
     }
 
     fn refused(&self, reason: Refusal) -> ErrorObject {
+        crate::telemetry::metric::state_refused(match reason {
+            Refusal::Malformed | Refusal::Seal => "tampered",
+            Refusal::Binding | Refusal::Audience | Refusal::Principal => "mismatched",
+            Refusal::Expired => "expired",
+            Refusal::Replayed => "replayed",
+        });
         if let Some(left_out) = REFUSED.admit() {
             tracing::warn!(tool = %self.tool, %reason, left_out, "requestState rejected");
         }

@@ -287,8 +287,9 @@ impl Server {
         self.config.max_frame_bytes = bytes.max(64);
         self
     }
-    /// How many tool calls one connection may run at once; further requests wait (the transport
-    /// stops reading) until one finishes. A call waiting for the client's answer to its question
+    /// How many tool calls one stdio (or in-memory) connection may run at once; further requests
+    /// wait (the transport stops reading) until one finishes. HTTP bounds its requests by
+    /// connections, sessions and bytes instead ([`HttpOptions`](crate::HttpOptions)). A call waiting for the client's answer to its question
     /// does not count: see [`Server::max_waiting`]. Default 64.
     pub fn max_in_flight(mut self, calls: usize) -> Self {
         self.config.max_in_flight = calls.max(1);
@@ -326,6 +327,28 @@ impl Server {
     /// handshake era: questions). Beyond it the call stops with an `isError` result. Default 10.
     pub fn max_rounds(mut self, rounds: u64) -> Self {
         self.config.max_rounds = rounds.max(1);
+        self
+    }
+    /// Joins requests to their callers' traces: `hook` gets each request's `mcp.request` span
+    /// and the W3C trace context the request carried (`traceparent`/`tracestate` in
+    /// `params._meta`, else the HTTP `traceparent` header), and makes it the span's parent.
+    /// With `tracing-opentelemetry`, extract an OpenTelemetry context from the two values and
+    /// call `span.set_parent(…)`. Called only when a subscriber records the span. See
+    /// [`telemetry`](crate::telemetry) for the spans.
+    ///
+    /// ```
+    /// use mcp_resolve_runtime::Server;
+    /// let server = Server::new("notes").on_trace_context(|span, trace| {
+    ///     // e.g. `span.set_parent(propagator.extract(&trace_headers))`
+    ///     span.record("trace_parent_seen", trace.trace_id());
+    /// });
+    /// # let _ = server;
+    /// ```
+    pub fn on_trace_context(
+        mut self,
+        hook: impl Fn(&tracing::Span, &crate::telemetry::TraceContext) + Send + Sync + 'static,
+    ) -> Self {
+        self.config.trace_hook = Some(crate::telemetry::TraceHook(std::sync::Arc::new(hook)));
         self
     }
     /// How long a handshake-era question waits for the client's answer. Default 600 s.

@@ -14,6 +14,7 @@ use crate::principal::Principal;
 use crate::protocol::envelope::Envelope;
 use crate::protocol::{Era, ErrorObject, RequestId};
 use crate::resolve::state::RoundState;
+use crate::telemetry::CallOutcome;
 use crate::tool_result::CallToolResult;
 use futures_util::FutureExt;
 use serde_json::value::RawValue;
@@ -28,6 +29,66 @@ struct FinishOnDrop(Context);
 impl Drop for FinishOnDrop {
     fn drop(&mut self) {
         self.0.finish();
+    }
+}
+
+/// What a call's telemetry notes while it runs: how it ended, and in which round.
+pub(crate) struct Seen {
+    outcome: CallOutcome,
+    round: u64,
+}
+
+/// One `mcp.call` span and one set of call metrics per request of a call (`telemetry`), made
+/// by the dispatcher before the call runs; labels are registered names only. A listen stream
+/// or a task method has none.
+pub(crate) struct Watch {
+    /// `None`: nothing to note.
+    kind: Option<&'static str>,
+    item: Option<Arc<Item>>,
+    completed: Option<String>,
+    pub(crate) span: tracing::Span,
+    pub(crate) seen: Seen,
+    #[cfg(feature = "metrics")]
+    started: std::time::Instant,
+}
+
+impl Watch {
+    fn label(&self) -> &str {
+        match (&self.item, &self.completed) {
+            (Some(item), _) => item.id.as_str(),
+            (None, Some(name)) => name.as_str(),
+            (None, None) => "other",
+        }
+    }
+
+    /// Notes how the call ended (`None`: cancelled).
+    pub(crate) fn finish(mut self, result: Option<&Result<Box<RawValue>, ErrorObject>>) {
+        let Some(kind) = self.kind else { return };
+        match result {
+            None => self.seen.outcome = CallOutcome::Cancelled,
+            Some(Err(_)) => self.seen.outcome = CallOutcome::Error,
+            Some(Ok(_)) => {}
+        }
+        self.span.record("mcp.round", self.seen.round);
+        self.span.record("mcp.outcome", self.seen.outcome.as_str());
+        #[cfg(feature = "metrics")]
+        let seconds = self.started.elapsed().as_secs_f64();
+        // No clock read without metrics.
+        #[cfg(not(feature = "metrics"))]
+        let seconds = 0.0;
+        match &self.item {
+            Some(item) => item
+                .metrics
+                .call(kind, &item.id, self.seen.outcome, seconds, self.seen.round),
+            // A completion: its handles are registered each time (completions are rare).
+            None => crate::telemetry::ItemMetrics::default().call(
+                kind,
+                self.label(),
+                self.seen.outcome,
+                seconds,
+                self.seen.round,
+            ),
+        }
     }
 }
 
@@ -114,6 +175,50 @@ pub(crate) struct PendingCall {
 }
 
 impl PendingCall {
+    /// The call's [`Watch`], its span a child of `parent` (the request's).
+    pub(crate) fn watch(&self, parent: &tracing::Span) -> Watch {
+        let (kind, item, completed) = match &self.work {
+            Work::Item { item, .. } => (Some(item.kind().as_str()), Some(item.clone()), None),
+            Work::Complete { completer, .. } => {
+                (Some("completion"), None, completer.as_ref().map(|_| self.name.clone()))
+            }
+            Work::Listen(_) | Work::Task(_) => (None, None, None),
+        };
+        let mut watch = Watch {
+            kind,
+            item,
+            completed,
+            span: tracing::Span::none(),
+            seen: Seen {
+                outcome: CallOutcome::Ok,
+                round: 1,
+            },
+            #[cfg(feature = "metrics")]
+            started: std::time::Instant::now(),
+        };
+        if let Some(kind) = kind {
+            let version = self.envelope.version;
+            watch.span = tracing::info_span!(
+                target: "mcp_resolve",
+                parent: parent,
+                "mcp.call",
+                otel.name = tracing::field::Empty,
+                mcp.item.kind = kind,
+                mcp.item.name = watch.label(),
+                mcp.protocol.version = version.as_str(),
+                mcp.era = match version.era() { Era::Stateless => "2026-07-28", Era::Handshake => "handshake" },
+                mcp.round = tracing::field::Empty,
+                mcp.outcome = tracing::field::Empty,
+            );
+            if !watch.span.is_disabled() {
+                watch
+                    .span
+                    .record("otel.name", format!("{} {}", self.work.method(), watch.label()));
+            }
+        }
+        watch
+    }
+
     /// Whether `principal` may run this call: its token grants every scope the tool needs.
     pub(crate) fn allowed(&self, principal: Option<&Principal>) -> Result<(), Forbidden> {
         crate::access::check(self.work.kind(), &self.name, &self.scopes, principal)
@@ -130,7 +235,9 @@ impl PendingCall {
         matches!(self.work, Work::Listen(_))
     }
 
-    /// Runs the call to completion and returns its result (serialized) or its JSON-RPC error.
+    /// Runs the call to completion and returns its result (serialized) or its JSON-RPC error;
+    /// how it ended and in which round go into `seen` (its [`Watch`]).
+    #[allow(clippy::too_many_arguments)] // what a call needs, each once; bundling them would only rename them
     pub(crate) async fn run(
         self,
         server: &Server,
@@ -139,6 +246,7 @@ impl PendingCall {
         peer: Option<Peer>,
         cancel: CancellationToken,
         principal: Option<Principal>,
+        seen: &mut Seen,
     ) -> Result<Box<RawValue>, ErrorObject> {
         // Before anything runs: transports that can answer otherwise (HTTP's 403) ask first.
         if let Err(forbidden) = self.allowed(principal.as_ref()) {
@@ -208,6 +316,7 @@ impl PendingCall {
             }
             _ => RoundState::default(),
         };
+        seen.round = state.round + 1;
         let channel = Channel::of(version.era(), retry, peer, state, input_responses);
         // How the answer is written (stamped for the era, cached or not): the channel's.
         let reply = channel.reply();
@@ -259,12 +368,14 @@ impl PendingCall {
                         };
                         let shown: String = unknown.chars().take(64).collect();
                         let message = format!("argument `{shown}`: tool `{name}` has no such argument; {takes}");
+                        seen.outcome = CallOutcome::ToolError;
                         return reply.tool(server, CallToolResult::error(message));
                     }
                     if let Body::Tool(tool) = &item.body
                         && !tool.resolvers().is_empty()
                         && let Err(result) = tool.check_arguments(&arguments)
                     {
+                        seen.outcome = CallOutcome::ToolError;
                         return reply.tool(server, result);
                     }
                 }
@@ -281,10 +392,14 @@ impl PendingCall {
                 let (arguments, resolved) = match resolving.run(server, &name, read, &context).await {
                     Resolved::Ready(arguments, values) => (arguments, values),
                     Resolved::Stop(message) if kind == Kind::Tool => {
+                        seen.outcome = CallOutcome::ToolError;
                         return reply.tool(server, CallToolResult::error(message));
                     }
                     Resolved::Stop(message) => return Err(ErrorObject::internal(message)),
-                    Resolved::Answer(answer) => return answer,
+                    Resolved::Answer(answer) => {
+                        seen.outcome = CallOutcome::InputRequired;
+                        return answer;
+                    }
                 };
                 let input = Input {
                     name: name.clone(),
@@ -300,12 +415,18 @@ impl PendingCall {
                         principal,
                         ttl_ms: task.and_then(|t| t.ttl),
                     };
+                    seen.outcome = CallOutcome::Task;
                     return server.start_task(start, reply).await;
                 }
                 // One guard for every kind: a panic, where the body is called or while it runs.
                 let body = AssertUnwindSafe(async { item.run(input, resolved).await }).catch_unwind();
                 match body.await {
-                    Ok(Ok(Finished::Tool(result))) => reply.tool(server, result),
+                    Ok(Ok(Finished::Tool(result))) => {
+                        if result.is_error {
+                            seen.outcome = CallOutcome::ToolError;
+                        }
+                        reply.tool(server, result)
+                    }
                     Ok(Ok(Finished::Prompt(result))) => reply.complete(server, &result),
                     Ok(Ok(Finished::Resource(contents))) => reply.read(server, &name, &contents),
                     Ok(Err(e)) => Err(e),
@@ -315,7 +436,10 @@ impl PendingCall {
                         match kind {
                             // A tool's failure is a result the model sees; a prompt's or a
                             // resource's, a JSON-RPC error.
-                            Kind::Tool => reply.tool(server, CallToolResult::error(failed)),
+                            Kind::Tool => {
+                                seen.outcome = CallOutcome::ToolError;
+                                reply.tool(server, CallToolResult::error(failed))
+                            }
                             Kind::Prompt | Kind::Resource => Err(ErrorObject::internal(failed)),
                         }
                     }
@@ -396,7 +520,7 @@ mod tests {
     async fn first_round() -> Outgoing {
         let d = Dispatcher::stateless(Arc::new(crate::server::Server::new("t").tool(Asks)));
         let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"asks","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}"#;
-        let Dispatch::Call(call) = d.dispatch(&mut Session::new(), None, None, classify(frame)) else {
+        let Dispatch::Call(call) = d.dispatch(&mut Session::new(), None, None, classify(frame), None) else {
             panic!("a call")
         };
         let (tx, _rx) = tokio::sync::mpsc::channel(1);

@@ -74,6 +74,8 @@ pub(crate) struct Config {
     pub(crate) task_wakers: crate::tasks::TaskWakers,
     /// The tasks running on this replica, per caller.
     pub(crate) running_tasks: Arc<super::task::Running>,
+    /// What makes a request's trace context the parent of its span ([`Server::on_trace_context`]).
+    pub(crate) trace_hook: Option<crate::telemetry::TraceHook>,
 }
 
 impl Default for Config {
@@ -109,6 +111,7 @@ impl Default for Config {
             tasks: crate::tasks::TaskSettings::default(),
             task_wakers: crate::tasks::TaskWakers::default(),
             running_tasks: Arc::default(),
+            trace_hook: None,
         }
     }
 }

@@ -80,6 +80,8 @@ pub(crate) struct Item {
     pub(crate) closed_arguments: Option<Arc<[String]>>,
     /// Tools: whether a call may, or must, run as a task (`Forbidden` for the other kinds).
     pub(crate) task: crate::tool::TaskSupport,
+    /// Its metric handles, registered at its first call (`telemetry`).
+    pub(crate) metrics: crate::telemetry::ItemMetrics,
 }
 
 impl Item {
@@ -94,6 +96,7 @@ impl Item {
             mirrored: crate::tool::mirrored_arguments(&def.input_schema).into(),
             closed_arguments: crate::tool::closed_arguments(&def.input_schema),
             task: def.execution.task_support,
+            metrics: Default::default(),
             single_use,
             keys: Arc::new(keys),
             body: Body::Tool(Arc::new(tool)),
@@ -140,6 +143,7 @@ impl Item {
             mirrored: Arc::from(Vec::new()),
             closed_arguments: None,
             task: crate::tool::TaskSupport::Forbidden,
+            metrics: Default::default(),
         }
     }
 

@@ -100,6 +100,7 @@ impl Channel {
     fn asker(self, server: &Server, asking: crate::resolve::ask::AskContext) -> Asker {
         match self {
             Self::Handshake { peer: Some(peer), .. } => Asker::BackChannel(BackChannel {
+                expired: false,
                 peer: crate::resolve::back_channel::Line::Peer(peer),
                 timeout: server.config.elicitation_timeout,
                 max_questions: server.config.max_rounds,

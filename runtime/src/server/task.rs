@@ -456,6 +456,9 @@ impl Server {
                             if matches!(e, crate::peer::PeerError::Closed) {
                                 return Err(ErrorObject::internal("the client went away"));
                             }
+                            if matches!(e, crate::peer::PeerError::Stopping) {
+                                return Err(ErrorObject::internal("the server is shutting down"));
+                            }
                         }
                     }
                 }

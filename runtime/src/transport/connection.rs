@@ -155,7 +155,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
             Ok(Frame::Line(bytes)) => bytes,
         };
         // No principal: stdio carries no token.
-        let dispatched = match dispatcher.dispatch(&mut session, Some(&peer), None, classify(&bytes)) {
+        let dispatched = match dispatcher.dispatch(&mut session, Some(&peer), None, classify(&bytes), None) {
             // A caller over its rate: refused before anything runs.
             Dispatch::Call(call) => match call.over_rate(&caller) {
                 Ok(()) => Dispatch::Call(call),
@@ -246,7 +246,10 @@ async fn pings(peer: Peer, every: std::time::Duration) {
         let answered = peer
             .request("ping", &crate::protocol::messages::EmptyResult {}, every)
             .await;
-        if let Err(crate::peer::PeerError::Timeout | crate::peer::PeerError::Closed) = answered {
+        if let Err(
+            crate::peer::PeerError::Timeout | crate::peer::PeerError::Closed | crate::peer::PeerError::Stopping,
+        ) = answered
+        {
             return;
         }
     }

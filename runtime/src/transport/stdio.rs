@@ -50,6 +50,7 @@ impl Server {
 /// Serves `server` on this process's stdin and stdout until stdin ends.
 pub(crate) async fn serve_shared(server: Arc<Server>) -> std::io::Result<()> {
     let (input, output) = stdio();
+    let _open = crate::telemetry::Open::connection("stdio");
     super::connection::serve_connection(server, input, output).await
 }
 

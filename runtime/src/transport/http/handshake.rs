@@ -30,7 +30,7 @@ impl State {
     pub(super) fn initialize(&self, inbound: Inbound<'_>, principal: Option<Principal>) -> http::Response<Body> {
         let dispatcher = Dispatcher::connection(self.server.clone());
         let mut session = Session::new();
-        let reply = match dispatcher.dispatch(&mut session, None, principal.as_ref(), inbound) {
+        let reply = match dispatcher.dispatch(&mut session, None, principal.as_ref(), inbound, None) {
             Dispatch::Reply(reply @ Outgoing::Response { outcome: Ok(_), .. }) => reply,
             Dispatch::Reply(error) => return message_response(error, true),
             Dispatch::Done | Dispatch::Call(_) | Dispatch::Forbidden(..) => return empty(StatusCode::BAD_REQUEST),
@@ -74,9 +74,13 @@ impl State {
             Err(refused) => return refused.response(request_id(&inbound)),
         };
         let dispatched = match handshake.session.lock() {
-            Ok(mut s) => handshake
-                .dispatcher
-                .dispatch(&mut s, Some(&handshake.peer), principal.as_ref(), inbound),
+            Ok(mut s) => handshake.dispatcher.dispatch(
+                &mut s,
+                Some(&handshake.peer),
+                principal.as_ref(),
+                inbound,
+                super::carried_trace(headers).as_ref(),
+            ),
             Err(_) => Dispatch::Reply(Outgoing::error(
                 None,
                 ErrorObject::internal("session state unavailable"),

@@ -17,11 +17,18 @@ mod metadata;
 mod mirror;
 mod options;
 mod replay;
+mod service;
 mod sessions;
 mod sse;
 mod stateless;
 
 pub use options::{HttpOptions, ResumeOptions};
+pub use service::{ClientAddr, HttpService, ResponseBody};
+
+/// A request body this transport reads: hyper's own, or any other `http-body` body (an axum
+/// application's, through [`HttpService`]).
+pub(crate) trait HttpBody: hyper::body::Body<Data: Send, Error: Send> + Send + 'static {}
+impl<B: hyper::body::Body<Data: Send, Error: Send> + Send + 'static> HttpBody for B {}
 
 use crate::budget::{Budget, Hold};
 use crate::dispatch::Dispatcher;
@@ -31,13 +38,14 @@ use crate::protocol::jsonrpc::Outgoing;
 use crate::protocol::{ErrorObject, RequestId, codes};
 use crate::server::Server;
 use crate::server::rate::CallerKey;
+use crate::telemetry::Open;
 use crate::throttle::Throttle;
+use bytes::Buf as _;
 use bytes::Bytes;
 use http::{HeaderMap, HeaderValue, Method, Request, Response, StatusCode, header};
 use http_body_util::combinators::BoxBody;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Body as _;
-use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use sessions::Sessions;
 use std::convert::Infallible;
@@ -131,6 +139,13 @@ fn too_many(id: RequestId, e: ErrorObject, wait: Duration) -> Response<Body> {
         r.headers_mut().insert(header::RETRY_AFTER, v);
     }
     r
+}
+
+/// The W3C trace context of the request's `traceparent` and `tracestate` headers, when well
+/// formed (a request's own in `params._meta` comes first: `Dispatcher::dispatch`).
+fn carried_trace(headers: &HeaderMap) -> Option<crate::telemetry::TraceContext> {
+    let parent = header_str(headers, "traceparent")?;
+    crate::telemetry::TraceContext::parse(parent, header_str(headers, "tracestate"))
 }
 
 fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -249,6 +264,7 @@ impl State {
 
     /// 413, and the connection closed: the rest of the body is never read.
     fn too_large(&self) -> Response<Body> {
+        crate::telemetry::metric::limit_hit("body_bytes");
         error_response(
             None,
             ErrorObject::invalid_request(format!(
@@ -264,7 +280,8 @@ impl State {
     /// buffered bytes, taken as the bytes arrive (so a client that declares a length and stalls
     /// holds only what it sent) and held until the request is handled. A declared length over
     /// the limit is refused before a byte of the body is read.
-    async fn read_body(&self, mut body: Incoming) -> Result<(Bytes, Hold), Response<Body>> {
+    async fn read_body<B: HttpBody>(&self, body: B) -> Result<(Bytes, Hold), Response<Body>> {
+        let mut body = std::pin::pin!(body);
         let limit = self.options.max_body_bytes;
         let declared = body.size_hint().lower();
         if declared > limit as u64 {
@@ -278,7 +295,8 @@ impl State {
                 let Ok(frame) = frame else {
                     return Err(empty(StatusCode::BAD_REQUEST));
                 };
-                let Ok(data) = frame.into_data() else { continue };
+                let Ok(mut data) = frame.into_data() else { continue };
+                let data = data.copy_to_bytes(data.remaining());
                 if buf.len() + data.len() > limit {
                     return Err(self.too_large());
                 }
@@ -311,8 +329,22 @@ impl State {
         }
     }
 
+    /// 503 and the connection closed: the service is shutting down ([`HttpService::shutdown`]).
+    fn stopping_response(&self) -> Response<Body> {
+        let mut r = error_response(
+            None,
+            ErrorObject::internal("Service unavailable: the server is shutting down; retry on another replica"),
+        )
+        .with_status(StatusCode::SERVICE_UNAVAILABLE)
+        .closing();
+        r.headers_mut()
+            .insert(header::RETRY_AFTER, HeaderValue::from_static("1"));
+        r
+    }
+
     /// 503: the listener holds as many body bytes as it may; the connection is closed.
     fn busy(&self) -> Response<Body> {
+        crate::telemetry::metric::limit_hit("buffered_bytes");
         static BUSY: Throttle = Throttle::new();
         if let Some(left_out) = BUSY.admit() {
             tracing::warn!(
@@ -332,7 +364,10 @@ impl State {
         r
     }
 
-    async fn handle(self: Arc<Self>, req: Request<Incoming>, peer: Option<SocketAddr>) -> Response<Body> {
+    async fn handle<B: HttpBody>(self: Arc<Self>, req: Request<B>, peer: Option<SocketAddr>) -> Response<Body> {
+        if self.stopping.is_cancelled() {
+            return self.stopping_response();
+        }
         let document = self.mcp && metadata::is_document_path(&self.options, req.uri().path());
         let page = self
             .options
@@ -470,7 +505,8 @@ impl Server {
     /// then stops gracefully and returns:
     ///
     /// 1. the listener closes at once: new connections are refused;
-    /// 2. handshake-era GET streams end, and questions waiting for a client fail, so the calls
+    /// 2. handshake-era GET streams and 2026-07-28 `subscriptions/listen` streams end, and
+    ///    questions waiting for a client fail, so the calls
     ///    that asked them answer (2026-07-28 calls between rounds lose nothing: their state is
     ///    in the client's hands);
     /// 3. requests in flight finish, within [`HttpOptions::shutdown_grace`] (30 s); idle
@@ -562,6 +598,7 @@ impl State {
             let permit = match permits.clone().try_acquire_owned() {
                 Ok(p) => p,
                 Err(_) => {
+                    crate::telemetry::metric::limit_hit("connections");
                     static FULL: Throttle = Throttle::new();
                     if let Some(left_out) = FULL.admit() {
                         tracing::warn!(
@@ -601,7 +638,7 @@ impl State {
 impl State {
     /// A page of the server's author: its body read within the bounds, then its handler; the
     /// safe headers added unless it set them.
-    async fn page(&self, req: Request<Incoming>, handler: options::PageHandler) -> Response<Body> {
+    async fn page<B: HttpBody>(&self, req: Request<B>, handler: options::PageHandler) -> Response<Body> {
         let (parts, body) = req.into_parts();
         let (bytes, _held) = match self.read_body(body).await {
             Ok(read) => read,
@@ -620,27 +657,16 @@ impl State {
     }
 }
 
+/// A refusal to start, logged.
+fn refuse(why: String) -> std::io::Result<()> {
+    tracing::error!("{why}");
+    Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, why))
+}
+
 impl State {
     /// Refuses a start that would leave `Host` unchecked by accident, or the metadata's
     /// `resource` to be made from a `Host` nobody checked.
     fn check_start(&self, bound: SocketAddr) -> std::io::Result<()> {
-        let refuse = |why: String| {
-            tracing::error!("{why}");
-            Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, why))
-        };
-        if let Err(why) = self.server.check_states() {
-            return refuse(why);
-        }
-        if let Some(resource) = &self.options.resource {
-            let absolute = crate::authority::parse_url(resource)
-                .is_some_and(|(scheme, _, _)| matches!(scheme.as_str(), "http" | "https"));
-            if !absolute {
-                return refuse(format!(
-                    "not serving HTTP on {bound}: HttpOptions::resource {resource:?} is not an absolute http(s) URL \
-                     (e.g. https://mcp.example.com/mcp)"
-                ));
-            }
-        }
         if !bound.ip().is_loopback() && self.hosts.is_empty() && !self.options.any_host {
             return refuse(format!(
                 "not serving HTTP on {bound}: an address that is not loopback needs the Host names clients use \
@@ -649,6 +675,25 @@ impl State {
                  could reach this server through DNS rebinding"
             ));
         }
+        self.check_options(&format!("not serving HTTP on {bound}"))
+    }
+
+    /// The checks of [`State::check_start`] that need no address (an [`HttpService`] has none);
+    /// each refusal starts with `not`.
+    fn check_options(&self, not: &str) -> std::io::Result<()> {
+        if let Err(why) = self.server.check_states() {
+            return refuse(why);
+        }
+        if let Some(resource) = &self.options.resource {
+            let absolute = crate::authority::parse_url(resource)
+                .is_some_and(|(scheme, _, _)| matches!(scheme.as_str(), "http" | "https"));
+            if !absolute {
+                return refuse(format!(
+                    "{not}: HttpOptions::resource {resource:?} is not an absolute http(s) URL \
+                     (e.g. https://mcp.example.com/mcp)"
+                ));
+            }
+        }
         let prefix = &self.options.session_prefix;
         if prefix.len() > 32
             || !prefix
@@ -656,20 +701,20 @@ impl State {
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         {
             return refuse(format!(
-                "not serving HTTP on {bound}: HttpOptions::session_id_prefix {prefix:?} must be at most 32 letters, \
+                "{not}: HttpOptions::session_id_prefix {prefix:?} must be at most 32 letters, \
                  digits, '-' or '_' (it starts every session id, which a load balancer reads)"
             ));
         }
         if self.options.verifier.is_some() && self.authorization_servers.is_empty() {
             return refuse(format!(
-                "not serving HTTP on {bound}: bearer tokens need an authorization server to name in the Protected \
+                "{not}: bearer tokens need an authorization server to name in the Protected \
                  Resource Metadata (clients get their tokens there): HttpOptions::authorization_server(\"https://auth.example.com\"), \
                  or a verifier that knows its issuer (JwksVerifier::issuer)"
             ));
         }
         if self.options.any_host && self.options.verifier.is_some() && self.options.resource.is_none() {
             return refuse(format!(
-                "not serving HTTP on {bound}: with bearer tokens and any Host allowed, set HttpOptions::resource \
+                "{not}: with bearer tokens and any Host allowed, set HttpOptions::resource \
                  to this server's URL (the Protected Resource Metadata's `resource` is never made from an unchecked Host)"
             ));
         }
@@ -690,8 +735,10 @@ impl State {
         self.stopping.cancel();
         self.sessions.wind_down();
         let all = u32::try_from(self.options.max_connections).unwrap_or(u32::MAX);
-        let drained = tokio::time::timeout(grace, permits.acquire_many(all)).await;
-        if drained.is_err() {
+        // Every permit back: every connection closed (the permits are given back at once, or
+        // the wait below could never end early).
+        let drained = tokio::time::timeout(grace, permits.acquire_many(all)).await.is_ok();
+        if !drained {
             tracing::warn!(
                 grace_ms = grace.as_millis() as u64,
                 "shutting down: requests still running after the grace are cancelled"
@@ -720,6 +767,7 @@ impl State {
     {
         let header_timeout = self.options.header_timeout;
         let stopping = self.stopping.clone();
+        let _open = Open::connection("http");
         let service = hyper::service::service_fn(move |req| {
             let state = self.clone();
             async move { Ok::<_, Infallible>(state.handle(req, peer).await) }

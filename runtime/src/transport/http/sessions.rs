@@ -98,6 +98,7 @@ struct Inner {
 impl Inner {
     fn remove(&mut self, id: &str) -> Option<Arc<HandshakeSession>> {
         let gone = self.map.remove(id)?;
+        crate::telemetry::metric::sessions(-1.0);
         if let Some(p) = &gone.principal {
             let key = caller(p);
             if let Some(n) = self.owned.get_mut(&key) {
@@ -162,11 +163,13 @@ impl Sessions {
             inner.sweep(self.idle);
         }
         if inner.map.len() >= self.max {
+            crate::telemetry::metric::limit_hit("sessions");
             return Ok(None);
         }
         if let Some(p) = &session.principal
             && inner.owned.get(&caller(p)).copied().unwrap_or(0) >= self.max_per_principal
         {
+            crate::telemetry::metric::limit_hit("sessions_per_principal");
             return Ok(None);
         }
         let id = format!("{}{}", self.prefix, new_session_id()?);
@@ -175,6 +178,7 @@ impl Sessions {
         }
         session.replay.label(&id);
         inner.map.insert(id.clone(), Arc::new(session));
+        crate::telemetry::metric::sessions(1.0);
         Ok(Some(id))
     }
 
@@ -203,7 +207,7 @@ impl Sessions {
         for s in inner.map.values() {
             s.mailbox.close();
             s.replay.end(0, "the server is shutting down");
-            s.peer.close();
+            s.peer.shut_down();
         }
     }
 

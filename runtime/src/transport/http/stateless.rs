@@ -111,9 +111,13 @@ impl State {
             }
             Inbound::Invalid { .. } => return empty(StatusCode::BAD_REQUEST),
         }
-        let dispatched = self
-            .stateless
-            .dispatch(&mut Session::new(), None, principal.as_ref(), inbound);
+        let dispatched = self.stateless.dispatch(
+            &mut Session::new(),
+            None,
+            principal.as_ref(),
+            inbound,
+            super::carried_trace(headers).as_ref(),
+        );
         if let Dispatch::Call(call) = &dispatched
             && let Err(forbidden) = call.allowed(principal.as_ref())
         {
@@ -129,6 +133,16 @@ impl State {
             Dispatch::Forbidden(id, forbidden) => self.insufficient_scope(headers, id, &forbidden),
             Dispatch::Reply(message) => message_response(message, true),
             Dispatch::Call(call) if call.wants_stream() => {
+                if call.is_listen() {
+                    // Open for long: a graceful stop ends it (the client listens again elsewhere).
+                    let (token, stopping) = (call.token(), self.stopping.clone());
+                    tokio::spawn(async move {
+                        tokio::select! {
+                            () = stopping.cancelled() => token.cancel(),
+                            () = token.cancelled() => {}
+                        }
+                    });
+                }
                 let keepalive = call.is_listen().then_some(self.options.stream_keepalive);
                 super::sse::stream(call, |_| None, principal, keepalive)
             }
