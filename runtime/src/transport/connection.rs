@@ -305,7 +305,9 @@ impl Starter {
         // client; they are given back when the last handle on the slot goes, with the call.
         let slot = Slot::new(self.permits.clone());
         let peer = self.peer.for_call(slot.clone());
-        let run = AssertUnwindSafe(q.call.run(out.clone(), Some(peer), None)).catch_unwind();
+        // Boxed where it is made: the call's future is large (kilobytes), and a move of it costs
+        // more than the box; it never moves again, whichever way it runs.
+        let mut run = Box::pin(AssertUnwindSafe(q.call.run(out.clone(), Some(peer), None)).catch_unwind());
         let Ok(running) = self.permits.clone().try_acquire_owned() else {
             let permits = self.permits.clone();
             tasks.spawn(async move {
@@ -320,7 +322,6 @@ impl Starter {
             return None;
         };
         slot.hold([running, admitted]);
-        let mut run = Box::pin(run);
         match (&mut run).now_or_never() {
             Some(reply) => reply.ok().flatten(),
             None => {
