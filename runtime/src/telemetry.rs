@@ -363,7 +363,7 @@ pub(crate) mod metric {
     /// One request ended. Its counter is registered once per method and outcome (see
     /// [`ItemMetrics`](super::ItemMetrics)).
     #[inline]
-    pub(crate) fn request(method: super::Method, outcome: super::RequestOutcome) {
+    pub(crate) fn request(method: crate::telemetry::Method, outcome: crate::telemetry::RequestOutcome) {
         #[cfg(feature = "metrics")]
         {
             static REQUESTS: [[std::sync::OnceLock<metrics::Counter>; 4]; 21] =
