@@ -30,6 +30,7 @@ scripts/setup-nginx.sh >/dev/null
 scripts/setup-chromium.sh >/dev/null
 scripts/setup-redis.sh >/dev/null
 scripts/setup-tmux.sh >/dev/null
+scripts/setup-strace.sh >/dev/null
 scripts/setup-conformance.sh >/dev/null
 scripts/setup-nextest.sh >/dev/null
 cargo build --release --example notes --example axum --example bench_server --example conformance --example conformance_client --example connect --example rollout --all-features
@@ -39,6 +40,7 @@ CARGO_TARGET_DIR=target/bench-peers cargo build --manifest-path benches/peers/rm
 # not ask cargo for them again (tests/support/mod.rs).
 release="$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')/release/examples"
 export MCP_RESOLVE_NOTES_BIN="${release}/notes"
+export MCP_RESOLVE_BENCH_BIN="${release}/bench_server"
 export MCP_RESOLVE_AXUM_BIN="${release}/axum"
 export MCP_RESOLVE_CONFORMANCE_BIN="${release}/conformance"
 export MCP_RESOLVE_CONNECT_BIN="${release}/connect"

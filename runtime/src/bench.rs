@@ -102,6 +102,18 @@ impl FrameHandler {
     }
 }
 
+/// Serves one newline-delimited connection over `reader` and `writer` exactly as
+/// [`Server::serve_stdio`](crate::server::Server::serve_stdio) serves stdin and stdout (the same
+/// connection loop): the door of the allocation counts (`tests/counts.rs`), which drive it over
+/// an in-memory pipe.
+pub async fn serve_lines<R, W>(server: crate::server::Server, reader: R, writer: W) -> std::io::Result<()>
+where
+    R: tokio::io::AsyncRead + Unpin + Send + 'static,
+    W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+{
+    crate::transport::connection::serve_connection(Arc::new(server), reader, writer).await
+}
+
 // ---------------------------------------------------------------- fuzzing doors (`fuzz/`)
 
 /// One frame as [`read_frames`] reports it.

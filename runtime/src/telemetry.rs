@@ -260,14 +260,19 @@ impl CallOutcome {
     }
 }
 
-/// One registered item's metric handles, registered with the recorder at its first call and
-/// kept: a call then builds no key and allocates nothing, and with no recorder installed
-/// (handles that do nothing) costs a load per metric. A recorder installed after the first call
-/// is not seen by these handles: install it before serving, as the `metrics` crate asks.
+/// One registered item's metric handles, registered with the recorder at first use and kept:
+/// a call then builds no key and allocates nothing, and with no recorder installed (handles
+/// that do nothing) costs a load per metric. A recorder installed after the first use is not
+/// seen by these handles: install it before serving, as the `metrics` crate asks.
 #[derive(Default)]
 pub(crate) struct ItemMetrics {
+    /// The item's name (a resource's template), its `name` label.
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
+    name: String,
     #[cfg(feature = "metrics")]
-    handles: std::sync::OnceLock<ItemHandles>,
+    calls: std::sync::OnceLock<CallHandles>,
+    #[cfg(feature = "metrics")]
+    questions: std::sync::OnceLock<QuestionHandles>,
 }
 
 impl std::fmt::Debug for ItemMetrics {
@@ -277,19 +282,42 @@ impl std::fmt::Debug for ItemMetrics {
 }
 
 #[cfg(feature = "metrics")]
-struct ItemHandles {
+struct CallHandles {
     calls: [metrics::Counter; 6],
     duration: metrics::Histogram,
     rounds: metrics::Histogram,
 }
 
+/// The modes a question is asked in, and the actions it is answered with, in label order.
+#[cfg(feature = "metrics")]
+const MODES: [&str; 4] = ["form", "url", "sampling", "roots"];
+#[cfg(feature = "metrics")]
+const ACTIONS: [&str; 4] = ["accept", "decline", "cancel", "expired"];
+
+#[cfg(feature = "metrics")]
+struct QuestionHandles {
+    asked: [metrics::Counter; 4],
+    answered: [metrics::Counter; 4],
+}
+
 impl ItemMetrics {
-    /// One call (a request of it) of the item `kind` `name` ended.
+    /// The handles of the item `name`.
+    pub(crate) fn new(name: &str) -> Self {
+        Self {
+            name: name.to_owned(),
+            #[cfg(feature = "metrics")]
+            calls: std::sync::OnceLock::new(),
+            #[cfg(feature = "metrics")]
+            questions: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// One call (a request of it) of the item, a `kind`, ended.
     #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
-    pub(crate) fn call(&self, kind: &'static str, name: &str, outcome: CallOutcome, seconds: f64, round: u64) {
+    pub(crate) fn call(&self, kind: &'static str, outcome: CallOutcome, seconds: f64, round: u64) {
         #[cfg(feature = "metrics")]
         {
-            let h = self.handles.get_or_init(|| {
+            let h = self.calls.get_or_init(|| {
                 let outcomes = [
                     CallOutcome::Ok,
                     CallOutcome::ToolError,
@@ -298,8 +326,8 @@ impl ItemMetrics {
                     CallOutcome::Error,
                     CallOutcome::Cancelled,
                 ];
-                let name = metrics::SharedString::from_owned(name.to_owned());
-                ItemHandles {
+                let name = metrics::SharedString::from_owned(self.name.clone());
+                CallHandles {
                     calls: outcomes.map(|o| {
                         metrics::counter!("mcp_calls_total", "kind" => kind, "name" => name.clone(), "outcome" => o.as_str())
                     }),
@@ -312,6 +340,38 @@ impl ItemMetrics {
             if outcome != CallOutcome::InputRequired {
                 h.rounds.record(round as f64);
             }
+        }
+    }
+
+    #[cfg(feature = "metrics")]
+    fn questions(&self) -> &QuestionHandles {
+        self.questions.get_or_init(|| {
+            let name = metrics::SharedString::from_owned(self.name.clone());
+            QuestionHandles {
+                asked: MODES
+                    .map(|m| metrics::counter!("mcp_questions_asked_total", "name" => name.clone(), "mode" => m)),
+                answered: ACTIONS
+                    .map(|a| metrics::counter!("mcp_questions_answered_total", "name" => name.clone(), "action" => a)),
+            }
+        })
+    }
+
+    /// A question of the item was put to the client, in `mode`.
+    #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+    pub(crate) fn question_asked(&self, mode: &str) {
+        #[cfg(feature = "metrics")]
+        if let Some(i) = MODES.iter().position(|m| *m == mode) {
+            self.questions().asked[i].increment(1);
+        }
+    }
+
+    /// A question of the item got `action` (`accept`, `decline`, `cancel`), or none in time
+    /// (`expired`).
+    #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+    pub(crate) fn question_answered(&self, action: &str) {
+        #[cfg(feature = "metrics")]
+        if let Some(i) = ACTIONS.iter().position(|a| *a == action) {
+            self.questions().answered[i].increment(1);
         }
     }
 }
@@ -376,24 +436,6 @@ pub(crate) mod metric {
         }
         #[cfg(not(feature = "metrics"))]
         let _ = (method, outcome);
-    }
-
-    /// A question was asked of the client.
-    #[inline]
-    pub(crate) fn question_asked(name: &str, mode: &'static str) {
-        #[cfg(feature = "metrics")]
-        counter!("mcp_questions_asked_total", "name" => name.to_owned(), "mode" => mode).increment(1);
-        #[cfg(not(feature = "metrics"))]
-        let _ = (name, mode);
-    }
-
-    /// A question got its answer (`accept`, `decline`, `cancel`), or none in time (`expired`).
-    #[inline]
-    pub(crate) fn question_answered(name: &str, action: &'static str) {
-        #[cfg(feature = "metrics")]
-        counter!("mcp_questions_answered_total", "name" => name.to_owned(), "action" => action).increment(1);
-        #[cfg(not(feature = "metrics"))]
-        let _ = (name, action);
     }
 
     /// A `requestState` was refused.

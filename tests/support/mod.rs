@@ -100,6 +100,16 @@ pub(crate) fn notes_bin() -> &'static Path {
     }
 }
 
+/// The release `bench_server` example (`MCP_RESOLVE_BENCH_BIN` overrides it), built with every
+/// feature as `scripts/test.sh` builds it.
+pub(crate) fn bench_server_bin() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match BIN.get_or_init(|| build_example("bench_server", Some("MCP_RESOLVE_BENCH_BIN"), true)) {
+        Ok(bin) => bin,
+        Err(e) => panic!("{e}"),
+    }
+}
+
 /// The release `axum` example (`MCP_RESOLVE_AXUM_BIN` overrides it), built with every feature
 /// (it needs `tower` and `metrics`).
 pub(crate) fn axum_bin() -> &'static Path {

@@ -419,6 +419,7 @@ pub(crate) struct Origin<'a> {
     pub(crate) kind: &'static str,
     pub(crate) target: &'a str,
     pub(crate) item: &'a str,
+    pub(crate) metrics: &'a crate::telemetry::ItemMetrics,
     pub(crate) key: &'a str,
     /// In a refusal: "Resolver 'k'", "Tool 'deploy'".
     pub(crate) named: String,
@@ -470,7 +471,7 @@ impl Asker {
         // Asked now: on the back-channel (whatever came of it), or put to the client in an
         // `InputRequiredResult` (answered in a later round).
         if back_channel || matches!(asked, Asked::Pending) {
-            crate::telemetry::metric::question_asked(origin.item, mode);
+            origin.metrics.question_asked(mode);
         }
         let (expired, restored) = match self {
             Self::BackChannel(b) => (std::mem::take(&mut b.expired), false),
@@ -478,13 +479,13 @@ impl Asker {
         };
         let outcome = match &asked {
             Asked::Done(Err(_)) if expired => {
-                crate::telemetry::metric::question_answered(origin.item, "expired");
+                origin.metrics.question_answered("expired");
                 "expired"
             }
             Asked::Pending => "input_required",
             Asked::Done(Ok(Settled::Answered(action, _) | Settled::Refused(action, _))) => {
                 if !restored {
-                    crate::telemetry::metric::question_answered(origin.item, action.as_str());
+                    origin.metrics.question_answered(action.as_str());
                 }
                 action.as_str()
             }
@@ -508,6 +509,8 @@ pub(crate) struct Imperative {
     pub(crate) target: String,
     /// What the question limit counts: the definition (a resource's template, not its URI).
     pub(crate) item: String,
+    /// The item's metric handles.
+    pub(crate) metrics: std::sync::Arc<crate::telemetry::ItemMetrics>,
 }
 
 impl AskNow for Imperative {
@@ -523,6 +526,7 @@ impl Imperative {
             kind: self.kind,
             target: &self.target,
             item: &self.item,
+            metrics: &self.metrics,
             key: "elicit",
             named: format!("{} '{}'", capitalized(self.kind), self.target),
             logged: format!("the question of {} `{}`", self.kind, self.target),
@@ -1107,6 +1111,7 @@ mod tests {
             kind: "tool",
             target: "notes".into(),
             item: "notes".into(),
+            metrics: std::sync::Arc::new(crate::telemetry::ItemMetrics::new("notes")),
         };
         let refused = |e: Result<Settled, ElicitError>| match e {
             Err(ElicitError::Refused(e)) => e.message,

@@ -89,6 +89,8 @@ pub(crate) struct Engine<'a> {
     target: &'a str,
     /// The definition the question limit counts: its name, a resource's template.
     item: &'a str,
+    /// Its metric handles.
+    metrics: &'a crate::telemetry::ItemMetrics,
     keys: &'a Keys,
     arguments: Arc<Map<String, Value>>,
     context: Context,
@@ -101,7 +103,7 @@ pub(crate) struct Engine<'a> {
 impl<'a> Engine<'a> {
     pub(crate) fn new(
         kind: &'static str,
-        (target, item): (&'a str, &'a str),
+        (target, item, metrics): (&'a str, &'a str, &'a crate::telemetry::ItemMetrics),
         keys: &'a Keys,
         arguments: Arc<Map<String, Value>>,
         context: Context,
@@ -112,6 +114,7 @@ impl<'a> Engine<'a> {
             kind,
             target,
             item,
+            metrics,
             keys,
             arguments,
             context,
@@ -265,6 +268,7 @@ impl<'a> Engine<'a> {
             kind: self.kind,
             target: self.target,
             item: self.item,
+            metrics: self.metrics,
             key,
             named: format!("Resolver '{key}'"),
             logged: format!("resolver `{key}`"),

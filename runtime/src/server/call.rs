@@ -77,17 +77,11 @@ impl Watch {
         #[cfg(not(feature = "metrics"))]
         let seconds = 0.0;
         match &self.item {
-            Some(item) => item
-                .metrics
-                .call(kind, &item.id, self.seen.outcome, seconds, self.seen.round),
+            Some(item) => item.metrics.call(kind, self.seen.outcome, seconds, self.seen.round),
             // A completion: its handles are registered each time (completions are rare).
-            None => crate::telemetry::ItemMetrics::default().call(
-                kind,
-                self.label(),
-                self.seen.outcome,
-                seconds,
-                self.seen.round,
-            ),
+            None => {
+                crate::telemetry::ItemMetrics::new(self.label()).call(kind, self.seen.outcome, seconds, self.seen.round)
+            }
         }
     }
 }
@@ -340,6 +334,10 @@ impl PendingCall {
                     kind: work.kind(),
                     target: name.clone(),
                     item: work.item(&name).to_owned(),
+                    metrics: match &work {
+                        Work::Item { item, .. } => item.metrics.clone(),
+                        _ => Arc::new(crate::telemetry::ItemMetrics::new(&name)),
+                    },
                 })),
                 _ => None,
             },

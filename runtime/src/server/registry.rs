@@ -80,8 +80,8 @@ pub(crate) struct Item {
     pub(crate) closed_arguments: Option<Arc<[String]>>,
     /// Tools: whether a call may, or must, run as a task (`Forbidden` for the other kinds).
     pub(crate) task: crate::tool::TaskSupport,
-    /// Its metric handles, registered at its first call (`telemetry`).
-    pub(crate) metrics: crate::telemetry::ItemMetrics,
+    /// Its metric handles, registered at first use (`telemetry`).
+    pub(crate) metrics: Arc<crate::telemetry::ItemMetrics>,
 }
 
 impl Item {
@@ -96,7 +96,7 @@ impl Item {
             mirrored: crate::tool::mirrored_arguments(&def.input_schema).into(),
             closed_arguments: crate::tool::closed_arguments(&def.input_schema),
             task: def.execution.task_support,
-            metrics: Default::default(),
+            metrics: Arc::new(crate::telemetry::ItemMetrics::new(&def.name)),
             single_use,
             keys: Arc::new(keys),
             body: Body::Tool(Arc::new(tool)),
@@ -134,6 +134,7 @@ impl Item {
 
     /// A prompt or resource: single-use when a resolver it reaches is `#[resolver(once)]`.
     fn new(id: String, scopes: Arc<[String]>, keys: Keys, body: Body) -> Self {
+        let metrics = Arc::new(crate::telemetry::ItemMetrics::new(&id));
         Self {
             single_use: keys.any_once(),
             keys: Arc::new(keys),
@@ -143,7 +144,7 @@ impl Item {
             mirrored: Arc::from(Vec::new()),
             closed_arguments: None,
             task: crate::tool::TaskSupport::Forbidden,
-            metrics: Default::default(),
+            metrics,
         }
     }
 

@@ -144,7 +144,7 @@ impl Resolving {
         let asker = channel.asker(server, server.ask_context(principal.clone()));
         let engine = Engine::new(
             kind,
-            (name, &item.id),
+            (name, &item.id, &item.metrics),
             &item.keys,
             shared.clone(),
             context.clone(),

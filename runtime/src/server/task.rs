@@ -257,6 +257,7 @@ impl Server {
             kind: start.item.kind().as_str(),
             target: name.clone(),
             item: start.item.id.clone(),
+            metrics: start.item.metrics.clone(),
         });
         let context: Context = start
             .input
