@@ -4,10 +4,12 @@
 # It installs what the tests need (a Python venv with the official MCP SDK, Node 22 with the
 # official TypeScript client and the official conformance runners, under target/; nginx and
 # redis-server for the replicas tests, Debian's chromium with chromium-driver for the browser
-# tests, and tmux for the terminal client's tests, from the distribution's packages), builds the
+# tests, tmux for the terminal client's tests and strace for the system calls counted per call
+# (tests/syscalls.rs), from the distribution's packages), builds the
 # release `notes`, `conformance` and `connect` examples that the interop, browser and terminal
 # client tests drive, the release `axum` example (the Notes server inside an axum application,
-# tests/axum.rs), the release `bench_server` the replicas smoke test runs behind nginx, the
+# tests/axum.rs), the release `bench_server` the replicas smoke test runs behind nginx and
+# tests/syscalls.rs runs under strace, the
 # release `rollout` whose replicas share tasks through Redis (tests/tasks_replicas.rs), and
 # the load benchmark's driver and rmcp peer (debug; the smoke tests run them), and runs every
 # test of the workspace: unit tests, protocol tests, trybuild UI tests, interop tests, Redis
