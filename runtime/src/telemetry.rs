@@ -264,7 +264,6 @@ impl CallOutcome {
 /// a call then builds no key and allocates nothing, and with no recorder installed (handles
 /// that do nothing) costs a load per metric. A recorder installed after the first use is not
 /// seen by these handles: install it before serving, as the `metrics` crate asks.
-#[derive(Default)]
 pub(crate) struct ItemMetrics {
     /// The item's name (a resource's template), its `name` label.
     #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
