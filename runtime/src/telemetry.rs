@@ -457,6 +457,7 @@ pub(crate) mod metric {
 
     /// A handshake-era session opened (`+1`) or ended (`-1`).
     #[inline]
+    #[cfg_attr(not(feature = "http"), allow(dead_code))] // sessions are HTTP's
     pub(crate) fn sessions(delta: f64) {
         #[cfg(feature = "metrics")]
         gauge!("mcp_sessions_open").increment(delta);
