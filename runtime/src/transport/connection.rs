@@ -30,12 +30,17 @@ where
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let (tx, rx) = mpsc::channel::<Outgoing>(256);
-    let (read, written) = tokio::join!(
-        read_messages(server, reader, Outbound::new(tx)),
-        write_messages(writer, rx)
-    );
-    if let Err(e) = written {
-        tracing::debug!(error = %e, "writer closed");
+    // The writer is a task of its own, not a second branch of this one: a response handed to it
+    // then wakes another task, which the worker runs next on the same thread. Woken from within
+    // itself, a task would be put back in the runtime's shared queue with another worker
+    // notified (a `futex` or two), and a lone call would often change threads
+    // (tests/syscalls.rs).
+    let writer = tokio_util::task::AbortOnDropHandle::new(tokio::spawn(write_messages(writer, rx)));
+    let read = read_messages(server, reader, Outbound::new(tx)).await;
+    match writer.await {
+        Ok(Err(e)) => tracing::debug!(error = %e, "writer closed"),
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        _ => {}
     }
     read
 }
@@ -73,7 +78,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
     let dead = tokio_util::sync::CancellationToken::new();
     let _pinger = server.config.ping_interval.map(|every| {
         let (peer, dead) = (peer.clone(), dead.clone());
-        AbortOnDrop(tokio::spawn(async move {
+        tokio_util::task::AbortOnDropHandle::new(tokio::spawn(async move {
             pings(peer, every).await;
             dead.cancel();
         }))
@@ -225,15 +230,6 @@ enum Event {
     Asked,
     /// The client answered no ping in time.
     Dead,
-}
-
-/// Aborts a task when dropped (the pinger, when the connection ends).
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
 }
 
 /// Pings the client every `every` once it is initialized (lifecycle: "Implementations SHOULD

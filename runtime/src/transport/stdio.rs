@@ -51,7 +51,20 @@ impl Server {
 pub(crate) async fn serve_shared(server: Arc<Server>) -> std::io::Result<()> {
     let (input, output) = stdio();
     let _open = crate::telemetry::Open::connection("stdio");
-    super::connection::serve_connection(server, input, output).await
+    let connection = super::connection::serve_connection(server, input, output);
+    // `#[tokio::main]` polls its future on the main thread, which is not one of the multi-thread
+    // runtime's workers: the worker waiting on the event loop would see each request arrive, wake
+    // the main thread to read it (a `futex` each way) and wait again. Spawned, the connection
+    // runs on the worker that sees its input, and a lone call stays on that thread
+    // (tests/syscalls.rs). Dropping this future stops the connection as before.
+    if tokio::runtime::Handle::current().runtime_flavor() != tokio::runtime::RuntimeFlavor::MultiThread {
+        return connection.await;
+    }
+    match tokio_util::task::AbortOnDropHandle::new(tokio::spawn(connection)).await {
+        Ok(served) => served,
+        Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+        Err(e) => Err(std::io::Error::other(e)),
+    }
 }
 
 #[cfg(unix)]
