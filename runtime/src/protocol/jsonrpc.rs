@@ -245,10 +245,13 @@ pub(crate) fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<&
 /// A raw JSON string's value; `None` when the text is not a string.
 pub(crate) fn raw_str(raw: &RawValue) -> Option<Cow<'_, str>> {
     let text = raw.get();
-    if !text.starts_with('"') {
-        return None;
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    // `raw` is valid JSON: a string without a backslash has no escapes, and is its own text
+    // (serde's `Cow<str>` would be an owned copy every time: a method or tool name per call).
+    if !inner.contains('\\') {
+        return Some(Cow::Borrowed(inner));
     }
-    serde_json::from_str::<Cow<'_, str>>(text).ok()
+    serde_json::from_str::<String>(text).ok().map(Cow::Owned)
 }
 
 /// Whether the raw text is a JSON object.
@@ -411,6 +414,19 @@ impl Outgoing {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn raw_str_borrows_plain_strings_and_decodes_escaped_ones() {
+        let raw = |t: &str| RawValue::from_string(t.to_owned()).unwrap();
+        let plain = raw(r#""tools/call""#);
+        assert!(matches!(raw_str(&plain), Some(Cow::Borrowed("tools/call"))));
+        let escaped = raw(r#""a\"b\u00e9""#);
+        assert_eq!(raw_str(&escaped).as_deref(), Some("a\"bé"));
+        assert!(matches!(raw_str(&escaped), Some(Cow::Owned(_))));
+        assert_eq!(raw_str(&raw(r#""""#)).as_deref(), Some(""));
+        assert_eq!(raw_str(&raw("12")), None);
+        assert_eq!(raw_str(&raw("null")), None);
+    }
     use serde_json::json;
 
     #[test]
