@@ -16,6 +16,13 @@ pub use mcp_resolve_runtime::*;
 
 /// Guides longer than an item's documentation; each example runs as a doctest.
 pub mod guides {
+    /// Asking well: when to ask the person and when to return an error the model corrects,
+    /// what the person decides, decline and cancel, what never goes in a form or a URL, URL mode
+    /// and the server's own sign-in, clients that cannot be asked, and the rules for hosts.
+    #[cfg(all(feature = "macros", feature = "client", feature = "http"))]
+    #[doc = include_str!("../docs/asking-well.md")]
+    pub mod asking_well {}
+
     /// Forms: every `#[derive(FormSchema)]` / `#[form(...)]` attribute with the
     /// `requestedSchema` it produces, what the compiler refuses, and how answers are checked.
     #[cfg(feature = "macros")]
@@ -42,8 +49,8 @@ pub mod guides {
     pub mod tasks {}
 
     /// URL mode: asking the user to open a page of yours, for what must never pass through the
-    /// client (secrets, payments, OAuth); the page, the safety rules, advice for client authors,
-    /// and when not to elicit at all.
+    /// client (secrets, payments, OAuth); the page, the safety rules and advice for client
+    /// authors (when not to elicit at all is in [`asking_well`]).
     #[cfg(feature = "http")]
     #[doc = include_str!("../docs/url-mode.md")]
     pub mod url_mode {}
