@@ -440,6 +440,29 @@ mod tests {
         assert_eq!(d.in_flight(), 0);
     }
 
+    /// The future of a call, boxed once per call where the connection starts it
+    /// (`transport::connection`): what each call allocates and initializes. Its size is held
+    /// here so that a change that grows it (a large future awaited inline on a rare path: box
+    /// it there) fails by name. 2 680 bytes on 2026-12-06 (x86_64, test build), from 5 048 before
+    /// the rare paths were boxed (docs/PERFORMANCE.md).
+    const CALL_FUTURE_BOUND: usize = 3072;
+
+    #[tokio::test]
+    async fn a_call_future_stays_under_its_bound() {
+        let d = Dispatcher::stateless(Arc::new(Server::new("t").tool(Slow)));
+        let frame = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let Dispatch::Call(call) = d.dispatch(&mut Session::new(), None, None, classify(frame), None) else {
+            panic!("a call")
+        };
+        let (tx, _rx) = tokio::sync::mpsc::channel(1);
+        let run = call.run(Outbound::new(tx), None, None);
+        let size = std::mem::size_of_val(&run);
+        eprintln!("call future: {size} bytes");
+        assert!(
+            size <= CALL_FUTURE_BOUND,
+            "a call's future is {size} bytes, over its bound of {CALL_FUTURE_BOUND} (runtime/src/dispatch.rs)"
+        );
+    }
     #[tokio::test]
     async fn stateless_traffic_registers_nothing() {
         let d = Dispatcher::stateless(Arc::new(Server::new("t").tool(Slow)));

@@ -247,7 +247,9 @@ impl PendingCall {
             return Err(forbidden.error());
         }
         if let Work::Listen(listen) = self.work {
-            return listen.serve(server, &id, outbound).await;
+            // Boxed, as every path a plain call does not take: what a call's future holds inline
+            // is allocated and initialized for every call (dispatch.rs holds its size).
+            return Box::pin(listen.serve(server, &id, outbound)).await;
         }
         if let Work::Task(op) = self.work {
             let reply = super::answers::Reply::of_call(self.envelope.version, true);
@@ -255,7 +257,7 @@ impl PendingCall {
                 Era::Stateless => self.envelope.capabilities.tasks(),
                 Era::Handshake => true,
             };
-            return server.task_op(*op, follows, principal.as_ref(), reply, peer).await;
+            return Box::pin(server.task_op(*op, follows, principal.as_ref(), reply, peer)).await;
         }
         let Self {
             task,
@@ -301,9 +303,7 @@ impl PendingCall {
                 );
                 let sealer = &server.config.sealer;
                 if single_use {
-                    bound
-                        .open_once::<RoundState>(sealer, &*server.config.store.0, token)
-                        .await?
+                    Box::pin(bound.open_once::<RoundState>(sealer, &*server.config.store.0, token)).await?
                 } else {
                     bound.open::<RoundState>(sealer, token)?
                 }
@@ -382,12 +382,17 @@ impl PendingCall {
                     Kind::Resource => variables_map(&variables),
                     _ => arguments,
                 };
-                let resolving = Resolving {
-                    item: item.clone(),
-                    channel,
-                    principal: principal.clone(),
+                let resolved = if item.resolvers().is_empty() {
+                    Resolved::Ready(read, Vec::new())
+                } else {
+                    let resolving = Resolving {
+                        item: item.clone(),
+                        channel,
+                        principal: principal.clone(),
+                    };
+                    Box::pin(resolving.run(server, &name, read, &context)).await
                 };
-                let (arguments, resolved) = match resolving.run(server, &name, read, &context).await {
+                let (arguments, resolved) = match resolved {
                     Resolved::Ready(arguments, values) => (arguments, values),
                     Resolved::Stop(message) if kind == Kind::Tool => {
                         seen.outcome = CallOutcome::ToolError;
@@ -414,7 +419,7 @@ impl PendingCall {
                         ttl_ms: task.and_then(|t| t.ttl),
                     };
                     seen.outcome = CallOutcome::Task;
-                    return server.start_task(start, reply).await;
+                    return Box::pin(server.start_task(start, reply)).await;
                 }
                 // One guard for every kind: a panic, where the body is called or while it runs.
                 let body = AssertUnwindSafe(async { item.run(input, resolved).await }).catch_unwind();

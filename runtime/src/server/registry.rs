@@ -216,11 +216,7 @@ impl Item {
 
     /// Runs the body with its arguments (a resource: the URI `name` and its template's
     /// variables) and its resolved values.
-    pub(crate) fn run(
-        &self,
-        input: Input,
-        resolved: Vec<Settled>,
-    ) -> BoxFuture<'static, Result<Finished, ErrorObject>> {
+    pub(crate) fn run(&self, input: Input, resolved: Vec<Settled>) -> Running {
         let Input {
             name,
             arguments,
@@ -231,20 +227,17 @@ impl Item {
             Body::Tool(tool) => {
                 let mut call = ToolCall::new(arguments, context);
                 call.resolved = resolved;
-                let body = tool.call(call);
-                Box::pin(async move { Ok(Finished::Tool(body.await)) })
+                Running::Tool(tool.call(call))
             }
             Body::Prompt(prompt, _) => {
                 let mut call = PromptCall::new(arguments, context);
                 call.resolved = resolved;
-                let body = prompt.get(call);
-                Box::pin(async move { body.await.map(Finished::Prompt) })
+                Running::Prompt(prompt.get(call))
             }
             Body::Resource(resource, _) => {
                 let mut call = ResourceCall::new(name, variables, context);
                 call.resolved = resolved;
-                let body = resource.read(call);
-                Box::pin(async move { body.await.map(Finished::Resource) })
+                Running::Resource(resource.read(call))
             }
         }
     }
@@ -258,6 +251,26 @@ pub(crate) struct Input {
     /// A resource's template variables (empty for the other kinds).
     pub(crate) variables: Variables,
     pub(crate) context: crate::context::Context,
+}
+
+/// A body running: the future its trait method returned, whose output becomes a [`Finished`]
+/// (one allocation per call, the body's own, where an `async` wrapper would be a second).
+pub(crate) enum Running {
+    Tool(BoxFuture<'static, CallToolResult>),
+    Prompt(BoxFuture<'static, Result<GetPromptResult, ErrorObject>>),
+    Resource(BoxFuture<'static, Result<Vec<ResourceContents>, ErrorObject>>),
+}
+
+impl std::future::Future for Running {
+    type Output = Result<Finished, ErrorObject>;
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        match self.get_mut() {
+            Self::Tool(body) => body.as_mut().poll(cx).map(|r| Ok(Finished::Tool(r))),
+            Self::Prompt(body) => body.as_mut().poll(cx).map(|r| r.map(Finished::Prompt)),
+            Self::Resource(body) => body.as_mut().poll(cx).map(|r| r.map(Finished::Resource)),
+        }
+    }
 }
 
 /// What a body returned.

@@ -528,11 +528,7 @@ struct Runner {
 }
 
 impl Runner {
-    async fn drive(
-        self,
-        body: futures_util::future::BoxFuture<'static, Result<Finished, ErrorObject>>,
-        mut notes: tokio::sync::mpsc::Receiver<Outgoing>,
-    ) {
+    async fn drive(self, body: super::registry::Running, mut notes: tokio::sync::mpsc::Receiver<Outgoing>) {
         let waker = self.tasks.waker(&self.id);
         let mut renew = tokio::time::interval((self.settings.lease / 3).max(std::time::Duration::from_millis(10)));
         renew.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
