@@ -13,10 +13,9 @@
 //!   request on 2025-06-18 / 2025-11-25.
 //!
 //! A last `--current-thread` runs it on tokio's current-thread runtime instead of the
-//! multi-thread one `#[tokio::main]` gives. A stdio server has one client, and one thread then
-//! reads, runs the calls and writes, with no hop between worker threads on the way: about a
-//! third less latency per call (see `docs/PERFORMANCE.md`). Tools that block or crunch for long
-//! are better off on the multi-thread runtime.
+//! multi-thread one `#[tokio::main]` gives. On both, a stdio call that does not wait stays on
+//! the thread that read it (`tests/syscalls.rs`); the benchmark compares the two (see
+//! `docs/PERFORMANCE.md`).
 //!
 //! Replicas behind a load balancer (`benches/replicas.sh`) share `MCP_RESOLVE_STATE_KEY` (32+
 //! random bytes in hex or base64, e.g. from `openssl rand -base64 32`; a passphrase is refused).

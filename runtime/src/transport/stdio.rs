@@ -20,10 +20,13 @@ impl Server {
     /// written directly by the runtime's event loop, in non-blocking mode; anything else (a
     /// terminal, a file) goes through tokio's blocking stdio.
     ///
-    /// A stdio server has one client. If its tools do not block or compute for long, tokio's
-    /// current-thread runtime (`#[tokio::main(flavor = "current_thread")]`) serves it with about
-    /// a third less latency per call than the multi-thread one, which hands each call and each
-    /// response between worker threads (figures in `docs/PERFORMANCE.md`).
+    /// A stdio server has one client. On either tokio runtime, a call that is done without
+    /// waiting is answered on the thread that read its request (one `read`, one `write` and one
+    /// `epoll_wait` per sequential call, no `futex`: `tests/syscalls.rs`); on the multi-thread
+    /// runtime `#[tokio::main]` gives, the connection runs as a task on one of its workers. A
+    /// tool that blocks or computes for long before it awaits holds the connection meanwhile:
+    /// hand such work to `tokio::task::spawn_blocking` (the `tool` macro's documentation, "Tools
+    /// that compute or block for long").
     ///
     /// It refuses to start (an [`std::io::ErrorKind::InvalidInput`] error naming the type and
     /// the item) when an item, resolver or completer takes a `State<T>` the server does not hold
