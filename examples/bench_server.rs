@@ -24,7 +24,9 @@
 //! with the audience `MCP_RESOLVE_JWT_AUDIENCE` and the authorization server
 //! `MCP_RESOLVE_AUTH_SERVER`). Without these variables nothing changes.
 //!
-//! Logs go to stderr at `warn` unless `RUST_LOG` says otherwise.
+//! Logs go to stderr at `warn` unless `RUST_LOG` says otherwise (`RUST_LOG=mcp_resolve=info`
+//! turns the request and call spans on); `MCP_RESOLVE_BENCH_METRICS=1` installs a Prometheus
+//! recorder for the metrics of a build with the `metrics` feature.
 
 use mcp_resolve::prelude::*;
 
@@ -85,6 +87,17 @@ async fn serve(args: Vec<String>) -> std::io::Result<()> {
         .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
         .init();
+    // With `MCP_RESOLVE_BENCH_METRICS=1`, the metrics an operator would scrape are recorded
+    // (a Prometheus recorder, as in `examples/axum.rs`; the runtime records only when built with
+    // the `metrics` feature): what turning them on costs a call (docs/PERFORMANCE.md).
+    let _metrics = match std::env::var_os("MCP_RESOLVE_BENCH_METRICS") {
+        Some(_) => Some(
+            metrics_exporter_prometheus::PrometheusBuilder::new()
+                .install_recorder()
+                .map_err(std::io::Error::other)?,
+        ),
+        None => None,
+    };
     let mut server = Server::new("bench")
         .version(env!("CARGO_PKG_VERSION"))
         // The load driver is one caller calling as fast as it can: a benchmark measures the
