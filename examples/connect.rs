@@ -3,6 +3,19 @@
 //! (Approve / Deny). The page records the outcome, and the call finishes with
 //! `connected {service} as {account}`, or `declined: {service} not connected`.
 //!
+//! **Where the third-party token goes.** On Approve the page mints a stand-in access token (32
+//! random bytes from the operating system, `tpat_…`; a failing random source connects nothing)
+//! and keeps it in a token vault on the server, under the verified user (the issuer and subject
+//! of the MCP caller's bearer token, the identity the flow is bound to) and the service, for an
+//! hour. The token is never in the page, its URL, the flow's outcome, a tool's result or a log:
+//! the model sees `connected github as alice` and nothing more. A second tool,
+//! `list_repos(service)`, finds the calling user's own token in the vault and uses it on the
+//! server (a stand-in provider answers with the account's repositories); with no token for this
+//! user and service (never connected, denied, expired) it returns an ordinary tool error telling
+//! the model to call `connect_account` first. Another user's token is under another key, so it is
+//! never found. docs/url-mode.md, "Keeping the third-party token", says how a real OAuth provider
+//! takes the stand-in's place.
+//!
 //! ```text
 //! export MCP_RESOLVE_JWT_SECRET="$(openssl rand -base64 32)"  # 32 random bytes; passphrases are refused
 //! MCP_RESOLVE_JWT_AUDIENCE=http://127.0.0.1:8000/mcp MCP_RESOLVE_AUTH_SERVER=https://auth.example.com \
@@ -27,7 +40,9 @@
 //!    made for one user cannot be read or completed by another (403 "this page was opened for
 //!    another user"); each flow completes once (409 afterwards), an unknown or expired one is a
 //!    404, no sign-in a 401;
-//! 4. the call finishes.
+//! 4. the call finishes; `list_repos {service: github}` then answers
+//!    `github repositories of alice: alice/notes, alice/website` for alice, and
+//!    `github is not connected for you: call connect_account …` for anyone else.
 //!
 //! Why the sign-in is built this way (docs/url-mode.md, "Signing the browser in"): the flow is
 //! bound to the MCP caller, and the page's viewer is whoever the browser is signed in as. A
@@ -178,6 +193,162 @@ pub(crate) async fn connect_account(
     }
 }
 
+/// List the repositories of your account on a service you connected with `connect_account`.
+#[tool(read_only = true)]
+pub(crate) async fn list_repos(
+    /// The service, e.g. `github`.
+    service: String,
+    cx: Context,
+    vault: State<TokenVault>,
+) -> Result<String, String> {
+    if !valid_service(&service) {
+        return Err(format!(
+            "`service` must be 1 to 32 lowercase letters, digits or dashes (e.g. github), not {service:?}"
+        ));
+    }
+    // The calling user's own connection, found by who the bearer token says they are: another
+    // user's is under another key, whatever the arguments say.
+    let connection = vault.connection(cx.principal(), &service).await.map_err(|e| {
+        tracing::error!(error = %e, "the token vault failed");
+        "the server could not read its connections just now: try again in a moment".to_owned()
+    })?;
+    // Not connected (never, denied, or expired): an error the model can fix by itself.
+    let Some(connection) = connection else {
+        return Err(format!(
+            "{service} is not connected for you: call connect_account with service {service:?} first, \
+             then call list_repos again"
+        ));
+    };
+    let repos = stand_in_provider_repos(&connection)?;
+    Ok(format!(
+        "{service} repositories of {}: {}",
+        connection.account,
+        repos.join(", ")
+    ))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The vault: the third-party tokens, on the server, per verified user and service.
+// ---------------------------------------------------------------------------------------------
+
+/// How the stand-in provider's access tokens start (as real providers mark theirs, so a token
+/// pasted where it should not be is recognised and revoked).
+pub(crate) const ACCESS_TOKEN_PREFIX: &str = "tpat_";
+/// How long a connection lasts: the stand-in provider's access tokens expire after an hour. (A
+/// real provider says so in `expires_in`; a refresh token, kept beside the access token, gets a
+/// new one without asking the user again.)
+const CONNECTION_TTL: Duration = Duration::from_secs(60 * 60);
+/// How many connections the vault holds at once by default; past it an approval answers 503.
+const MAX_CONNECTIONS: usize = 10_000;
+/// Where the vault keeps connections in its store.
+const CONNECTION_KEY: &str = "connect/token/";
+
+/// What the vault keeps for one user and one service: the account and its access token. It never
+/// leaves the server: not in the page, its URL, the flow's outcome (what the call reads), or a
+/// tool's result.
+#[derive(Serialize, Deserialize)]
+pub(crate) struct Connection {
+    pub(crate) account: String,
+    access_token: String,
+}
+
+impl Connection {
+    /// A connection of `account` with a fresh stand-in access token (32 bytes from the operating
+    /// system); `None` when the random source fails (nothing is connected), never a weaker token.
+    pub(crate) fn mint(account: &str) -> Option<Self> {
+        Some(Self {
+            account: account.to_owned(),
+            access_token: format!("{ACCESS_TOKEN_PREFIX}{}", random_id()?),
+        })
+    }
+}
+
+/// Stands in for a call to the provider's API with the user's token (`Authorization: Bearer
+/// <access token>` on `GET /user/repos`, say): the provider takes only its own tokens, and
+/// answers with the account's repositories. The token itself goes nowhere else.
+fn stand_in_provider_repos(connection: &Connection) -> Result<Vec<String>, String> {
+    let token = &connection.access_token;
+    if !token.strip_prefix(ACCESS_TOKEN_PREFIX).is_some_and(well_formed_id) {
+        return Err("the provider refused the stored token: call connect_account again".to_owned());
+    }
+    let account = &connection.account;
+    Ok(vec![format!("{account}/notes"), format!("{account}/website")])
+}
+
+/// The third-party tokens, kept on the server: one connection per verified user (the issuer and
+/// subject of the MCP caller's bearer token, the identity the flows are bound to) and service.
+/// The consent page puts one in when its user approves; `list_repos` takes the caller's own. Its
+/// own store by default (at most [`MAX_CONNECTIONS`]); replicas would share one (a `RedisStore`),
+/// kept encrypted at rest in a real deployment.
+#[derive(Clone)]
+pub(crate) struct TokenVault {
+    store: Arc<dyn Store>,
+}
+
+impl Default for TokenVault {
+    fn default() -> Self {
+        Self::in_store(Arc::new(MemoryStore::with_capacity(MAX_CONNECTIONS)))
+    }
+}
+
+impl TokenVault {
+    /// A vault keeping its connections in `store`.
+    pub(crate) fn in_store(store: Arc<dyn Store>) -> Self {
+        Self { store }
+    }
+
+    /// Where `user`'s connection to `service` lives: issuer and subject as a JSON pair (so no two
+    /// users share a key, whatever their names hold), base64url. No user: the one anonymous user
+    /// of a server without tokens.
+    fn key(user: Option<&Principal>, service: &str) -> Option<String> {
+        let who = match user {
+            Some(p) => serde_json::to_vec(&(p.issuer.as_deref(), p.subject.as_str())),
+            None => serde_json::to_vec(&(None::<&str>, "anonymous")),
+        }
+        .ok()?;
+        let who = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(who);
+        Some(format!("{CONNECTION_KEY}{service}/{who}"))
+    }
+
+    /// Keeps `connection` as `user`'s to `service`, in place of any earlier one.
+    pub(crate) async fn keep(
+        &self,
+        user: Option<&Principal>,
+        service: &str,
+        connection: &Connection,
+    ) -> Result<(), StoreError> {
+        let key = Self::key(user, service).ok_or_else(|| StoreError::new("no key for this user"))?;
+        let value = serde_json::to_vec(connection).map_err(|e| StoreError::new(e.to_string()))?;
+        // The store offers insert-if-absent and compare-and-set: either one wins, unless another
+        // approval of the same user wrote in between (then try again).
+        for _ in 0..3 {
+            let kept = match self.store.get(&key).await? {
+                None => self.store.insert_new(&key, &value, CONNECTION_TTL).await?,
+                Some(old) => self.store.replace(&key, &old, &value, CONNECTION_TTL).await?,
+            };
+            if kept {
+                return Ok(());
+            }
+        }
+        Err(StoreError::new("the connection kept changing while it was written"))
+    }
+
+    /// `user`'s connection to `service`, unless there is none (or it expired).
+    pub(crate) async fn connection(
+        &self,
+        user: Option<&Principal>,
+        service: &str,
+    ) -> Result<Option<Connection>, StoreError> {
+        let key = Self::key(user, service).ok_or_else(|| StoreError::new("no key for this user"))?;
+        let Some(raw) = self.store.get(&key).await? else {
+            return Ok(None);
+        };
+        serde_json::from_slice(&raw)
+            .map(Some)
+            .map_err(|e| StoreError::new(format!("a connection does not read back: {e}")))
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // The pages: sign-in (`/login`) and consent (`/connect`).
 // ---------------------------------------------------------------------------------------------
@@ -188,6 +359,8 @@ pub(crate) async fn connect_account(
 pub(crate) struct Pages {
     flows: UrlFlows,
     sign_in: Option<SignIn>,
+    /// Where an approval keeps the user's new third-party token.
+    vault: TokenVault,
     /// This server's origin: the only one whose posts are taken.
     base: PageBase,
 }
@@ -437,15 +610,26 @@ fn flow_refused(err: &FlowError, viewer: Option<&Principal>) -> Response<Bytes> 
 }
 
 impl Pages {
-    /// The pages for `flows`; browsers sign in with tokens `verifier` accepts (none: no sign-in).
+    /// The pages for `flows`; browsers sign in with tokens `verifier` accepts (none: no sign-in),
+    /// and an approval keeps its token in `vault` (the one the tools read).
     /// Sign-ins are kept in a store of their own holding at most [`MAX_SIGN_INS`]; replicas would
     /// share one instead (a `RedisStore`), so that a browser signed in on one is on all.
-    pub(crate) fn new(flows: UrlFlows, verifier: Option<Arc<dyn TokenVerifier>>, base: PageBase) -> Self {
+    pub(crate) fn new(
+        flows: UrlFlows,
+        verifier: Option<Arc<dyn TokenVerifier>>,
+        base: PageBase,
+        vault: TokenVault,
+    ) -> Self {
         let sign_in = verifier.map(|verifier| SignIn {
             verifier,
             store: Arc::new(MemoryStore::with_capacity(MAX_SIGN_INS)),
         });
-        Self { flows, sign_in, base }
+        Self {
+            flows,
+            sign_in,
+            base,
+            vault,
+        }
     }
 
     /// The signed-in user: `Ok(None)` when this server has no sign-in, a 401 page when it has
@@ -694,6 +878,32 @@ impl Pages {
         page(StatusCode::OK, &format!("Connect {service}"), &body)
     }
 
+    /// What an approval does before it completes the flow: checks the flow is this viewer's and
+    /// still waiting (nothing is minted for a flow that cannot complete), then keeps a fresh access
+    /// token for the viewer and `service` in the vault. A real provider's callback does the same
+    /// with the tokens it got for the authorization code (docs/url-mode.md, "Keeping the
+    /// third-party token"). Only then does the call learn that the step is done, so a tool the
+    /// model calls next finds the token.
+    async fn keep_new_token(
+        &self,
+        flow: &str,
+        viewer: Option<&Principal>,
+        service: &str,
+        account: &str,
+    ) -> Result<(), Response<Bytes>> {
+        self.flows
+            .open(flow, viewer)
+            .await
+            .map_err(|e| flow_refused(&e, viewer))?;
+        let connection = Connection::mint(account).ok_or_else(try_again)?;
+        self.vault
+            .keep(viewer, service, &connection)
+            .await
+            .map_err(|e| store_failed(&e))?;
+        tracing::info!(%service, user = %account, "a token was kept for this user (its value is never logged)");
+        Ok(())
+    }
+
     async fn decide(&self, req: Request<Bytes>) -> Response<Bytes> {
         // Posted from this server's own page; the viewer is checked again below, by `UrlFlows`.
         if !from_our_pages(&req, &self.base) {
@@ -734,20 +944,27 @@ impl Pages {
         }
         let account = viewer.as_ref().map_or("anonymous", |p| p.subject.as_str());
         let (recorded, title, text) = match decision {
-            "approve" => (
-                self.flows
-                    .complete(
-                        flow,
-                        viewer.as_ref(),
-                        &Connected {
-                            service: service.to_owned(),
-                            account: account.to_owned(),
-                        },
-                    )
-                    .await,
-                format!("Connected {service}"),
-                format!("Your {service} account is connected. You can close this page and return to the assistant."),
-            ),
+            "approve" => {
+                if let Err(refused) = self.keep_new_token(flow, viewer.as_ref(), service, account).await {
+                    return refused;
+                }
+                (
+                    self.flows
+                        .complete(
+                            flow,
+                            viewer.as_ref(),
+                            &Connected {
+                                service: service.to_owned(),
+                                account: account.to_owned(),
+                            },
+                        )
+                        .await,
+                    format!("Connected {service}"),
+                    format!(
+                        "Your {service} account is connected. You can close this page and return to the assistant."
+                    ),
+                )
+            }
             "deny" => (
                 self.flows.decline(flow, viewer.as_ref()).await,
                 format!("{service} not connected"),
@@ -820,9 +1037,13 @@ async fn main() -> std::io::Result<()> {
             Err(_) => usage(&format!("CONNECT_URL_WAIT_SECS={v}: give a whole number of seconds")),
         },
     };
+    // The third-party tokens: the consent page puts them in, `list_repos` reads the caller's.
+    let vault = TokenVault::default();
     let mut server = Server::new("connect")
         .version(env!("CARGO_PKG_VERSION"))
-        .tool(connect_account);
+        .state(vault.clone())
+        .tool(connect_account)
+        .tool(list_repos);
     if let Some(wait) = url_wait {
         server = server.url_wait(wait);
     }
@@ -851,7 +1072,7 @@ async fn main() -> std::io::Result<()> {
         tracing::warn!("no tokens: the consent page is open to whoever holds its link (anonymous_url_flows)");
         server = server.anonymous_url_flows();
     }
-    let pages = Pages::new(server.url_flows(), verifier, PageBase(base.clone()));
+    let pages = Pages::new(server.url_flows(), verifier, PageBase(base.clone()), vault);
     let (login, connect) = (pages.clone(), pages);
     let options = options
         .page("/login", move |req| {

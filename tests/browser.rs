@@ -11,7 +11,12 @@
 //! still waiting ("connected github as alice" / "declined: github not connected"), each flow
 //! completes once (409 on a second visit), on 2026-07-28 every re-ask carries the same URL, and
 //! on 2025-11-25 the question names the flow (`elicitationId`) and is followed by
-//! `notifications/elicitation/complete` before the result. And login CSRF fails: an attacker's
+//! `notifications/elicitation/complete` before the result. The third-party token an approval
+//! mints stays on the server: the same client's next call, `list_repos`, uses it there for alice
+//! ("github repositories of alice: …"), bob's client (his own token) and alice's after a denial
+//! get the tool error telling the model to call `connect_account` first, and no HTTP response
+//! either client received (the driver's `--wire-log`) holds the token's `tpat_` prefix. And
+//! login CSRF fails: an attacker's
 //! page on another origin (another port of this host, served by the test) can neither send the
 //! browser to a sign-in link nor post a sign-in for the attacker, so the victim's browser never
 //! approves the attacker's flow.
@@ -37,7 +42,7 @@ mod support;
 use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -565,34 +570,73 @@ fn attackers_own_form(addr: SocketAddr) -> Result<(String, String), String> {
 // ---------------------------------------------------------------------------------------------
 
 /// `py_client.py` calling `connect_account {service: github}` with `token`, accepting every
-/// question (a URL-mode accept is consent only).
-fn start_call(server: &HttpChild, era: Era, token: &str) -> PyCall {
-    call_answering(server, era, token, "{}")
+/// question (a URL-mode accept is consent only), then `list_repos {service: github}`, which uses
+/// what the first call kept on the server. Every HTTP response the client receives goes to
+/// `wire_log` too.
+fn start_call(server: &HttpChild, era: Era, token: &str, wire_log: &Path) -> PyCall {
+    let steps = json!([
+        {"op": "call", "tool": "connect_account", "args": {"service": "github"}},
+        {"op": "call", "tool": "list_repos", "args": {"service": "github"}},
+    ]);
+    run_steps(server, era, token, "{}", &steps, Some(wire_log))
 }
 
-/// The same call, answering every question with `answer` (`{}` accepts, `decline`,
-/// `cancel`, or `none`: no elicitation capability at all).
+/// `connect_account {service: github}` alone, answering every question with `answer` (`{}`
+/// accepts, `decline`, `cancel`, or `none`: no elicitation capability at all).
 fn call_answering(server: &HttpChild, era: Era, token: &str, answer: &str) -> PyCall {
     let steps = json!([{"op": "call", "tool": "connect_account", "args": {"service": "github"}}]);
-    let url = server.url();
-    PyCall::spawn(
-        &[
-            "--url",
-            &url,
-            "--bearer",
-            token,
-            "--mode",
-            era.mode(),
-            "--answer",
-            answer,
-            "--timeout",
-            DRIVER_TIMEOUT_SECS,
-            "--steps",
-            &steps.to_string(),
-        ],
-        WAIT,
-    )
+    run_steps(server, era, token, answer, &steps, None)
 }
+
+/// `py_client.py` running `steps` with `token`, answering questions with `answer`, its HTTP
+/// responses copied to `wire_log` when given.
+fn run_steps(
+    server: &HttpChild,
+    era: Era,
+    token: &str,
+    answer: &str,
+    steps: &Value,
+    wire_log: Option<&Path>,
+) -> PyCall {
+    let url = server.url();
+    let steps = steps.to_string();
+    let mut args = vec![
+        "--url",
+        &url,
+        "--bearer",
+        token,
+        "--mode",
+        era.mode(),
+        "--answer",
+        answer,
+        "--timeout",
+        DRIVER_TIMEOUT_SECS,
+        "--steps",
+        &steps,
+    ];
+    let log = wire_log.map(|p| p.display().to_string());
+    if let Some(log) = &log {
+        args.extend(["--wire-log", log.as_str()]);
+    }
+    PyCall::spawn(&args, WAIT)
+}
+
+/// Where a test's client copies what it receives (emptied first).
+fn wire_log(label: &str, who: &str) -> PathBuf {
+    let dir = target_dir().join("tmp");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("browser-{label}-{who}-{}.wire", std::process::id()));
+    let _ = std::fs::remove_file(&path);
+    path
+}
+
+/// How the connect example's stand-in third-party access tokens start: nothing a client
+/// receives may contain it.
+const ACCESS_TOKEN_PREFIX: &str = "tpat_";
+
+/// What `list_repos {service: github}` says to a user with no github connection.
+const CONNECT_FIRST: &str =
+    "github is not connected for you: call connect_account with service \"github\" first, then call list_repos again";
 
 // ---------------------------------------------------------------------------------------------
 // A test's scene, and what every failure message carries.
@@ -603,6 +647,8 @@ struct Scene {
     era: Era,
     /// Who calls `connect_account` (alice, unless a test says otherwise).
     caller: String,
+    /// Every HTTP response the caller's client received.
+    wire_log: PathBuf,
     server: HttpChild,
     browser: Browser,
     client: Option<PyCall>,
@@ -621,12 +667,14 @@ impl Scene {
         let started = Instant::now();
         let server = start_server(label);
         let token = token(caller, server.addr);
-        let client = start_call(&server, era, &token);
+        let wire_log = wire_log(label, caller);
+        let client = start_call(&server, era, &token, &wire_log);
         let browser = Browser::start(label);
         Scene {
             label: label.into(),
             era,
             caller: caller.into(),
+            wire_log,
             server,
             browser,
             client: Some(client),
@@ -801,6 +849,74 @@ impl Scene {
             .to_owned()
     }
 
+    /// The caller's second call, `list_repos {service: github}` (after `result_text`): whether it
+    /// is a tool error, and its text.
+    #[track_caller]
+    fn listed(&mut self) -> (bool, String) {
+        let c = self.client.as_ref().unwrap();
+        let results: Vec<Value> = c.named("result").into_iter().cloned().collect();
+        self.check(
+            results.len() == 2,
+            format_args!("two results (connect_account, list_repos), got {}", results.len()),
+        );
+        let listed = &results[1]["result"];
+        (
+            listed["isError"] == true,
+            listed["content"][0]["text"].as_str().unwrap_or_default().to_owned(),
+        )
+    }
+
+    /// `user` (another verified user, with a token of their own) calls `list_repos {service:
+    /// github}`: whether it is a tool error, and its text. Nothing is asked.
+    #[track_caller]
+    fn list_as(&mut self, user: &str) -> (bool, String) {
+        let token = token(user, self.addr());
+        let log = wire_log(&self.label, user);
+        let steps = json!([{"op": "call", "tool": "list_repos", "args": {"service": "github"}}]);
+        let mut call = run_steps(&self.server, self.era, &token, "{}", &steps, Some(&log));
+        let result = call.wait_for("result", WAIT);
+        let result = self.ok(result);
+        let finished = call.finish();
+        let finished = self.ok(finished);
+        self.check(finished.success(), format_args!("{user}'s client: {finished}"));
+        self.check(
+            call.named("elicitation").is_empty(),
+            format_args!("{user} was asked something: {:?}", call.events),
+        );
+        self.check_no_token(&log, &call.events, "list_repos");
+        let _ = std::fs::remove_file(&log);
+        (
+            result["result"]["isError"] == true,
+            result["result"]["content"][0]["text"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned(),
+        )
+    }
+
+    /// Nothing the client received (every HTTP response in `wire_log`, every event the driver
+    /// reported) holds a third-party token; and the wire log did record the calls (it holds
+    /// `seen`), so its silence means something.
+    #[track_caller]
+    fn check_no_token(&mut self, wire_log: &Path, events: &[Value], seen: &str) {
+        let wire = std::fs::read(wire_log).unwrap_or_default();
+        let wire = String::from_utf8_lossy(&wire);
+        self.check(
+            wire.contains(seen),
+            format_args!("the wire log {} lacks {seen:?}: {wire}", wire_log.display()),
+        );
+        self.check(
+            !wire.contains(ACCESS_TOKEN_PREFIX),
+            format_args!("a third-party token reached the client: {wire}"),
+        );
+        let events: Vec<String> = events.iter().map(Value::to_string).collect();
+        let leaked = events.iter().find(|e| e.contains(ACCESS_TOKEN_PREFIX));
+        self.check(
+            leaked.is_none(),
+            format_args!("a third-party token in the client's events: {leaked:?}"),
+        );
+    }
+
     /// Era-specific questions around a finished call: on 2026-07-28 every re-ask carries the same
     /// URL; on 2025-11-25 there is one question, and `notifications/elicitation/complete` for its
     /// flow arrives before the result.
@@ -852,8 +968,10 @@ impl Scene {
 // ---------------------------------------------------------------------------------------------
 
 /// Alice's browser clicks `button` on her page; the page says `outcome`, and the call that was
-/// waiting finishes with `result`.
-fn decide(label: &str, era: Era, button: &str, outcome: &str, result: &str) {
+/// waiting finishes with `result`. Her `list_repos` then answers `listed` (a tool error when
+/// `listed_error`); bob, another verified user, gets "connect first" either way (alice's token is
+/// not his); and no third-party token reached either client.
+fn decide(label: &str, era: Era, button: &str, outcome: &str, result: &str, listed: (bool, &str)) {
     let _turn = one_at_a_time();
     let mut scene = Scene::new(label, era);
     scene.sign_in("alice");
@@ -863,8 +981,24 @@ fn decide(label: &str, era: Era, button: &str, outcome: &str, result: &str) {
     scene.check(text == result, format_args!("result text: {text:?}"));
     scene.check_questions(&url);
     scene.check_finished(&url);
+    let got = scene.listed();
+    scene.check(
+        (got.0, got.1.as_str()) == listed,
+        format_args!("alice's list_repos: {got:?}"),
+    );
+    let (log, events) = (scene.wire_log.clone(), scene.client.as_ref().unwrap().events.clone());
+    scene.check_no_token(&log, &events, result);
+    let bobs = scene.list_as("bob");
+    scene.check(
+        bobs == (true, CONNECT_FIRST.to_owned()),
+        format_args!("bob's list_repos: {bobs:?}"),
+    );
+    let _ = std::fs::remove_file(&log);
     eprintln!("[{label}] {:.1?}", scene.started.elapsed());
 }
+
+/// What alice's `list_repos {service: github}` answers once her github account is connected.
+const ALICES_REPOS: &str = "github repositories of alice: alice/notes, alice/website";
 
 const APPROVED: &str = "Your github account is connected";
 const DENIED: &str = "You denied access to your github account";
@@ -1055,6 +1189,7 @@ fn approve_in_the_browser_completes_the_call_on_2026_07_28() {
         "approve",
         APPROVED,
         "connected github as alice",
+        (false, ALICES_REPOS),
     );
 }
 
@@ -1066,12 +1201,20 @@ fn approve_in_the_browser_completes_the_call_on_2025_11_25() {
         "approve",
         APPROVED,
         "connected github as alice",
+        (false, ALICES_REPOS),
     );
 }
 
 #[test]
 fn deny_in_the_browser_declines_the_call_on_2026_07_28() {
-    decide("deny-2026", Era::Auto, "deny", DENIED, "declined: github not connected");
+    decide(
+        "deny-2026",
+        Era::Auto,
+        "deny",
+        DENIED,
+        "declined: github not connected",
+        (true, CONNECT_FIRST),
+    );
 }
 
 #[test]
@@ -1082,6 +1225,7 @@ fn deny_in_the_browser_declines_the_call_on_2025_11_25() {
         "deny",
         DENIED,
         "declined: github not connected",
+        (true, CONNECT_FIRST),
     );
 }
 

@@ -550,7 +550,7 @@ async fn connect_pages_record_the_consent_once_and_refuse_malformed_requests() {
             .state(our_base())
             .tool(connect::connect_account),
     );
-    let pages = connect::Pages::new(server.url_flows(), None, our_base());
+    let pages = connect::Pages::new(server.url_flows(), None, our_base(), connect::TokenVault::default());
     let mut c = TestClient::stateless(server.clone(), json!({"elicitation": {"url": {}}}));
 
     let bad = c.call_tool("connect_account", json!({"service": "Git Hub"})).await;
@@ -662,7 +662,7 @@ async fn connect_refuses_a_decision_posted_from_another_origin() {
             .state(our_base())
             .tool(connect::connect_account),
     );
-    let pages = connect::Pages::new(server.url_flows(), None, our_base());
+    let pages = connect::Pages::new(server.url_flows(), None, our_base(), connect::TokenVault::default());
     let mut c = TestClient::stateless(server.clone(), json!({"elicitation": {"url": {}}}));
     let (url, state) = connect_asked(&mut c).await;
     let path = url.strip_prefix("http://127.0.0.1:9").unwrap().to_owned();
@@ -697,6 +697,119 @@ async fn connect_refuses_a_decision_posted_from_another_origin() {
     assert_eq!(text(&done), "connected github as anonymous", "{done}");
 }
 
+/// The stand-in access token an approval mints stays on the server. `list_repos` before any
+/// approval, after a denial, and for a service never connected is a tool error telling the model
+/// to call `connect_account` first; after the approval it answers with the account's
+/// repositories; no frame the client gets and no page holds the token's prefix. The vault keeps
+/// one connection per user (issuer and subject) and service: another subject, the same subject
+/// from another issuer, or another service finds nothing, and a new approval replaces the old.
+#[tokio::test]
+async fn connect_keeps_the_token_on_the_server_per_user_and_service() {
+    let vault = connect::TokenVault::default();
+    let server = std::sync::Arc::new(
+        Server::new("connect")
+            .url_wait(std::time::Duration::from_millis(20))
+            .anonymous_url_flows()
+            .state(our_base())
+            .state(vault.clone())
+            .tool(connect::connect_account)
+            .tool(connect::list_repos),
+    );
+    let pages = connect::Pages::new(server.url_flows(), None, our_base(), vault.clone());
+    let mut c = TestClient::stateless(server.clone(), json!({"elicitation": {"url": {}}}));
+    let mut seen = Vec::new();
+    let connect_first = |service: &str| {
+        format!(
+            "{service} is not connected for you: call connect_account with service \"{service}\" first, \
+             then call list_repos again"
+        )
+    };
+    let decide = |flow: String, decision: &'static str| {
+        let pages = pages.clone();
+        async move {
+            let body = format!("flow={flow}&service=github&decision={decision}");
+            page_of(
+                pages
+                    .connect(page_request("POST", "/connect", &[OURS, FORM], &body))
+                    .await,
+            )
+        }
+    };
+
+    let r = c.call_tool("list_repos", json!({"service": "github"})).await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert_eq!(text(&r), connect_first("github"));
+    assert!(r["result"].get("inputRequests").is_none(), "nothing is asked: {r}");
+
+    // Denied: still not connected.
+    let (url, state) = connect_asked(&mut c).await;
+    let (status, page, _) = decide(url.rsplit("flow=").next().unwrap().to_owned(), "deny").await;
+    assert_eq!(status, 200, "{page}");
+    let done = connect_accepted(&mut c, state).await;
+    assert_eq!(text(&done), "declined: github not connected", "{done}");
+    let r = c.call_tool("list_repos", json!({"service": "github"})).await;
+    assert_eq!(
+        (r["result"]["isError"].clone(), text(&r)),
+        (json!(true), connect_first("github"))
+    );
+
+    // Approved: connected, and the token is used on the server only.
+    let (url, state) = connect_asked(&mut c).await;
+    let (status, page, _) = decide(url.rsplit("flow=").next().unwrap().to_owned(), "approve").await;
+    assert_eq!(status, 200, "{page}");
+    seen.push(page);
+    let done = connect_accepted(&mut c, state).await;
+    assert_eq!(text(&done), "connected github as anonymous", "{done}");
+    let r = c.call_tool("list_repos", json!({"service": "github"})).await;
+    assert_eq!(r["result"]["isError"], false, "{r}");
+    assert_eq!(
+        text(&r),
+        "github repositories of anonymous: anonymous/notes, anonymous/website"
+    );
+    seen.extend([done.to_string(), r.to_string()]);
+    let r = c.call_tool("list_repos", json!({"service": "gitlab"})).await;
+    assert_eq!(
+        (r["result"]["isError"].clone(), text(&r)),
+        (json!(true), connect_first("gitlab"))
+    );
+    let listed = c.request("tools/list", json!({})).await;
+    seen.push(listed.to_string());
+    for shown in &seen {
+        assert!(
+            !shown.contains(connect::ACCESS_TOKEN_PREFIX),
+            "a token reached the client or the page: {shown}"
+        );
+    }
+
+    // One connection per user and service.
+    let user = |sub: &str, iss: Option<&str>| {
+        let mut p = mcp_resolve::Principal::new(sub);
+        p.issuer = iss.map(str::to_owned);
+        p
+    };
+    let alice = user("alice", Some("https://a.example"));
+    let first = connect::Connection::mint("alice").unwrap();
+    vault.keep(Some(&alice), "github", &first).await.unwrap();
+    let found = vault.connection(Some(&alice), "github").await.unwrap();
+    assert_eq!(found.map(|c| c.account).as_deref(), Some("alice"));
+    for (other, service) in [
+        (user("bob", Some("https://a.example")), "github"),
+        (user("alice", Some("https://b.example")), "github"),
+        (user("alice", None), "github"),
+        (alice.clone(), "gitlab"),
+    ] {
+        let found = vault.connection(Some(&other), service).await.unwrap();
+        assert!(
+            found.is_none(),
+            "{other:?} on {service} found alice's github connection"
+        );
+    }
+    let second = connect::Connection::mint("alice-2").unwrap();
+    vault.keep(Some(&alice), "github", &second).await.unwrap();
+    let found = vault.connection(Some(&alice), "github").await.unwrap();
+    assert_eq!(found.map(|c| c.account).as_deref(), Some("alice-2"), "replaced");
+}
+
 // ---- connect's sign-in: a form of its own, never a token in a URL, nothing forced ----
 
 /// The origin the pages take posts from (`our_base()`).
@@ -729,7 +842,12 @@ impl mcp_resolve::auth::TokenVerifier for Table {
 /// `connect`'s pages with sign-in (tokens of [`Table`]).
 fn signing_pages() -> connect::Pages {
     let server = Server::new("connect").state(our_base()).tool(connect::connect_account);
-    connect::Pages::new(server.url_flows(), Some(std::sync::Arc::new(Table)), our_base())
+    connect::Pages::new(
+        server.url_flows(),
+        Some(std::sync::Arc::new(Table)),
+        our_base(),
+        connect::TokenVault::default(),
+    )
 }
 
 /// The `Set-Cookie` headers of a response.

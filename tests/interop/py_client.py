@@ -78,6 +78,9 @@ The server's stderr is inherited. Its environment is the SDK's small allowlist
 RUST_LIB_BACKTRACE and LLVM_PROFILE_FILE when set, plus every --env KEY=VALUE.
 With --url, --bearer sends `Authorization: Bearer TOKEN` on every HTTP request (through the
 SDK's own HTTP client factory, as an application holding a token would).
+--wire-log PATH (with --url): every HTTP response the client receives, its status line, headers
+and body bytes as they arrive (SSE streams included), is appended to PATH, so a test can check
+what ever reached the client, not only what the SDK hands on.
 """
 
 from __future__ import annotations
@@ -91,10 +94,11 @@ import warnings
 from typing import Any
 
 import anyio
+import httpx2
 from mcp import Client, StdioServerParameters
 from mcp.client import ClientRequestContext
 from mcp.client.streamable_http import streamable_http_client
-from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared._httpx_utils import MCP_DEFAULT_SSE_READ_TIMEOUT, MCP_DEFAULT_TIMEOUT, create_mcp_http_client
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp.types import (
     CreateMessageRequestParams,
@@ -151,6 +155,7 @@ def parse_args(argv: list[str]) -> tuple[argparse.Namespace, list[str]]:
     p.add_argument("--cwd", default=None, help="working directory of the server")
     p.add_argument("--url", default=None, help="Streamable HTTP endpoint instead of a stdio server")
     p.add_argument("--bearer", default=None, help="a bearer token for every HTTP request (with --url)")
+    p.add_argument("--wire-log", default=None, metavar="PATH", help="append every HTTP response received to PATH")
     p.add_argument("--sampling", default=None, metavar="TEXT", help="answer sampling/createMessage with TEXT")
     p.add_argument("--roots", default=None, metavar="JSON", help="answer roots/list with this JSON array of roots")
     p.add_argument("--log-level", default=None, help="Client(log_level=...): the 2026-07-28 logLevel opt-in")
@@ -189,6 +194,56 @@ def pick_answer(answer: Any, answers: dict[str, Any] | None, params: ElicitReque
         if name in answers:
             return answers[name]
     return answer
+
+
+class TappedStream(httpx2.AsyncByteStream):
+    """A response body that copies each chunk to the wire log as the client reads it."""
+
+    def __init__(self, inner: Any, sink: Any) -> None:
+        self.inner = inner
+        self.sink = sink
+
+    async def __aiter__(self) -> Any:
+        async for chunk in self.inner:
+            self.sink.write(chunk)
+            self.sink.flush()
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+class WireTap(httpx2.AsyncBaseTransport):
+    """The client's HTTP transport, with every response (status, headers, body) copied to `sink`."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport, sink: Any) -> None:
+        self.inner = inner
+        self.sink = sink
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        response = await self.inner.handle_async_request(request)
+        head = [f"\n{request.method} {request.url.path} -> {response.status_code}"]
+        head += [f"{name}: {value}" for name, value in response.headers.multi_items()]
+        self.sink.write(("\n".join(head) + "\n\n").encode())
+        self.sink.flush()
+        response.stream = TappedStream(response.stream, self.sink)
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+def http_client(bearer: str | None, wire_log: str | None) -> httpx2.AsyncClient:
+    """The SDK's HTTP client (its factory's timeouts), with the bearer token and the wire tap."""
+    headers = {"Authorization": f"Bearer {bearer}"} if bearer else None
+    if wire_log is None:
+        return create_mcp_http_client(headers=headers)
+    sink = open(wire_log, "ab")  # noqa: SIM115 - open for the life of the process
+    return httpx2.AsyncClient(
+        headers=headers,
+        timeout=httpx2.Timeout(MCP_DEFAULT_TIMEOUT, read=MCP_DEFAULT_SSE_READ_TIMEOUT),
+        transport=WireTap(httpx2.AsyncHTTPTransport(), sink),
+    )
 
 
 def make_elicitation_callback(answer: Any, answers: dict[str, Any] | None = None):
@@ -322,9 +377,8 @@ async def main(args: argparse.Namespace, server_cmd: list[str]) -> None:
             raise ValueError(f"--env expects KEY=VALUE, got {kv!r}")
         env[key] = value
     server: Any
-    if args.url and args.bearer:
-        http_client = create_mcp_http_client(headers={"Authorization": f"Bearer {args.bearer}"})
-        server = streamable_http_client(args.url, http_client=http_client)
+    if args.url and (args.bearer or args.wire_log):
+        server = streamable_http_client(args.url, http_client=http_client(args.bearer, args.wire_log))
     elif args.url:
         server = args.url
     else:
