@@ -1,5 +1,6 @@
-//! A deployment that asks for confirmation with a richer form: a titled choice with a default, a
-//! boolean with a default, and an optional date-time.
+//! A deployment that asks for confirmation with a richer form, seed 000's deploy form: a titled
+//! choice with a default that the answer must still carry (`required`), a boolean with a default,
+//! and an optional date-time.
 //!
 //! ```text
 //! cargo run --example deploy
@@ -19,7 +20,8 @@ pub(crate) enum Environment {
 /// The deployment confirmation.
 #[derive(Clone, Debug, FormSchema)]
 pub(crate) struct DeployConfirm {
-    #[form(title = "Environment", default = "stg")]
+    // Pre-selected as staging, but the person must send it: no answer is not staging.
+    #[form(title = "Environment", default = "stg", required)]
     environment: Environment,
     #[form(title = "Notify the on-call channel", default = true)]
     notify: bool,

@@ -349,6 +349,7 @@ async fn deploy_asks_the_seed_form() {
         json!({"type": "string", "title": "Environment", "default": "stg",
                "oneOf": [{"const": "stg", "title": "Staging"}, {"const": "prd", "title": "Production"}]})
     );
+    assert_eq!(schema["required"], json!(["environment"]));
     assert_eq!(
         schema["properties"]["notify"],
         json!({"type": "boolean", "title": "Notify the on-call channel", "default": true})
@@ -358,7 +359,18 @@ async fn deploy_asks_the_seed_form() {
         json!({"type": "string", "title": "Deploy at", "format": "date-time"})
     );
     assert_eq!(text(&r), "deploying api to production at 2026-09-01T10:00:00Z");
-    // Defaults fill what the client left out.
+    // Defaults fill what the client left out, but the environment must be answered.
+    let (_, r) = stateless_call(
+        Server::new("deploy").tool(deploy::deploy),
+        "deploy",
+        json!({"service": "api"}),
+        json!({"action": "accept", "content": {"environment": "stg"}}),
+    )
+    .await;
+    assert_eq!(
+        text(&r),
+        "deploying api to staging at now, notifying the on-call channel"
+    );
     let (_, r) = stateless_call(
         Server::new("deploy").tool(deploy::deploy),
         "deploy",
@@ -366,9 +378,10 @@ async fn deploy_asks_the_seed_form() {
         json!({"action": "accept", "content": {}}),
     )
     .await;
+    assert_eq!(r["result"]["isError"], true, "{r}");
     assert_eq!(
         text(&r),
-        "deploying api to staging at now, notifying the on-call channel"
+        "resolver `confirm_deployment` received an answer that does not match its form: field `environment`: is required"
     );
 }
 

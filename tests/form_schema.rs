@@ -5,6 +5,8 @@
 
 use mcp_resolve::form::{FormError, FormSchema as _, RenderOptions};
 use mcp_resolve::prelude::*;
+use mcp_resolve::protocol::ProtocolVersion;
+use mcp_resolve::testing::TestClient;
 use serde_json::{Map, Value, json};
 
 fn schema<F: mcp_resolve::form::FormSchema>() -> Value {
@@ -62,10 +64,10 @@ enum Environment {
 }
 
 /// Confirm the deployment.
-#[derive(Debug, FormSchema)]
+#[derive(Clone, Debug, FormSchema)]
 #[form(title = "Deployment")]
 struct Deployment {
-    #[form(title = "Environment", default = "stg")]
+    #[form(title = "Environment", default = "stg", required)]
     environment: Environment,
     #[form(title = "Notify the on-call channel", default = true)]
     notify: bool,
@@ -92,9 +94,35 @@ fn deployment_renders_the_seed_properties() {
             "window": { "type": "string", "format": "date-time", "title": "Deploy at" }
         })
     );
-    // A field with a default is not required (the seed lists `environment`, which has one).
-    assert!(s.get("required").is_none());
+    // `environment` has a default and is required, as in the seed; `notify` has a default only.
+    assert_eq!(s["required"], json!(["environment"]));
     assert!(s.get("title").is_none() && s.get("description").is_none());
+}
+
+#[test]
+fn deployment_is_the_seed_schema_exactly() {
+    // Seed 000's `requestedSchema`, as the article prints it.
+    let seed: Value = serde_json::from_str(
+        r#"{
+          "type": "object",
+          "properties": {
+            "environment": {
+              "type": "string",
+              "title": "Environment",
+              "oneOf": [
+                { "const": "stg", "title": "Staging" },
+                { "const": "prd", "title": "Production" }
+              ],
+              "default": "stg"
+            },
+            "notify": { "type": "boolean", "title": "Notify the on-call channel", "default": true },
+            "window": { "type": "string", "format": "date-time", "title": "Deploy at" }
+          },
+          "required": ["environment"]
+        }"#,
+    )
+    .unwrap();
+    assert_eq!(schema::<Deployment>(), seed);
 }
 
 #[test]
@@ -108,7 +136,7 @@ fn top_level_title_and_description_only_when_asked() {
 
 #[test]
 fn deployment_defaults_fill_missing_fields() {
-    let d = Deployment::from_content(&content(json!({"unknown": 1}))).unwrap();
+    let d = Deployment::from_content(&content(json!({"environment": "stg", "unknown": 1}))).unwrap();
     assert_eq!(d.environment, Environment::Stg);
     assert!(d.notify);
     assert_eq!(d.window, None);
@@ -124,8 +152,113 @@ fn deployment_defaults_fill_missing_fields() {
         "field `environment`: expected one of `stg`, `prd`, got \"dev\""
     );
     assert_eq!(
-        refusal::<Deployment>(json!({"window": "2026-09-01 10:00"})),
+        refusal::<Deployment>(json!({"environment": "stg", "window": "2026-09-01 10:00"})),
         "field `window`: must be a valid date-time, got \"2026-09-01 10:00\""
+    );
+}
+
+#[resolver]
+async fn ask_deployment() -> Elicit<Deployment> {
+    Elicit::form("Confirm the deployment")
+}
+
+/// Deploys, after the user confirms where.
+#[tool]
+async fn deploy(#[resolve(ask_deployment)] d: Deployment) -> String {
+    format!("deploying to {:?}, notify {}", d.environment, d.notify)
+}
+
+fn deploy_server() -> Server {
+    Server::new("deploy")
+        .tool(deploy)
+        .state_keys(mcp_resolve::seal::StateKeys::new(&[7u8; 32]).unwrap())
+}
+
+fn text(frame: &Value) -> &str {
+    frame["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text in {frame}"))
+}
+
+/// Calls `deploy` on 2026-07-28, answers its question with `content`, and returns the final
+/// response and the question asked.
+async fn deploy_stateless(content: Value) -> (Value, Value) {
+    let mut c = TestClient::stateless(deploy_server(), json!({"elicitation": {"form": {}}}));
+    let first = c.call_tool("deploy", json!({})).await;
+    assert_eq!(first["result"]["resultType"], "input_required", "{first}");
+    let question = first["result"]["inputRequests"]["ask_deployment"].clone();
+    let state = first["result"]["requestState"].clone();
+    let answer = json!({"ask_deployment": {"action": "accept", "content": content}});
+    let r = c
+        .request(
+            "tools/call",
+            json!({"name": "deploy", "arguments": {}, "inputResponses": answer, "requestState": state}),
+        )
+        .await;
+    (r, question)
+}
+
+/// The same on the handshake era: the question on the back-channel.
+async fn deploy_handshake(content: Value) -> (Value, Value) {
+    let mut c = TestClient::handshake(
+        deploy_server(),
+        ProtocolVersion::V2025_11_25,
+        json!({"elicitation": {}}),
+    )
+    .await;
+    let id = c.start("tools/call", json!({"name": "deploy", "arguments": {}})).await;
+    let question = c.recv().await;
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    c.send(&json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept", "content": content}}))
+        .await;
+    (c.response_to(&json!(id)).await, question)
+}
+
+#[tokio::test]
+async fn the_server_asks_with_the_default_and_refuses_an_answer_without_the_field() {
+    let refused =
+        "resolver `ask_deployment` received an answer that does not match its form: field `environment`: is required";
+    // 2026-07-28: the question carries both keywords; an accept without the field ends the call.
+    let (r, q) = deploy_stateless(json!({"notify": false})).await;
+    let schema = &q["params"]["requestedSchema"];
+    assert_eq!(schema["properties"]["environment"]["default"], "stg", "{q}");
+    assert_eq!(schema["required"], json!(["environment"]), "{q}");
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert_eq!(text(&r), refused);
+    // The pre-filled default, sent back, is an answer like any other.
+    let (r, _) = deploy_stateless(json!({"environment": "stg"})).await;
+    assert_eq!(text(&r), "deploying to Stg, notify true", "{r}");
+
+    // The handshake era: the same question on the back-channel, the same refusal.
+    let (r, q) = deploy_handshake(json!({})).await;
+    let schema = &q["params"]["requestedSchema"];
+    assert_eq!(schema["properties"]["environment"]["default"], "stg", "{q}");
+    assert_eq!(schema["required"], json!(["environment"]), "{q}");
+    assert_eq!(r["result"]["isError"], true, "{r}");
+    assert_eq!(text(&r), refused);
+    let (r, _) = deploy_handshake(json!({"environment": "prd"})).await;
+    assert_eq!(text(&r), "deploying to Prd, notify true", "{r}");
+}
+
+#[test]
+fn a_required_field_with_a_default_must_be_answered() {
+    // The default is what the client pre-fills; the answer must still carry the field, exactly
+    // as a required field without a default must.
+    assert_eq!(refusal::<Deployment>(json!({})), "field `environment`: is required");
+    assert_eq!(
+        Deployment::from_content(&content(json!({"notify": false}))).unwrap_err(),
+        FormError::new("environment", "is required")
+    );
+    assert_eq!(refusal::<Confirm>(json!({})), "field `ok`: is required");
+    // `null` is not an answer for it either: only an `Option` takes `null`.
+    assert_eq!(
+        refusal::<Deployment>(json!({"environment": null})),
+        "field `environment`: expected one of `stg`, `prd`, got null"
+    );
+    // The first field in declaration order is reported, as for any other rule.
+    assert_eq!(
+        refusal::<Deployment>(json!({"window": "2026-09-01 10:00"})),
+        "field `environment`: is required"
     );
 }
 

@@ -178,9 +178,10 @@ pub const fn form_field<T: FormField>() -> FieldOps<T> {
 }
 
 impl<T> FieldOps<T> {
-    /// Whether the field goes in `required`: not optional and without a default.
+    /// Whether the field goes in `required`: not optional, and without a default or marked
+    /// `required` beside it.
     pub const fn required(&self, spec: &FieldSpec) -> bool {
-        !self.optional && spec.default.is_none()
+        !self.optional && (spec.default.is_none() || spec.required)
     }
 
     /// Reads the field from accepted content: parsed when present, else its default or an error.

@@ -138,6 +138,9 @@ fn field_spec(p: &TokenStream, f: &FieldModel) -> TokenStream {
         };
         sets.push(quote!(default: ::core::option::Option::Some(#p::DefaultValue::#value),));
     }
+    if f.required {
+        sets.push(quote!(required: true,));
+    }
     quote!(#p::FieldSpec { #(#sets)* ..#p::FieldSpec::new(#wire) })
 }
 

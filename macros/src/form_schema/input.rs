@@ -85,6 +85,8 @@ pub(crate) struct FormField {
     pub(crate) max_items: Option<Opt>,
     /// `default`.
     pub(crate) default: Option<Opt>,
+    /// Stays in `required` although it has a `default` (the client pre-fills it).
+    pub(crate) required: Flag,
     /// The name looks like a secret, but is not one.
     pub(crate) not_secret: Flag,
 }

@@ -183,6 +183,29 @@ mod tests {
     }
 
     #[test]
+    fn required_goes_with_a_default() {
+        let n = errors_of(parse_quote! {
+            struct F {
+                #[form(default = "stg", required)]
+                a: Environment,
+                #[form(required, default = 2)]
+                b: u8,
+            }
+        });
+        assert_eq!(n, 0);
+        // Without a default, `required` says nothing (or contradicts an `Option`): refused, each.
+        let n = errors_of(parse_quote! {
+            struct F {
+                #[form(required)]
+                a: String,
+                #[form(required, format = "date")]
+                b: Option<String>,
+            }
+        });
+        assert_eq!(n, 2);
+    }
+
+    #[test]
     fn shapes_that_are_not_forms() {
         assert_eq!(
             errors_of(parse_quote!(

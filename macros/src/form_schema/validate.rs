@@ -37,6 +37,8 @@ pub(crate) struct FieldModel {
     pub(crate) min_items: Option<Checked<u64>>,
     pub(crate) max_items: Option<Checked<u64>>,
     pub(crate) default: Option<Checked<DefaultLit>>,
+    /// `required` with a `default`: the field stays in `required`.
+    pub(crate) required: bool,
 }
 
 /// `#[form(...)]` on the type, parsed; on error, the defaults (and the error is collected).
@@ -178,6 +180,17 @@ fn field(ident: Ident, f: &syn::Field, errors: &mut Errors) -> Option<FieldModel
             lit: o.span(),
         })
     });
+    // `required` only changes a field that has a `default`; on any other it would say nothing
+    // (or, on an `Option`, contradict its type), so it is refused rather than ignored.
+    let required = attr.required.is_present();
+    if required && attr.default.is_none() {
+        errors.push(syn::Error::new(
+            attr.required.span(),
+            format!(
+                "`required` keeps a field that has a `default` in `required`, and `{name}` has no `default`: without one a field is required already (an `Option` never is); remove `required`"
+            ),
+        ));
+    }
 
     let m = FieldModel {
         ident,
@@ -194,6 +207,7 @@ fn field(ident: Ident, f: &syn::Field, errors: &mut Errors) -> Option<FieldModel
         min_items,
         max_items,
         default,
+        required,
     };
     literal_checks(&m, errors);
     Some(m)

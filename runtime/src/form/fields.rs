@@ -343,6 +343,16 @@ mod tests {
             ..spec
         };
         assert_eq!(bool::missing(&with_default), Ok(true));
+        // Required beside its default: the schema keeps the default, a missing answer is refused.
+        let required = FieldSpec {
+            required: true,
+            ..with_default
+        };
+        assert_eq!(bool::missing(&required), Err("is required".into()));
+        assert_eq!(
+            Value::Object(bool::schema(&required)),
+            json!({"type": "boolean", "default": true})
+        );
         assert_eq!(<Option<bool>>::missing(&FieldSpec::new("x")), Ok(None));
         let titled = FieldSpec {
             title: Some("Sure?"),

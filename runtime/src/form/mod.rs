@@ -49,11 +49,12 @@ pub trait FormField: Sized {
     fn schema(spec: &FieldSpec) -> Map<String, Value>;
     /// Parses and validates a present value.
     fn parse(value: &Value, spec: &FieldSpec) -> Result<Self, String>;
-    /// The value when the field is absent: the default, or an error.
+    /// The value when the field is absent: the default, or an error when there is none or the
+    /// field is [`required`](FieldSpec::required) all the same.
     fn missing(spec: &FieldSpec) -> Result<Self, String> {
         match spec.default {
-            Some(d) => Self::parse(&d.to_json(), spec),
-            None => Err("is required".into()),
+            Some(d) if !spec.required => Self::parse(&d.to_json(), spec),
+            _ => Err("is required".into()),
         }
     }
 }

@@ -87,6 +87,9 @@ pub struct FieldSpec {
     pub max_items: Option<u64>,
     /// `default`.
     pub default: Option<DefaultValue>,
+    /// The field stays in `required` although it has a `default`: the client may pre-fill the
+    /// default, and an answer must still carry the field (`#[form(default = …, required)]`).
+    pub required: bool,
 }
 
 impl FieldSpec {
@@ -104,6 +107,7 @@ impl FieldSpec {
             min_items: None,
             max_items: None,
             default: None,
+            required: false,
         }
     }
 }
