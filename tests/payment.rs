@@ -12,7 +12,9 @@
 //! again) is refused with -32602; only the caller's own browser may pay (no sign-in 401, another
 //! user 403, a post from another origin 403); cancelling on the page declines the call; the
 //! client's own decline and cancel give their own results; a wrong amount is an error for the
-//! model, asking nothing.
+//! model, asking nothing. And as `cargo run --example payment` starts it, MCP on its real stdio
+//! with the page on a free loopback port and no tokens: the link alone opens the page, and paying
+//! completes the call on both eras.
 #![cfg(unix)]
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs, unreachable_pub)]
 
@@ -20,7 +22,7 @@ mod support;
 
 use serde_json::{Value, json};
 use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::net::{SocketAddr, TcpStream, ToSocketAddrs as _};
 use std::time::Duration;
 use support::{HttpChild, PyCall, payment_bin};
 
@@ -622,4 +624,70 @@ fn a_replayed_retry_is_refused_on_2026_07_28() {
         "the server still runs:\n{}",
         server.stop()
     );
+}
+
+/// As `cargo run --example payment` runs it: MCP on stdio, the page on a free loopback port, no
+/// tokens (the flows bound to no one: the link is the proof). The page shows the call's amount
+/// and paying completes the call, once, on both eras.
+#[test]
+fn over_stdio_the_link_alone_opens_the_page_on_both_eras() {
+    for era in [Era::New, Era::Old] {
+        let steps = json!([{"op": "call", "tool": "pay", "args": pay_args()}]).to_string();
+        let bin = payment_bin().to_string_lossy().into_owned();
+        let mut run = PyCall::spawn(
+            &[
+                "--mode",
+                era.mode(),
+                "--answer",
+                "{}",
+                "--timeout",
+                "50",
+                "--steps",
+                &steps,
+                "--",
+                &bin,
+            ],
+            WAIT,
+        );
+        let asked = run
+            .wait_for("elicitation", WAIT)
+            .unwrap_or_else(|e| panic!("{e}\n{}", run.transcript()));
+        assert_eq!(asked["message"], MESSAGE, "{}", run.transcript());
+        let url = asked["url"].as_str().unwrap();
+        let rest = url.strip_prefix("http://").unwrap_or_else(|| panic!("not http: {url}"));
+        let (host, target) = rest.split_at(rest.find('/').unwrap());
+        let addr = host.to_socket_addrs().unwrap().next().unwrap();
+        assert!(addr.ip().is_loopback(), "{url}");
+        let flow = target.rsplit("flow=").next().unwrap();
+
+        let shown = http(addr, "GET", target, &[], "");
+        assert_eq!(shown.status, 200, "{}", shown.body);
+        assert!(
+            shown.body.contains("<b class=\"amount\">125.00 EUR</b>"),
+            "{}",
+            shown.body
+        );
+        let origin = format!("http://{addr}");
+        let form = [
+            ("Content-Type", "application/x-www-form-urlencoded"),
+            ("Origin", origin.as_str()),
+        ];
+        let body = format!("flow={flow}&decision=pay");
+        let paid = http(addr, "POST", "/pay", &form, &body);
+        assert_eq!(paid.status, 200, "{}", paid.body);
+        let reference = between(&paid.body, "<b class=\"reference\">", "</b>")
+            .unwrap()
+            .to_owned();
+        let result = run
+            .wait_for("result", WAIT)
+            .unwrap_or_else(|e| panic!("{e}\n{}", run.transcript()));
+        assert_eq!(
+            result["result"]["content"][0]["text"],
+            format!("Paid 125.00 EUR to Acme Hosting for invoice INV-1042. Payment reference: {reference}"),
+            "{}",
+            run.transcript()
+        );
+        assert_eq!(http(addr, "POST", "/pay", &form, &body).status, 409, "paid once");
+        assert!(run.finish().is_ok_and(|s| s.success()), "{}", run.transcript());
+    }
 }
