@@ -127,8 +127,18 @@ impl Reply {
 }
 
 fn http(addr: SocketAddr, method: &str, target: &str, headers: &[(&str, &str)], body: &str) -> Reply {
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(40))).unwrap();
+    try_http(addr, method, target, headers, body).unwrap_or_else(|e| panic!("{method} {target} on {addr}: {e}"))
+}
+
+fn try_http(
+    addr: SocketAddr,
+    method: &str,
+    target: &str,
+    headers: &[(&str, &str)],
+    body: &str,
+) -> std::io::Result<Reply> {
+    let mut s = TcpStream::connect(addr)?;
+    s.set_read_timeout(Some(Duration::from_secs(40)))?;
     let mut req = format!(
         "{method} {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
         body.len()
@@ -138,9 +148,9 @@ fn http(addr: SocketAddr, method: &str, target: &str, headers: &[(&str, &str)], 
     }
     req.push_str("\r\n");
     req.push_str(body);
-    s.write_all(req.as_bytes()).unwrap();
+    s.write_all(req.as_bytes())?;
     let mut raw = Vec::new();
-    s.read_to_end(&mut raw).unwrap();
+    s.read_to_end(&mut raw)?;
     let raw = String::from_utf8_lossy(&raw).into_owned();
     let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((raw.as_str(), ""));
     let mut lines = head.lines();
@@ -157,7 +167,7 @@ fn http(addr: SocketAddr, method: &str, target: &str, headers: &[(&str, &str)], 
         .iter()
         .any(|(k, v)| k == "transfer-encoding" && v.eq_ignore_ascii_case("chunked"));
     let body = if chunked { dechunk(body) } else { body.to_owned() };
-    Reply { status, headers, body }
+    Ok(Reply { status, headers, body })
 }
 
 /// The body of a chunked response.
@@ -632,7 +642,10 @@ fn a_replayed_retry_is_refused_on_2026_07_28() {
 #[test]
 fn over_stdio_the_link_alone_opens_the_page_on_both_eras() {
     for era in [Era::New, Era::Old] {
-        let steps = json!([{"op": "call", "tool": "pay", "args": pay_args()}]).to_string();
+        // The client stays a moment after the call: a stdio server ends with its client, and the
+        // page's answer to the payment must not race that.
+        let steps =
+            json!([{"op": "call", "tool": "pay", "args": pay_args()}, {"op": "sleep", "seconds": 3}]).to_string();
         let bin = payment_bin().to_string_lossy().into_owned();
         let mut run = PyCall::spawn(
             &[
@@ -678,6 +691,7 @@ fn over_stdio_the_link_alone_opens_the_page_on_both_eras() {
         let reference = between(&paid.body, "<b class=\"reference\">", "</b>")
             .unwrap()
             .to_owned();
+        assert_eq!(http(addr, "POST", "/pay", &form, &body).status, 409, "paid once");
         let result = run
             .wait_for("result", WAIT)
             .unwrap_or_else(|e| panic!("{e}\n{}", run.transcript()));
@@ -687,7 +701,6 @@ fn over_stdio_the_link_alone_opens_the_page_on_both_eras() {
             "{}",
             run.transcript()
         );
-        assert_eq!(http(addr, "POST", "/pay", &form, &body).status, 409, "paid once");
         assert!(run.finish().is_ok_and(|s| s.success()), "{}", run.transcript());
     }
 }
