@@ -49,7 +49,7 @@
 #[allow(dead_code)]
 mod connect;
 
-use connect::{PageBase, Pages, escape};
+use connect::{PageBase, Pages, TokenVault, escape};
 use mcp_resolve::http::header::{self, HeaderValue};
 use mcp_resolve::http::{Method, Request, Response, StatusCode};
 use mcp_resolve::prelude::*;
@@ -484,7 +484,8 @@ async fn main() -> std::io::Result<()> {
     }
     let pay_page = PayPage {
         flows: server.url_flows(),
-        sign_in: Pages::new(server.url_flows(), verifier, base.clone()),
+        // connect's pages keep third-party tokens in a vault; no page here approves one.
+        sign_in: Pages::new(server.url_flows(), verifier, base.clone(), TokenVault::default()),
         base,
     };
     let login = pay_page.sign_in.clone();
