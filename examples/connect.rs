@@ -634,7 +634,7 @@ impl Pages {
 
     /// The signed-in user: `Ok(None)` when this server has no sign-in, a 401 page when it has
     /// one and the browser is not signed in (or its session expired).
-    async fn viewer(&self, req: &Request<Bytes>) -> Result<Option<Principal>, Response<Bytes>> {
+    pub(crate) async fn viewer(&self, req: &Request<Bytes>) -> Result<Option<Principal>, Response<Bytes>> {
         let Some(sign_in) = &self.sign_in else {
             return Ok(None);
         };

@@ -55,6 +55,10 @@ struct Record {
     p: String,
     /// The question's message, for the page to show.
     m: String,
+    /// The page's URL as the question gave it (before the `flow` parameter): what the page is
+    /// for, kept where the client cannot edit it.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    u: String,
     s: Status,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     v: Option<Box<RawValue>>,
@@ -103,6 +107,10 @@ impl From<StoreError> for FlowError {
 /// ```
 /// # fn show(flow: mcp_resolve_runtime::url_flow::UrlFlow) {
 /// println!("The assistant asks: {}", flow.message);
+/// // What the page is for, as the resolver wrote it (`https://shop.example/pay?amount=1250`):
+/// // not the query of the request, which the client could have edited.
+/// let amount = flow.url.split_once("amount=").map(|(_, a)| a);
+/// # let _ = amount;
 /// # }
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -110,6 +118,10 @@ impl From<StoreError> for FlowError {
 pub struct UrlFlow {
     /// The question's message, as the user saw it in the client.
     pub message: String,
+    /// The page's URL as the question gave it, before the framework added the `flow` parameter.
+    /// Read what the page is for (an amount, a service) from here, not from the request's own
+    /// query: the client shows that URL to the user and could have edited it before opening it.
+    pub url: String,
 }
 
 /// What a resolver's flow has come to, as the engine reads it.
@@ -349,6 +361,7 @@ impl UrlFlows {
         let next = Record {
             p: record.p,
             m: record.m,
+            u: record.u,
             s: to,
             v: value.or(record.v),
         };
@@ -364,9 +377,21 @@ impl UrlFlows {
         }
     }
 
-    /// A new flow for `principal`, pending, with the question's message; its id. Refused while
-    /// the caller has its bound of flows waiting ([`Waiting`]).
+    /// [`UrlFlows::start_page`] of a page whose URL the tests do not read.
+    #[cfg(test)]
     pub(crate) async fn start(&self, principal: Option<&Principal>, message: &str) -> Result<String, StartError> {
+        self.start_page(principal, message, "").await
+    }
+
+    /// A new flow for `principal`, pending, with the question's message and the page's URL as
+    /// the question gave it (before the `flow` parameter); its id. Refused while the caller has
+    /// its bound of flows waiting ([`Waiting`]).
+    pub(crate) async fn start_page(
+        &self,
+        principal: Option<&Principal>,
+        message: &str,
+        url: &str,
+    ) -> Result<String, StartError> {
         let mut raw = [0u8; 16];
         crate::seal::random(&mut raw).map_err(|_| StoreError::new("no randomness for a flow id"))?;
         let id = URL_SAFE_NO_PAD.encode(raw);
@@ -374,6 +399,7 @@ impl UrlFlows {
         let record = Record {
             p: tag.clone(),
             m: message.to_owned(),
+            u: url.to_owned(),
             s: Status::Pending,
             v: None,
         };
@@ -472,7 +498,10 @@ impl UrlFlows {
         if record.s != Status::Pending {
             return Err(FlowError::Finished);
         }
-        Ok(UrlFlow { message: record.m })
+        Ok(UrlFlow {
+            message: record.m,
+            url: record.u,
+        })
     }
 
     /// Records that the step is done, with its `outcome` (the question's value): checked like
@@ -605,6 +634,24 @@ mod tests {
             matches!(flows.progress(&id, Some(&alice)).await.unwrap(), Progress::Gone),
             "taken once"
         );
+    }
+
+    /// The page reads the URL as the question gave it, from the store (not from its request),
+    /// and a completed flow keeps it.
+    #[tokio::test]
+    async fn a_page_reads_the_url_the_question_gave() {
+        let flows = flows();
+        let alice = Principal::new("alice");
+        let url = "https://shop.example/pay?amount=1250";
+        let id = flows.start_page(Some(&alice), "Pay 12.50 EUR", url).await.unwrap();
+        let open = flows.open(&id, Some(&alice)).await.unwrap();
+        assert_eq!((open.message.as_str(), open.url.as_str()), ("Pay 12.50 EUR", url));
+        flows.complete(&id, Some(&alice), &true).await.unwrap();
+        let (_, _, record) = flows.read(&id).await.unwrap().unwrap();
+        assert_eq!(record.u, url, "kept once completed");
+        // A record written before the URL was kept reads with none.
+        let old: Record = serde_json::from_str(r#"{"p":"","m":"Pay","s":"pending"}"#).unwrap();
+        assert_eq!(old.u, "");
     }
 
     /// A call polls its flow with its caller: another caller's call (another principal, or an

@@ -1,5 +1,5 @@
 //! Shared by the interop tests: the release `notes`, `axum`, `conformance`, `connect` and `rollout` binaries, the
-//! debug `watch` binary and the peers' installers, each obtained once per test binary.
+//! debug `watch`, `feedback` and `payment` binaries and the peers' installers, each obtained once per test binary.
 #![allow(dead_code)]
 
 use serde_json::Value;
@@ -162,6 +162,24 @@ pub(crate) fn connect_debug_bin() -> &'static Path {
 pub(crate) fn triage_bin() -> &'static Path {
     static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     match BIN.get_or_init(|| build_example("triage", None, false)) {
+        Ok(bin) => bin,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The `feedback` example in the debug profile (as the tests themselves are).
+pub(crate) fn feedback_bin() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match BIN.get_or_init(|| build_example("feedback", None, false)) {
+        Ok(bin) => bin,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+/// The `payment` example in the debug profile (as the tests themselves are).
+pub(crate) fn payment_bin() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    match BIN.get_or_init(|| build_example("payment", None, false)) {
         Ok(bin) => bin,
         Err(e) => panic!("{e}"),
     }

@@ -376,7 +376,7 @@ impl AskContext {
         }
         let id = self
             .flows
-            .start(self.principal.as_ref(), message)
+            .start_page(self.principal.as_ref(), message, url)
             .await
             .map_err(|e| format!("{}: {e}", q.who))?;
         let url = with_flow(url, &id);
