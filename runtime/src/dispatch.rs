@@ -155,8 +155,11 @@ impl Dispatcher {
             return;
         };
         let raw = crate::protocol::jsonrpc::raw_str;
-        let state = params.meta.tracestate.and_then(raw);
-        let own = (params.meta.traceparent.and_then(raw)).and_then(|tp| TraceContext::parse(&tp, state.as_deref()));
+        let (parent, state) = params.meta.trace();
+        let state = state.and_then(raw);
+        let own = parent
+            .and_then(raw)
+            .and_then(|tp| TraceContext::parse(&tp, state.as_deref()));
         if let Some(trace) = own.as_ref().or(carried) {
             (hook.0)(span, trace);
         }

@@ -219,9 +219,20 @@ pub(crate) struct Envelope {
     pub(crate) log_level: Option<super::LogLevel>,
 }
 
+/// A request's `_meta`, kept as the raw text of the object; its members are read when first
+/// asked for. A connection's client sends the same `_meta` on most requests (the 2026-07-28
+/// envelope: its version, capabilities and info), and [`Meta::envelope_cached`] answers one it
+/// has seen by its text, without reading it again.
+#[derive(Debug, Default)]
+pub(crate) struct Meta<'a> {
+    /// The object as sent; `None` when absent or not an object (which has none of the members).
+    raw: Option<&'a RawValue>,
+    members: std::cell::OnceCell<Members<'a>>,
+}
+
 /// The members of a request's `_meta` this crate reads, as raw text.
 #[derive(Debug, Default, Deserialize)]
-pub(crate) struct Meta<'a> {
+struct Members<'a> {
     #[serde(
         default,
         borrow,
@@ -244,41 +255,67 @@ pub(crate) struct Meta<'a> {
     log_level: Option<&'a RawValue>,
     /// A W3C trace context (SEP-414), read only when a subscriber records spans.
     #[serde(default, borrow)]
-    pub(crate) traceparent: Option<&'a RawValue>,
+    traceparent: Option<&'a RawValue>,
     #[serde(default, borrow)]
-    pub(crate) tracestate: Option<&'a RawValue>,
+    tracestate: Option<&'a RawValue>,
 }
 
 impl<'a> Meta<'a> {
+    /// Reads `_meta` as its raw text: anything but an object has none of the members.
+    pub(crate) fn read<'de: 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let raw = <&'de RawValue>::deserialize(d)?;
+        Ok(Self {
+            raw: Some(raw).filter(|r| super::jsonrpc::is_object(r)),
+            members: std::cell::OnceCell::new(),
+        })
+    }
+
+    /// The members, read on first use. An object whose members cannot be read (one given
+    /// twice) counts as having none, as a `_meta` that is not an object does.
+    fn members(&self) -> &Members<'a> {
+        self.members.get_or_init(|| {
+            self.raw
+                .and_then(|r| serde_json::from_str(r.get()).ok())
+                .unwrap_or_default()
+        })
+    }
+
     /// Whether it carries the 2026-07-28 envelope marker (the protocol-version key).
     pub(crate) fn has_envelope(&self) -> bool {
-        self.protocol_version.is_some()
+        self.members().protocol_version.is_some()
     }
 
     /// The `progressToken`, in either era (a string or a number; anything else is ignored).
     pub(crate) fn progress_token(&self) -> Option<RequestId> {
-        self.progress_token.and_then(RequestId::from_raw)
+        self.members().progress_token.and_then(RequestId::from_raw)
     }
 
     /// The 2026-07-28 opt-in to log messages, at this level and above (an unknown level is
     /// ignored: no messages).
     pub(crate) fn log_level(&self) -> Option<super::LogLevel> {
-        self.log_level.and_then(super::LogLevel::from_raw)
+        self.members().log_level.and_then(super::LogLevel::from_raw)
+    }
+
+    /// The W3C `traceparent` and `tracestate` (SEP-414), as raw text.
+    pub(crate) fn trace(&self) -> (Option<&'a RawValue>, Option<&'a RawValue>) {
+        let m = self.members();
+        (m.traceparent, m.tracestate)
     }
 
     /// The version string of the envelope, as sent.
     #[cfg(feature = "http")]
     pub(crate) fn version_str(&self) -> Option<std::borrow::Cow<'a, str>> {
-        self.protocol_version.and_then(super::jsonrpc::raw_str)
+        self.members().protocol_version.and_then(super::jsonrpc::raw_str)
     }
 
     /// Validates the envelope in the peers' order: required keys (-32602), then the version
     /// (-32022), then the capabilities' shape; returns the version.
     pub(crate) fn validate(&self) -> Result<ProtocolVersion, ErrorObject> {
-        let (Some(requested), Some(capabilities)) = (self.protocol_version, self.client_capabilities) else {
+        let m = self.members();
+        let (Some(requested), Some(capabilities)) = (m.protocol_version, m.client_capabilities) else {
             let missing: Vec<&str> = [
-                (KEY_PROTOCOL_VERSION, self.protocol_version.is_none()),
-                (KEY_CLIENT_CAPABILITIES, self.client_capabilities.is_none()),
+                (KEY_PROTOCOL_VERSION, m.protocol_version.is_none()),
+                (KEY_CLIENT_CAPABILITIES, m.client_capabilities.is_none()),
             ]
             .into_iter()
             .filter_map(|(k, missing)| missing.then_some(k))
@@ -298,7 +335,7 @@ impl<'a> Meta<'a> {
             )));
         }
         // 2026-07-28 logging: an unrecognised level is -32602, as `logging/setLevel`'s is.
-        if self.log_level.is_some() && self.log_level().is_none() {
+        if m.log_level.is_some() && self.log_level().is_none() {
             return Err(ErrorObject::invalid_params(
                 "params._meta[\"io.modelcontextprotocol/logLevel\"] must be one of debug, info, notice, warning, error, critical, alert, emergency",
             ));
@@ -311,8 +348,23 @@ impl<'a> Meta<'a> {
     /// `cache` read from the same text in an earlier request: a client sends the same
     /// capabilities and info on every request of a connection.
     pub(crate) fn envelope_cached(&self, cache: &mut EnvelopeCache) -> Result<Envelope, ErrorObject> {
+        // The same `_meta` as the last request's: the same envelope, its members not read again.
+        if let (Some(raw), Some((text, envelope))) = (self.raw, &cache.last)
+            && **text == *raw.get()
+        {
+            return Ok(envelope.clone());
+        }
+        let envelope = self.read_envelope(cache)?;
+        if let Some(raw) = self.raw {
+            cache.last = Some((raw.get().into(), envelope.clone()));
+        }
+        Ok(envelope)
+    }
+
+    fn read_envelope(&self, cache: &mut EnvelopeCache) -> Result<Envelope, ErrorObject> {
         let version = self.validate()?;
-        let capabilities = match self.client_capabilities {
+        let m = self.members();
+        let capabilities = match m.client_capabilities {
             None => ClientCapabilities::default(),
             Some(raw) => match &cache.capabilities {
                 Some((text, caps)) if **text == *raw.get() => caps.clone(),
@@ -323,7 +375,7 @@ impl<'a> Meta<'a> {
                 }
             },
         };
-        let client_info = match self.client_info {
+        let client_info = match m.client_info {
             None => None,
             Some(raw) => match &cache.client_info {
                 Some((text, info)) if **text == *raw.get() => info.clone(),
@@ -347,6 +399,8 @@ impl<'a> Meta<'a> {
 /// What a connection's earlier envelopes said, by their text.
 #[derive(Debug, Default)]
 pub(crate) struct EnvelopeCache {
+    /// The last request's whole `_meta`, and what it said.
+    last: Option<(Box<str>, Envelope)>,
     capabilities: Option<(Box<str>, ClientCapabilities)>,
     client_info: Option<(Box<str>, Option<Arc<Implementation>>)>,
 }
@@ -361,11 +415,40 @@ pub(crate) fn unsupported_version(requested: Value) -> ErrorObject {
 mod tests {
     use super::*;
 
+    fn read(text: &str) -> Meta<'_> {
+        Meta::read(&mut serde_json::Deserializer::from_str(text)).unwrap()
+    }
+
     fn meta(v: Value) -> Result<Envelope, ErrorObject> {
         let raw = serde_json::value::to_raw_value(&v).unwrap();
-        serde_json::from_str::<Meta<'_>>(raw.get())
-            .unwrap()
-            .envelope_cached(&mut EnvelopeCache::default())
+        read(raw.get()).envelope_cached(&mut EnvelopeCache::default())
+    }
+
+    /// A `_meta` seen before is answered by its text; any other text is read, and a bad one
+    /// is refused even after a good one was seen.
+    #[test]
+    fn the_last_envelope_is_reused_by_its_text() {
+        let mut cache = EnvelopeCache::default();
+        let first = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"progressToken":1}"#;
+        let env = read(first).envelope_cached(&mut cache).unwrap();
+        assert_eq!(env.progress_token, Some(RequestId::from(1)));
+        let again = read(first);
+        let env = again.envelope_cached(&mut cache).unwrap();
+        assert!(env.capabilities.elicitation_form());
+        assert_eq!(env.progress_token, Some(RequestId::from(1)));
+        // Not read again: the cached answer needed none of its members.
+        assert!(again.members.get().is_none());
+        let other = first.replace("\"progressToken\":1", "\"progressToken\":2");
+        let env = read(&other).envelope_cached(&mut cache).unwrap();
+        assert_eq!(env.progress_token, Some(RequestId::from(2)));
+        let bad = first.replace("2026-07-28", "2027-01-01");
+        assert_eq!(read(&bad).envelope_cached(&mut cache).unwrap_err().code, -32022);
+        let missing = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
+        assert_eq!(read(missing).envelope_cached(&mut cache).unwrap_err().code, -32602);
+        // Not an object, or members that cannot be read (one given twice): none of them.
+        assert!(!read("[1]").has_envelope());
+        assert!(!read(r#"{"progressToken":1,"progressToken":2}"#).has_envelope());
+        assert_eq!(read(r#"{"progressToken":1,"progressToken":2}"#).progress_token(), None);
     }
 
     #[test]

@@ -47,7 +47,7 @@ struct Members<'a> {
     error: Option<&'a RawValue>,
 }
 
-fn invalid(id: Option<RequestId>, message: impl Into<String>) -> Inbound<'static> {
+fn invalid<'a>(id: Option<RequestId>, message: impl Into<String>) -> Inbound<'a> {
     Inbound::Invalid {
         id,
         error: ErrorObject::invalid_request(message),
@@ -153,7 +153,7 @@ pub(crate) fn classify(bytes: &[u8]) -> Inbound<'_> {
 }
 
 /// Frames that are not a JSON object: a parse error, a batch, or a scalar.
-fn classify_other(bytes: &[u8]) -> Inbound<'static> {
+fn classify_other<'a>(bytes: &[u8]) -> Inbound<'a> {
     // Checked as UTF-8 first, as objects are: skipping a value does not validate its strings.
     let parsed = match std::str::from_utf8(bytes) {
         Ok(text) => serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(ErrorObject::parse_error),

@@ -37,14 +37,37 @@ pub enum RequestId {
 /// assert_eq!(n.as_str(), "42");
 /// assert_eq!(n.as_i64(), Some(42));
 /// ```
-#[derive(Clone, Debug, Serialize)]
-#[serde(transparent)]
-pub struct NumberId(Arc<RawValue>);
+#[derive(Clone, Debug)]
+pub struct NumberId(Digits);
+
+/// A number's text: a short one (a counter, as clients send) inline, allocating nothing.
+#[derive(Clone, Debug)]
+enum Digits {
+    Inline { len: u8, text: [u8; INLINE] },
+    Shared(Arc<str>),
+}
+
+const INLINE: usize = 22;
 
 impl NumberId {
+    /// `text` is a JSON number.
+    fn new(text: &str) -> Self {
+        let mut inline = [0; INLINE];
+        match (inline.get_mut(..text.len()), u8::try_from(text.len())) {
+            (Some(head), Ok(len)) => {
+                head.copy_from_slice(text.as_bytes());
+                Self(Digits::Inline { len, text: inline })
+            }
+            _ => Self(Digits::Shared(Arc::from(text))),
+        }
+    }
     /// The number's text.
     pub fn as_str(&self) -> &str {
-        self.0.get()
+        match &self.0 {
+            // Copied whole from a `str` (and a number's text is ASCII): always UTF-8.
+            Digits::Inline { len, text } => std::str::from_utf8(&text[..usize::from(*len)]).unwrap_or_default(),
+            Digits::Shared(text) => text,
+        }
     }
     /// The number, when it is an integer that fits an `i64`.
     pub fn as_i64(&self) -> Option<i64> {
@@ -60,6 +83,14 @@ impl PartialEq for NumberId {
 
 impl Eq for NumberId {}
 
+/// Written as the client wrote it (a raw JSON number).
+impl Serialize for NumberId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let raw: &RawValue = serde_json::from_str(self.as_str()).map_err(serde::ser::Error::custom)?;
+        raw.serialize(s)
+    }
+}
+
 impl std::hash::Hash for NumberId {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.as_str().hash(state);
@@ -73,7 +104,7 @@ impl RequestId {
         match text.as_bytes().first()? {
             b'"' => raw_str(raw).map(|s| Self::String(Arc::from(s))),
             // `raw` is valid JSON starting like a number: it is a number.
-            b'-' | b'0'..=b'9' => Some(Self::Number(NumberId(Arc::from(raw.to_owned())))),
+            b'-' | b'0'..=b'9' => Some(Self::Number(NumberId::new(text))),
             _ => None,
         }
     }
@@ -98,8 +129,7 @@ impl fmt::Display for RequestId {
 
 impl From<i64> for RequestId {
     fn from(v: i64) -> Self {
-        let raw = RawValue::from_string(v.to_string()).unwrap_or_else(|_| RawValue::NULL.to_owned());
-        Self::Number(NumberId(Arc::from(raw)))
+        Self::Number(NumberId::new(&v.to_string()))
     }
 }
 
@@ -298,14 +328,6 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOr<T> {
     }
 }
 
-/// A member that should be an object, read as `T` (its default when it is anything else).
-pub(crate) fn lenient<'de, D: serde::Deserializer<'de>, T: Deserialize<'de> + Default>(d: D) -> Result<T, D::Error> {
-    Ok(match ObjectOr::<T>::deserialize(d)? {
-        ObjectOr::Object(t) => t,
-        ObjectOr::Other => T::default(),
-    })
-}
-
 /// Serializes a value as raw JSON text, for a message body.
 pub(crate) fn to_raw<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, ErrorObject> {
     serde_json::value::to_raw_value(value).map_err(|e| {
@@ -369,6 +391,25 @@ impl Outgoing {
 
     /// Appends the message's JSON text (no framing) to `out`.
     pub(crate) fn encode_into(&self, out: &mut Vec<u8>) {
+        // A result, the message of nearly every call: its members written as they are, the
+        // result's text already JSON (a third of the serializer's work per call, otherwise).
+        if let Self::Response {
+            id,
+            outcome: Ok(result),
+        } = self
+        {
+            out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+            match id {
+                None => out.extend_from_slice(b"null"),
+                Some(RequestId::Number(n)) => out.extend_from_slice(n.as_str().as_bytes()),
+                // A string into a `Vec` cannot fail to serialize.
+                Some(id) => serde_json::to_writer(&mut *out, id).unwrap_or(()),
+            }
+            out.extend_from_slice(br#","result":"#);
+            out.extend_from_slice(result.get().as_bytes());
+            out.push(b'}');
+            return;
+        }
         let frame = match self {
             Self::Response { id, outcome } => Frame {
                 jsonrpc: "2.0",
@@ -441,6 +482,22 @@ mod tests {
             outcome: to_raw(&json!({"a": 1})),
         };
         assert_eq!(ok.encode(), br#"{"jsonrpc":"2.0","id":3,"result":{"a":1}}"#);
+        // Ids echoed as sent: a string escaped, a large number as written, none as null.
+        for (id, text) in [
+            (Some(RequestId::String("a\"b".into())), r#""a\"b""#),
+            (
+                serde_json::from_str("18446744073709551616").ok(),
+                "18446744073709551616",
+            ),
+            (None, "null"),
+        ] {
+            let ok = Outgoing::Response {
+                id,
+                outcome: to_raw(&json!([])),
+            };
+            let want = format!(r#"{{"jsonrpc":"2.0","id":{text},"result":[]}}"#);
+            assert_eq!(String::from_utf8(ok.encode()).unwrap(), want);
+        }
         let n = Outgoing::Notification {
             method: "notifications/progress",
             params: to_raw(&json!({"progress": 1})).unwrap(),

@@ -16,8 +16,8 @@ use std::collections::BTreeMap;
 /// Every params member any handler reads, as raw text, found in one pass over the params.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct ParamsHead<'a> {
-    /// `_meta`, read in the same pass (anything but an object has none of its members).
-    #[serde(default, borrow, rename = "_meta", deserialize_with = "super::jsonrpc::lenient")]
+    /// `_meta`, kept as its text in the same pass; its members are read when asked for.
+    #[serde(default, borrow, rename = "_meta", deserialize_with = "Meta::read")]
     pub(crate) meta: Meta<'a>,
     /// `tools/call`, `prompts/get`.
     #[serde(default, borrow)]

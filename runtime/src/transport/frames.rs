@@ -47,7 +47,8 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
                     }
                     break;
                 }
-                let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
+                // memchr: a byte-at-a-time search was a tenth of a pipelined call's instructions.
+                let (chunk, done) = match memchr::memchr(b'\n', buf) {
                     Some(i) => (&buf[..i], Some(i + 1)),
                     None => (buf, None),
                 };
