@@ -178,13 +178,19 @@ impl Dispatcher {
                     ));
                 }
             };
-            if map.contains_key(&id) {
-                let e = ErrorObject::invalid_request(format!(
-                    "Invalid Request: id {id} is already in use by a request in flight"
-                ));
-                return Err(Outgoing::error(Some(id), e));
+            // One lookup: the id hashed once.
+            match map.entry(id.clone()) {
+                std::collections::hash_map::Entry::Occupied(_) => {
+                    drop(map);
+                    let e = ErrorObject::invalid_request(format!(
+                        "Invalid Request: id {id} is already in use by a request in flight"
+                    ));
+                    return Err(Outgoing::error(Some(id), e));
+                }
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(token.clone());
+                }
             }
-            map.insert(id.clone(), token.clone());
         }
         Ok(Admitted {
             registration: Registration {

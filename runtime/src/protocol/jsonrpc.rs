@@ -63,10 +63,15 @@ impl NumberId {
     }
     /// The number's text.
     pub fn as_str(&self) -> &str {
+        // Copied whole from a `str` (and a number's text is ASCII): always UTF-8.
+        std::str::from_utf8(self.bytes()).unwrap_or_default()
+    }
+    /// The number's text as bytes: what ids are compared, hashed and written by, without
+    /// checking them as UTF-8 each time.
+    fn bytes(&self) -> &[u8] {
         match &self.0 {
-            // Copied whole from a `str` (and a number's text is ASCII): always UTF-8.
-            Digits::Inline { len, text } => std::str::from_utf8(&text[..usize::from(*len)]).unwrap_or_default(),
-            Digits::Shared(text) => text,
+            Digits::Inline { len, text } => text.get(..usize::from(*len)).unwrap_or_default(),
+            Digits::Shared(text) => text.as_bytes(),
         }
     }
     /// The number, when it is an integer that fits an `i64`.
@@ -77,7 +82,7 @@ impl NumberId {
 
 impl PartialEq for NumberId {
     fn eq(&self, other: &Self) -> bool {
-        self.as_str() == other.as_str()
+        self.bytes() == other.bytes()
     }
 }
 
@@ -93,7 +98,7 @@ impl Serialize for NumberId {
 
 impl std::hash::Hash for NumberId {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.as_str().hash(state);
+        self.bytes().hash(state);
     }
 }
 
@@ -401,7 +406,7 @@ impl Outgoing {
             out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
             match id {
                 None => out.extend_from_slice(b"null"),
-                Some(RequestId::Number(n)) => out.extend_from_slice(n.as_str().as_bytes()),
+                Some(RequestId::Number(n)) => out.extend_from_slice(n.bytes()),
                 // A string into a `Vec` cannot fail to serialize.
                 Some(id) => serde_json::to_writer(&mut *out, id).unwrap_or(()),
             }

@@ -506,9 +506,10 @@ pub(crate) struct Imperative {
     pub(crate) timeout: Duration,
     pub(crate) asking: AskContext,
     pub(crate) kind: &'static str,
-    pub(crate) target: String,
+    /// What is called: a tool's or prompt's name, a resource's URI.
+    pub(crate) target: std::sync::Arc<str>,
     /// What the question limit counts: the definition (a resource's template, not its URI).
-    pub(crate) item: String,
+    pub(crate) item: std::sync::Arc<str>,
     /// The item's metric handles.
     pub(crate) metrics: std::sync::Arc<crate::telemetry::ItemMetrics>,
 }

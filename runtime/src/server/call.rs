@@ -55,7 +55,7 @@ pub(crate) struct Watch {
 impl Watch {
     fn label(&self) -> &str {
         match (&self.item, &self.completed) {
-            (Some(item), _) => item.id.as_str(),
+            (Some(item), _) => &item.id,
             (None, Some(name)) => name.as_str(),
             (None, None) => "other",
         }
@@ -119,10 +119,19 @@ pub(crate) enum Work {
 impl Work {
     /// The definition the question limit counts for a call naming `name`: a resource's
     /// template, else the name (a tool's or prompt's).
-    fn item<'a>(&'a self, name: &'a str) -> &'a str {
+    fn item(&self, name: &str) -> Arc<str> {
         match self {
-            Self::Item { item, .. } => &item.id,
-            _ => name,
+            Self::Item { item, .. } => item.id.clone(),
+            _ => name.into(),
+        }
+    }
+
+    /// What a call naming `name` calls, for its questions: a resource's URI, else the name (a
+    /// tool's or prompt's, shared with its item rather than copied).
+    fn target(&self, name: &str) -> Arc<str> {
+        match self {
+            Self::Item { item, .. } if item.kind() != Kind::Resource => item.id.clone(),
+            _ => name.into(),
         }
     }
 
@@ -332,8 +341,8 @@ impl PendingCall {
                     timeout: server.config.elicitation_timeout,
                     asking: server.ask_context(principal.clone()),
                     kind: work.kind(),
-                    target: name.clone(),
-                    item: work.item(&name).to_owned(),
+                    target: work.target(&name),
+                    item: work.item(&name),
                     metrics: match &work {
                         Work::Item { item, .. } => item.metrics.clone(),
                         _ => Arc::new(crate::telemetry::ItemMetrics::new(&name)),
@@ -405,7 +414,11 @@ impl PendingCall {
                     }
                 };
                 let input = Input {
-                    name: name.clone(),
+                    // Read by resources only (their URI): a tool or prompt needs no copy.
+                    name: match kind {
+                        Kind::Resource => name.clone(),
+                        Kind::Tool | Kind::Prompt => String::new(),
+                    },
                     arguments,
                     variables,
                     context,

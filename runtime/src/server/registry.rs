@@ -71,7 +71,7 @@ pub(crate) struct Item {
     pub(crate) single_use: bool,
     /// What the question limit counts: a tool's or prompt's name, a resource's template (its
     /// URI when static), so one caller reading many URIs of a template spends one budget.
-    pub(crate) id: String,
+    pub(crate) id: Arc<str>,
     /// Tools: arguments mirrored into `Mcp-Param-*` headers (header name, path of property
     /// names); empty for the other kinds.
     pub(crate) mirrored: Arc<[(String, Vec<String>)]>,
@@ -91,7 +91,7 @@ impl Item {
         let keys = Keys::of(tool.resolvers());
         let single_use = def.single_use(keys.any_once(), !tool.resolvers().is_empty());
         let item = Self {
-            id: def.name.clone(),
+            id: def.name.as_str().into(),
             scopes: def.scopes.clone().into(),
             mirrored: crate::tool::mirrored_arguments(&def.input_schema).into(),
             closed_arguments: crate::tool::closed_arguments(&def.input_schema),
@@ -140,7 +140,7 @@ impl Item {
             keys: Arc::new(keys),
             body,
             scopes,
-            id,
+            id: id.into(),
             mirrored: Arc::from(Vec::new()),
             closed_arguments: None,
             task: crate::tool::TaskSupport::Forbidden,
@@ -245,7 +245,7 @@ impl Item {
 
 /// What a body is called with.
 pub(crate) struct Input {
-    /// The tool's or prompt's name, the resource's URI.
+    /// A resource's URI (empty for a tool or prompt, which their item names).
     pub(crate) name: String,
     pub(crate) arguments: Map<String, Value>,
     /// A resource's template variables (empty for the other kinds).
@@ -304,13 +304,13 @@ impl Registry {
         let i = self.items.len();
         match &item.body {
             Body::Tool(_) => {
-                if self.tool_names.insert(item.id.clone(), i).is_some() {
+                if self.tool_names.insert(item.id.to_string(), i).is_some() {
                     return Err(format!("a tool named `{}` is already registered", item.id));
                 }
                 self.tools.push(i);
             }
             Body::Prompt(..) => {
-                if self.prompt_names.insert(item.id.clone(), i).is_some() {
+                if self.prompt_names.insert(item.id.to_string(), i).is_some() {
                     return Err(format!("a prompt named `{}` is already registered", item.id));
                 }
                 self.prompts.push(i);
@@ -377,12 +377,12 @@ impl Registry {
 
     /// The resource whose URI or template is `target` (what `completion/complete` names).
     pub(crate) fn resource_named(&self, target: &str) -> Option<&Arc<Item>> {
-        self.of(Kind::Resource).find(|item| item.id == target)
+        self.of(Kind::Resource).find(|item| *item.id == *target)
     }
 
     /// The tools' names, for a debug print.
     pub(crate) fn tool_names(&self) -> Vec<&str> {
-        self.of(Kind::Tool).map(|t| t.id.as_str()).collect()
+        self.of(Kind::Tool).map(|t| &*t.id).collect()
     }
 }
 

@@ -223,7 +223,8 @@ impl Server {
         let lease = u64::try_from(settings.lease.as_millis()).unwrap_or(u64::MAX);
         let record = TaskRecord {
             owner,
-            tool: start.input.name.clone(),
+            // A task runs a tool, called by its name.
+            tool: start.item.id.to_string(),
             status: TaskStatus::Working,
             message: None,
             created: now,
@@ -249,13 +250,13 @@ impl Server {
             id: id.clone(),
             answer_poll: settings.answer_poll,
         });
-        let name = start.input.name.clone();
+        let name = start.item.id.to_string();
         let imperative = Arc::new(Imperative {
             peer: line,
             timeout: self.config.elicitation_timeout,
             asking: self.ask_context(start.principal.clone()),
             kind: start.item.kind().as_str(),
-            target: name.clone(),
+            target: start.item.id.clone(),
             item: start.item.id.clone(),
             metrics: start.item.metrics.clone(),
         });
