@@ -25,8 +25,10 @@
 //! `MCP_RESOLVE_AUTH_SERVER`). Without these variables nothing changes.
 //!
 //! Logs go to stderr at `warn` unless `RUST_LOG` says otherwise (`RUST_LOG=mcp_resolve=info`
-//! turns the request and call spans on); `MCP_RESOLVE_BENCH_METRICS=1` installs a Prometheus
-//! recorder for the metrics of a build with the `metrics` feature.
+//! turns the request and call spans on; with `MCP_RESOLVE_BENCH_SPANS=registry` they are
+//! recorded by tracing-subscriber's registry alone, formatted and written nowhere);
+//! `MCP_RESOLVE_BENCH_METRICS=1` installs a Prometheus recorder for the metrics of a build with
+//! the `metrics` feature.
 
 use mcp_resolve::prelude::*;
 
@@ -82,11 +84,20 @@ fn main() -> std::io::Result<()> {
 }
 
 async fn serve(args: Vec<String>) -> std::io::Result<()> {
-    tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
-        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into()))
-        .init();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into());
+    if std::env::var_os("MCP_RESOLVE_BENCH_SPANS").is_some_and(|v| v == "registry") {
+        // Spans recorded by the registry and written nowhere: what any subscriber pays before
+        // its own work (docs/PERFORMANCE.md, "Spans and metrics turned on").
+        use tracing_subscriber::layer::SubscriberExt;
+        use tracing_subscriber::util::SubscriberInitExt;
+        tracing_subscriber::registry().with(filter).init();
+    } else {
+        tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
+            .with_env_filter(filter)
+            .init();
+    }
     // With `MCP_RESOLVE_BENCH_METRICS=1`, the metrics an operator would scrape are recorded
     // (a Prometheus recorder, as in `examples/axum.rs`; the runtime records only when built with
     // the `metrics` feature): what turning them on costs a call (docs/PERFORMANCE.md).

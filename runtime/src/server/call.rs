@@ -214,9 +214,9 @@ impl PendingCall {
                 mcp.outcome = tracing::field::Empty,
             );
             if !watch.span.is_disabled() {
-                watch
-                    .span
-                    .record("otel.name", format!("{} {}", self.work.method(), watch.label()));
+                // Formatted only by a subscriber that writes it: no string is made per call.
+                let name = format_args!("{} {}", self.work.method(), watch.label());
+                watch.span.record("otel.name", tracing::field::display(name));
             }
         }
         watch
