@@ -6,8 +6,127 @@
 //! - `initialize` → the version asked for;
 //! - `server/discover` → a fixed discover result;
 //! - any other request → `{}`; notifications get nothing.
+//!
+//! With `--json` it reads each request with serde_json instead (the envelope and the params,
+//! borrowed from the line; the arguments into a map, as a framework hands them to a tool) and
+//! writes a `tools/call`'s answer with serde_json, echoing the `text` argument: the floor of a
+//! server that parses JSON, still without dispatch, sessions or anything of MCP's rules.
 
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::io::{BufRead, BufWriter, Write};
+
+#[derive(Deserialize)]
+struct Request<'a> {
+    #[serde(borrow)]
+    id: Option<&'a RawValue>,
+    #[serde(borrow)]
+    method: Cow<'a, str>,
+    #[serde(borrow, default)]
+    params: Option<Params<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Params<'a> {
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(default)]
+    arguments: Map<String, Value>,
+    #[serde(borrow, default, rename = "protocolVersion")]
+    protocol_version: Option<&'a RawValue>,
+}
+
+#[derive(Serialize)]
+struct Response<'a, T> {
+    jsonrpc: &'static str,
+    id: &'a RawValue,
+    result: T,
+}
+
+#[derive(Serialize)]
+struct CallResult {
+    content: [Text; 1],
+    #[serde(rename = "isError")]
+    is_error: bool,
+}
+
+#[derive(Serialize)]
+struct Text {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    text: String,
+}
+
+/// One request read and answered with serde_json; a notification or a bad line gets nothing.
+fn answer_json(line: &str, out: &mut impl Write) -> std::io::Result<()> {
+    let Ok(request) = serde_json::from_str::<Request<'_>>(line) else {
+        return Ok(());
+    };
+    let Some(id) = request.id else { return Ok(()) };
+    let mut params = request.params;
+    let written = match &*request.method {
+        "tools/call" => {
+            let text = match params.as_mut().map(|p| (p.name.as_deref(), p.arguments.remove("text"))) {
+                Some((Some(_), Some(Value::String(text)))) => text,
+                _ => String::new(),
+            };
+            let result = CallResult {
+                content: [Text { kind: "text", text }],
+                is_error: false,
+            };
+            serde_json::to_writer(
+                &mut *out,
+                &Response {
+                    jsonrpc: "2.0",
+                    id,
+                    result,
+                },
+            )
+        }
+        "initialize" => {
+            let v = params
+                .as_ref()
+                .and_then(|p| p.protocol_version)
+                .map_or("\"2025-11-25\"", |v| v.get());
+            let result = RawValue::from_string(format!(
+                r#"{{"protocolVersion":{v},"capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"null","version":"0"}}}}"#
+            ))
+            .map_err(std::io::Error::other)?;
+            serde_json::to_writer(
+                &mut *out,
+                &Response {
+                    jsonrpc: "2.0",
+                    id,
+                    result,
+                },
+            )
+        }
+        "server/discover" => {
+            let result = RawValue::from_string(r#"{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"null","version":"0"},"ttlMs":0,"cacheScope":"public"}"#.into())
+                .map_err(std::io::Error::other)?;
+            serde_json::to_writer(
+                &mut *out,
+                &Response {
+                    jsonrpc: "2.0",
+                    id,
+                    result,
+                },
+            )
+        }
+        _ => serde_json::to_writer(
+            &mut *out,
+            &Response {
+                jsonrpc: "2.0",
+                id,
+                result: Map::new(),
+            },
+        ),
+    };
+    written.map_err(std::io::Error::other)?;
+    out.write_all(b"\n")
+}
 
 fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
     let at = line.find(key)? + key.len();
@@ -17,10 +136,16 @@ fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
 }
 
 fn main() -> std::io::Result<()> {
+    let json = std::env::args().any(|a| a == "--json");
     let stdin = std::io::stdin().lock();
     let mut out = BufWriter::new(std::io::stdout().lock());
     for line in stdin.lines() {
         let line = line?;
+        if json {
+            answer_json(&line, &mut out)?;
+            out.flush()?;
+            continue;
+        }
         let Some(id) = field(&line, "\"id\"") else { continue };
         let result = if line.contains("\"tools/call\"") {
             r#"{"content":[{"type":"text","text":"hello"}],"isError":false}"#.to_string()
