@@ -122,7 +122,7 @@ impl Dispatcher {
                         crate::telemetry::metric::request(label, RequestOutcome::Forbidden);
                         Dispatch::Forbidden(id, forbidden)
                     }
-                    Route::Call(call) => match self.admit(id, *call) {
+                    Route::Call(call) => match self.admit(id, call) {
                         Ok(mut admitted) => {
                             drop(_entered);
                             admitted.span = span;

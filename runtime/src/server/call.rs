@@ -45,7 +45,7 @@ pub(crate) struct Watch {
     /// `None`: nothing to note.
     kind: Option<&'static str>,
     item: Option<Arc<Item>>,
-    completed: Option<String>,
+    completed: Option<Arc<str>>,
     pub(crate) span: tracing::Span,
     pub(crate) seen: Seen,
     #[cfg(feature = "metrics")]
@@ -56,7 +56,7 @@ impl Watch {
     fn label(&self) -> &str {
         match (&self.item, &self.completed) {
             (Some(item), _) => &item.id,
-            (None, Some(name)) => name.as_str(),
+            (None, Some(name)) => name,
             (None, None) => "other",
         }
     }
@@ -86,12 +86,14 @@ impl Watch {
     }
 }
 
-/// What to do with one request.
+/// What to do with one request. (`Call` is the large variant, on purpose: a route is matched at
+/// once, and boxing the call cost an allocation per call.)
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Route {
     /// Answer now.
     Reply(Result<Box<RawValue>, ErrorObject>),
     /// Run a tool call (possibly long): the dispatcher admits it and the transport runs it.
-    Call(Box<PendingCall>),
+    Call(PendingCall),
     /// Refused for want of scopes, before anything ran.
     Forbidden(Forbidden),
 }
@@ -167,7 +169,7 @@ pub(crate) struct PendingCall {
     /// Its answers are single-use: each `requestState` opens once.
     pub(super) single_use: bool,
     /// The tool's or prompt's name, the resource's URI.
-    pub(super) name: String,
+    pub(super) name: Arc<str>,
     pub(super) arguments: Map<String, Value>,
     pub(super) envelope: Envelope,
     /// 2026-07-28 retries: the answers and the sealed state.
@@ -416,7 +418,7 @@ impl PendingCall {
                 let input = Input {
                     // Read by resources only (their URI): a tool or prompt needs no copy.
                     name: match kind {
-                        Kind::Resource => name.clone(),
+                        Kind::Resource => name.to_string(),
                         Kind::Tool | Kind::Prompt => String::new(),
                     },
                     arguments,

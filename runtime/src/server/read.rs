@@ -118,7 +118,7 @@ impl PendingCall {
     /// A prepared call, or the error that is the request's answer.
     pub(crate) fn route(call: Result<Self, ErrorObject>) -> Route {
         match call {
-            Ok(call) => Route::Call(Box::new(call)),
+            Ok(call) => Route::Call(call),
             Err(e) => Route::Reply(Err(e)),
         }
     }
@@ -128,13 +128,8 @@ impl PendingCall {
         let Some(item) = server.tool_item(&name) else {
             return Err(ErrorObject::invalid_params(format!("Unknown tool: {name}")).with_data(json!({ "name": name })));
         };
-        Self::of_item(
-            item,
-            Vec::new(),
-            name.into_owned(),
-            envelope,
-            Common::read(server, head)?,
-        )
+        // Called by the name the tool was found by: its item's own, shared rather than copied.
+        Self::of_item(item, Vec::new(), item.id.clone(), envelope, Common::read(server, head)?)
     }
 
     /// Reads a `prompts/get`'s params: the prompt (known, or -32602), its arguments (strings,
@@ -155,7 +150,7 @@ impl PendingCall {
         };
         let common = Common::read(server, head)?;
         crate::prompt::check_arguments(definition, &common.arguments)?;
-        Self::of_item(item, Vec::new(), name.into_owned(), envelope, common)
+        Self::of_item(item, Vec::new(), item.id.clone(), envelope, common)
     }
 
     /// Reads a `resources/read`'s params: the URI (a static resource's, or one a template
@@ -167,14 +162,14 @@ impl PendingCall {
     fn read_resource(server: &Server, head: &ParamsHead<'_>, envelope: Envelope) -> Result<Self, ErrorObject> {
         let uri = required_str(head.uri, "uri")?;
         let (item, variables) = server.find_resource(&uri, envelope.version.era())?;
-        Self::of_item(item, variables, uri.into_owned(), envelope, Common::read(server, head)?)
+        Self::of_item(item, variables, uri.into(), envelope, Common::read(server, head)?)
     }
 
     /// A call of a tool, prompt or resource named `name` (a resource: by its URI).
     fn of_item(
         item: &Arc<Item>,
         variables: Vec<(String, String)>,
-        name: String,
+        name: Arc<str>,
         envelope: Envelope,
         common: Common,
     ) -> Result<Self, ErrorObject> {
@@ -228,7 +223,7 @@ impl PendingCall {
             Ok(Self::new(
                 Work::Task(Box::new(op)),
                 (Arc::from([]), false),
-                id,
+                id.into(),
                 envelope,
                 common,
             ))
@@ -257,7 +252,7 @@ impl PendingCall {
         Ok(Self::new(
             work,
             (scopes, false),
-            req.target,
+            req.target.into(),
             envelope,
             Common::read(server, head)?,
         ))
@@ -275,7 +270,7 @@ impl PendingCall {
             Ok(Self::new(
                 Work::Listen(Box::new(listen)),
                 (Arc::from(Vec::new()), false),
-                "subscriptions/listen".to_owned(),
+                "subscriptions/listen".into(),
                 envelope,
                 Common::read(server, head)?,
             ))
@@ -286,7 +281,7 @@ impl PendingCall {
     pub(super) fn new(
         work: Work,
         (scopes, single_use): (Arc<[String]>, bool),
-        name: String,
+        name: Arc<str>,
         envelope: Envelope,
         common: Common,
     ) -> Self {
