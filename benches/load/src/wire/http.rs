@@ -148,7 +148,12 @@ impl Client {
                         .await?;
                     asked += 1;
                 }
-                Inbound::Response { id: rid } if rid == id => return Ok((msg, asked)),
+                Inbound::Response { id: rid } if rid == id => {
+                    // The server ends the stream after the response: read it to its end, or
+                    // the connection cannot carry the next request.
+                    while events.next().await.is_some() {}
+                    return Ok((msg, asked));
+                }
                 Inbound::Response { .. } | Inbound::Notification => {}
             }
         }
