@@ -89,15 +89,19 @@ fn the_load_benchmark_runs_every_server_and_workload() {
         for label in ["mcp-resolve", "rmcp-best", "python-sdk"] {
             expected.insert(format!("http 2026-07-28 concurrent {workload} {label}"));
         }
+        // The handshake era over HTTP: sessions, which the Python peer does not serve.
+        for label in ["mcp-resolve", "rmcp-best"] {
+            expected.insert(format!("http 2025-11-25 concurrent {workload} {label}"));
+        }
     }
     let missing: Vec<_> = expected.difference(&seen).collect();
     assert!(missing.is_empty(), "runs missing from the benchmark: {missing:#?}");
 
-    // The report: one table per workload, with the ratio columns, and after each of the four
-    // sequential stdio ones its server time per call.
+    // The report: one table per workload (8 over stdio, 4 over HTTP), with the ratio columns,
+    // and after each of the four sequential stdio ones its server time per call.
     assert_eq!(
         report.matches("\n#### ").count() + usize::from(report.starts_with("#### ")),
-        14,
+        16,
         "{report}"
     );
     assert!(
@@ -121,12 +125,13 @@ fn the_load_benchmark_runs_every_server_and_workload() {
 
     // The charts: one SVG document each, every server of the chart named in its legend.
     let (all, asks) = (ECHO_SERVERS, ASK_SERVERS);
-    let charts: [(&str, &[&str]); 9] = [
+    let charts: [(&str, &[&str]); 10] = [
         ("calls-stdio-echo-seq.svg", &all),
         ("calls-stdio-echo-pipe.svg", &all),
         ("calls-stdio-ask-seq.svg", &asks),
         ("calls-stdio-ask-pipe.svg", &asks),
         ("calls-http.svg", &["mcp-resolve", "rmcp-best", "python-sdk"]),
+        ("cpu-http.svg", &["mcp-resolve", "rmcp-best", "python-sdk"]),
         ("p50-stdio-echo-seq.svg", &all),
         ("p50-stdio-ask-seq.svg", &asks),
         ("server-time-stdio-echo-seq.svg", &all[1..]),

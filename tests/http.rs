@@ -424,6 +424,48 @@ async fn dns_rebinding_is_refused() {
     }
 }
 
+/// A handshake-era call answered over SSE is several small writes (the priming event, the
+/// result, the end of the chunked body). With Nagle's algorithm on, each waited for the client's
+/// delayed ACK on a keep-alive connection, about 40 ms a call (a fresh connection, in TCP's
+/// quick-ACK start, hid it: every other test here opens one per request). The listener turns
+/// Nagle off.
+#[tokio::test]
+async fn handshake_calls_on_one_keep_alive_connection_do_not_wait_for_delayed_acks() {
+    let addr = start(HttpOptions::default()).await;
+    let sid = session_as(addr, None).await;
+    let stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.set_nodelay(true).unwrap();
+    let (mut sender, conn) = hyper::client::conn::http1::handshake(TokioIo::new(stream))
+        .await
+        .unwrap();
+    tokio::spawn(conn);
+    let calls = 20;
+    let started = std::time::Instant::now();
+    for id in 10..10 + calls {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": "nap", "arguments": {"ms": 0}}});
+        let req = http::Request::post("/mcp")
+            .header("host", format!("127.0.0.1:{}", addr.port()))
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-session-id", &sid)
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(Full::new(Bytes::from(call.to_string())))
+            .unwrap();
+        sender.ready().await.unwrap();
+        let resp = sender.send_request(req).await.unwrap();
+        assert_eq!(resp.status(), 200);
+        let body = resp.into_body().collect().await.unwrap().to_bytes();
+        let body = String::from_utf8_lossy(&body);
+        assert!(body.contains(&format!("\"id\":{id}")), "{body}");
+    }
+    let took = started.elapsed();
+    // Waiting for delayed ACKs, the calls took 20 × 40 ms and more.
+    assert!(
+        took < Duration::from_millis(400),
+        "{calls} handshake-era calls on one connection took {took:?}"
+    );
+}
+
 #[tokio::test]
 async fn handshake_sessions_ask_over_sse() {
     let addr = start(HttpOptions::default()).await;

@@ -2,6 +2,7 @@
 //! bar per server, grouped by protocol (or, over HTTP, by workload):
 //!
 //! - `calls-stdio-{echo,ask}-{seq,pipe}.svg` and `calls-http.svg`: calls/s;
+//! - `cpu-http.svg`: the server's CPU time per call over HTTP;
 //! - `p50-stdio-{echo,ask}-seq.svg`: p50 latency of sequential calls;
 //! - `server-time-stdio-{echo,ask}-seq.svg`: server time per sequential call (see
 //!   [`report::server_times`]).
@@ -181,6 +182,25 @@ fn charts(groups: &Groups) -> Result<Vec<Chart>, String> {
             series: s,
             bars,
             note: spread.clone(),
+        });
+        // And what each call cost the server: with the machine's 2 cores shared by the server
+        // and the driver, calls/s alone hides a server that spends more for the same rate.
+        let (g, s, bars) = chart_of(
+            groups,
+            &keys,
+            |k| format!("{}, {}", k.1, k.2),
+            |_, _, f| Bar::of(&f.cpu()),
+        );
+        out.push(Chart {
+            file: "cpu-http.svg".into(),
+            title: format!("Streamable HTTP, {clients} concurrent clients: server CPU per call (lower is better)"),
+            y_desc: "server CPU µs per call".into(),
+            groups: g,
+            series: s,
+            bars,
+            note: format!(
+                "Server CPU: the server process's CPU time over the measured calls, divided by the calls. {spread}"
+            ),
         });
     }
     // Sequential stdio: p50 latency and server time per call.

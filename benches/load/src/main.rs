@@ -12,10 +12,12 @@
 //! It spawns the server, opens the session for the protocol asked (2025-era `initialize` +
 //! `notifications/initialized`, or 2026-07-28 `server/discover` with the `_meta` envelope on every
 //! request), warms up, then makes `-n` logical `tools/call`s, sequentially (send, wait) or
-//! pipelined (everything sent at once, over stdio) / from `--clients` concurrent connections (HTTP).
+//! pipelined (everything sent at once, over stdio) / from `--clients` concurrent connections (HTTP;
+//! on the 2025 era each client opens a session of its own, see `wire/http.rs`).
 //! A question the server asks is answered at once with content made from its `requestedSchema`:
-//! inline for `elicitation/create` requests, or by retrying the call with `inputResponses` and the
-//! echoed `requestState` for an `InputRequiredResult`. A call is done when its final result comes
+//! inline for `elicitation/create` requests (over HTTP, a POST of the answer while the call's SSE
+//! stream waits), or by retrying the call with `inputResponses` and the echoed `requestState` for an
+//! `InputRequiredResult`. A call is done when its final result comes
 //! back; errors (JSON-RPC errors, `isError` results, a missing `--expect` text) are counted and make
 //! the exit code non-zero. One JSON line per run goes to `--out`; `report` turns those lines into
 //! the Markdown tables of the performance page, with ratios, and with `--charts DIR` draws them as
@@ -506,7 +508,7 @@ fn run_stdio(o: &Options, child: &mut Child, spawned: Instant) -> Result<(Durati
 }
 
 // ---------------------------------------------------------------------------------------------
-// Streamable HTTP (2026-07-28, stateless)
+// Streamable HTTP (2026-07-28 stateless, or 2025-era sessions)
 
 fn run_http(o: &Options, spawned: Instant, pid: u32) -> Result<(Duration, Measured), String> {
     let addr = o.addr.clone().ok_or("--addr is required for http")?;

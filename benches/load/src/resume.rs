@@ -16,6 +16,7 @@
 //! lingering (30 s).
 
 use crate::replicas::{lock, status_kib};
+use crate::wire::http::Events;
 use bytes::Bytes;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Incoming;
@@ -125,36 +126,6 @@ async fn request(addr: &str, method: &str, headers: &[(&str, &str)], body: Strin
     Ok((resp.status().as_u16(), resp.into_body()))
 }
 
-/// An SSE reader: events as (id, data).
-struct Events {
-    body: Incoming,
-    buffer: String,
-}
-
-impl Events {
-    async fn next(&mut self) -> Option<(Option<String>, String)> {
-        loop {
-            if let Some(end) = self.buffer.find("\n\n") {
-                let block: String = self.buffer.drain(..end + 2).collect();
-                let id = block.lines().find_map(|l| l.strip_prefix("id: ")).map(str::to_owned);
-                let data: String = block
-                    .lines()
-                    .filter_map(|l| l.strip_prefix("data:"))
-                    .map(str::trim)
-                    .collect();
-                if block.starts_with(':') || (id.is_none() && data.is_empty()) {
-                    continue;
-                }
-                return Some((id, data));
-            }
-            let frame = self.body.frame().await?.ok()?;
-            if let Ok(data) = frame.into_data() {
-                self.buffer.push_str(&String::from_utf8_lossy(&data));
-            }
-        }
-    }
-}
-
 async fn session(addr: &str) -> Result<String, String> {
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": VERSION, "capabilities": {"elicitation": {}},
@@ -210,10 +181,7 @@ async fn call(addr: &str, sid: &str, i: usize, cut: Cut, t: &Tally) -> Result<()
     if status != 200 {
         return Err(format!("tools/call: HTTP {status}"));
     }
-    let mut events = Events {
-        body: stream,
-        buffer: String::new(),
-    };
+    let mut events = Events::new(stream);
     let mut seen: Vec<String> = Vec::new();
     let mut last: Option<String> = None;
     let mut question: Option<Value> = None;
@@ -298,10 +266,7 @@ async fn call(addr: &str, sid: &str, i: usize, cut: Cut, t: &Tally) -> Result<()
         if status != 200 {
             return Err(format!("resume: HTTP {status}"));
         }
-        let mut events = Events {
-            body: stream,
-            buffer: String::new(),
-        };
+        let mut events = Events::new(stream);
         while let Some((id, data)) = events.next().await {
             note(&id, &mut seen, &mut last);
             if data.is_empty() {

@@ -82,6 +82,17 @@ impl Session {
         }
     }
 
+    /// Whether this is the 2026-07-28 era (stateless, the `_meta` envelope) rather than the
+    /// handshake era (`initialize`, sessions).
+    pub(crate) fn modern(&self) -> bool {
+        self.modern
+    }
+
+    /// The protocol version, as the `MCP-Protocol-Version` header carries it.
+    pub(crate) fn version(&self) -> &str {
+        &self.version
+    }
+
     /// The frames that open a session: `server/discover` on 2026-07-28, `initialize` and
     /// `notifications/initialized` before.
     pub(crate) fn opening(&self) -> Vec<Value> {
@@ -107,15 +118,6 @@ impl Session {
             p.insert("_meta".into(), self.meta.clone());
         }
         json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-    }
-
-    /// Params with nothing but the envelope (on 2026-07-28).
-    pub(crate) fn call_params_bare(&self) -> Value {
-        if self.modern {
-            json!({"_meta": self.meta})
-        } else {
-            json!({})
-        }
     }
 
     /// The params of a `tools/call`, with the answers of a retry.

@@ -1,9 +1,21 @@
 //! Benchmark peer: a small MCP server built on the official Rust SDK (`rmcp`).
 //!
 //! Usage:
-//!   rmcp-peer                       stdio (tokio stdin/stdout)
-//!   rmcp-peer --pipes               stdio via rmcp's non-blocking FIFO transport
-//!   rmcp-peer --http 127.0.0.1:PORT Streamable HTTP on `/mcp` (stateless, JSON)
+//!   rmcp-peer                                  stdio (tokio stdin/stdout)
+//!   rmcp-peer --pipes                          stdio via rmcp's non-blocking FIFO transport
+//!   rmcp-peer --http 127.0.0.1:PORT            Streamable HTTP on `/mcp` (stateless, JSON)
+//!   rmcp-peer --http 127.0.0.1:PORT --sessions Streamable HTTP on `/mcp` with sessions and SSE
+//!
+//! rmcp's best configuration over HTTP depends on the era, and the benchmark uses each for its
+//! era. On 2026-07-28 it is the stateless mode (`NeverSessionManager`, JSON responses): that era
+//! has no sessions, and `ask_name_mrtr` asks with an `InputRequiredResult` in a plain response.
+//! On the handshake era (2025-11-25) it is `--sessions`: `peer.elicit` has to reach the client on
+//! the SSE stream of the call's POST and take the answer from a POST of the same session, which
+//! the stateless mode cannot do, so `initialize` opens a session (`LocalSessionManager`, the
+//! `Mcp-Session-Id` header, DELETE ends it). Both leave out the SSE keep-alive pings and the
+//! priming events (`retry`), which cost a call something and which a client on loopback does not
+//! need; 2026-07-28 requests to the `--sessions` server are still served statelessly, as rmcp
+//! serves that era whatever the mode.
 //!
 //! A last `--current-thread` runs it on tokio's current-thread runtime instead of the
 //! multi-thread one `#[tokio::main]` gives: for one stdio client, it saves the hops between
@@ -28,7 +40,8 @@ use rmcp::{
     service::{ElicitationError, ServerInitializeError},
     tool, tool_handler, tool_router,
     transport::streamable_http_server::{
-        StreamableHttpServerConfig, StreamableHttpService, session::never::NeverSessionManager,
+        StreamableHttpServerConfig, StreamableHttpService,
+        session::{SessionManager, local::LocalSessionManager, never::NeverSessionManager},
     },
 };
 use schemars::JsonSchema;
@@ -157,7 +170,7 @@ impl ServerHandler for Peerless {
 }
 
 fn usage() -> ! {
-    eprintln!("usage: rmcp-peer [--pipes | --http HOST:PORT] [--current-thread]");
+    eprintln!("usage: rmcp-peer [--pipes | --http HOST:PORT [--sessions]] [--current-thread]");
     std::process::exit(2);
 }
 
@@ -181,21 +194,36 @@ async fn serve_stdio(pipes: bool) -> Result<(), BoxError> {
     }
 }
 
-async fn serve_http(addr: SocketAddr) -> Result<(), BoxError> {
-    use hyper_util::{rt::TokioIo, service::TowerToHyperService};
-
+async fn serve_http(addr: SocketAddr, sessions: bool) -> Result<(), BoxError> {
     let config = StreamableHttpServerConfig::default()
-        .with_legacy_session_mode(false)
         .with_json_response(true)
         .with_sse_keep_alive(None)
         .with_sse_retry(None)
         .with_allowed_hosts(["localhost", "127.0.0.1", "::1"]);
+    if sessions {
+        let mut manager = LocalSessionManager::default();
+        // No priming event at the head of each call's stream either.
+        manager.session_config.sse_retry = None;
+        serve_http_with(addr, config.with_legacy_session_mode(true), manager).await
+    } else {
+        serve_http_with(
+            addr,
+            config.with_legacy_session_mode(false),
+            NeverSessionManager::default(),
+        )
+        .await
+    }
+}
+
+async fn serve_http_with<M: SessionManager>(
+    addr: SocketAddr,
+    config: StreamableHttpServerConfig,
+    sessions: M,
+) -> Result<(), BoxError> {
+    use hyper_util::{rt::TokioIo, service::TowerToHyperService};
+
     let proto = Peerless::new();
-    let mcp = StreamableHttpService::new(
-        move || Ok(proto.clone()),
-        Arc::new(NeverSessionManager::default()),
-        config,
-    );
+    let mcp = StreamableHttpService::new(move || Ok(proto.clone()), Arc::new(sessions), config);
 
     let listener = tokio::net::TcpListener::bind(addr).await?;
     eprintln!("listening on {}", listener.local_addr()?);
@@ -251,7 +279,12 @@ fn main() -> Result<(), BoxError> {
         Some("--pipes") => rt.block_on(serve_stdio(true)),
         Some("--http") => {
             let addr: SocketAddr = args.next().unwrap_or_else(|| usage()).parse()?;
-            rt.block_on(serve_http(addr))
+            let sessions = match args.next().as_deref() {
+                None => false,
+                Some("--sessions") => true,
+                Some(_) => usage(),
+            };
+            rt.block_on(serve_http(addr, sessions))
         }
         Some(_) => usage(),
     }

@@ -630,6 +630,10 @@ impl State {
                     continue;
                 }
             };
+            // Nagle off: an SSE reply (a handshake-era call's priming event, its questions, its
+            // result, the end of the chunked body) is several small writes, and with Nagle on each
+            // waits for the ACK of the one before, which a client's delayed ACK holds for ~40 ms.
+            let _ = stream.set_nodelay(true);
             tokio::spawn(state.clone().serve_connection(TokioIo::new(stream), Some(peer), permit));
         }
     }
