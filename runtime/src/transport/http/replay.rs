@@ -37,6 +37,9 @@ pub(super) const LINGER: Duration = Duration::from_secs(30);
 pub(super) struct Kept {
     bytes: AtomicUsize,
     lingering: Mutex<VecDeque<(Instant, Weak<Replay>, u64)>>,
+    /// A task lets go of lingering streams as their time comes ([`Kept::expiring`]): one for
+    /// every session, not a timer per stream (a busy listener had one per call of the last 30 s).
+    expiring: std::sync::atomic::AtomicBool,
     /// Where every session's events are kept.
     store: Arc<dyn EventStore>,
     /// The next session's number (its streams' keys in the store).
@@ -54,6 +57,7 @@ impl Kept {
         Self {
             bytes: AtomicUsize::new(0),
             lingering: Mutex::default(),
+            expiring: std::sync::atomic::AtomicBool::new(false),
             store,
             sessions: AtomicU64::new(1),
         }
@@ -90,6 +94,33 @@ impl Kept {
         for (replay, n) in expired {
             if let Some(replay) = replay.upgrade() {
                 replay.remove(n);
+            }
+        }
+    }
+
+    /// Lets go of lingering streams as their time comes, until none lingers; then it stops,
+    /// and the next stream to linger starts it again.
+    async fn expiring(self: Arc<Self>) {
+        loop {
+            let next = self
+                .lingering
+                .lock()
+                .ok()
+                .and_then(|q| q.front().map(|(at, _, _)| *at + LINGER));
+            match next {
+                Some(deadline) => {
+                    tokio::time::sleep_until(deadline).await;
+                    self.expire();
+                }
+                None => {
+                    self.expiring.store(false, Ordering::SeqCst);
+                    // A stream that lingered since the queue was seen empty found this task
+                    // still running and started none: go on for it.
+                    let empty = self.lingering.lock().map_or(true, |q| q.is_empty());
+                    if empty || self.expiring.swap(true, Ordering::SeqCst) {
+                        return;
+                    }
+                }
             }
         }
     }
@@ -163,6 +194,15 @@ pub(super) struct LogState {
     readers: u64,
     /// A reader asked to close early ([`Log::kick`]).
     kicked: u64,
+}
+
+impl LogState {
+    /// Over, read to its end, and none of its events kept any more.
+    fn spent(&self) -> bool {
+        self.first >= self.next_seq
+            && self.sent >= self.next_seq
+            && (self.over || self.last.is_some_and(|l| l < self.sent))
+    }
 }
 
 /// Why a `Last-Event-ID` is not resumed.
@@ -333,6 +373,10 @@ impl Replay {
                     return;
                 }
                 let mut freed = None;
+                // Streams read to their end whose every event is dropped: nothing of them is
+                // left to resume, and scanning past them again for every new event made a long
+                // session's calls slower and slower (docs/PERFORMANCE.md).
+                let mut spent = Vec::new();
                 for log in inner.streams.values() {
                     let Some(mut st) = log.state() else { continue };
                     if st.first < st.sent
@@ -341,7 +385,19 @@ impl Replay {
                         st.first += 1;
                         log.store.drop_before(log.key, st.first);
                         freed = Some(len);
+                        if log.n != 0 && st.spent() {
+                            spent.push(log.n);
+                        }
                         break;
+                    }
+                    if log.n != 0 && st.spent() {
+                        spent.push(log.n);
+                    }
+                }
+                for n in spent {
+                    if let Some(log) = inner.streams.remove(&n) {
+                        log.stop_timer();
+                        log.store.remove(log.key);
                     }
                 }
                 if let Some(len) = freed {
@@ -397,12 +453,11 @@ impl Replay {
         if let Ok(mut q) = self.total.lingering.lock() {
             q.push_back((Instant::now(), Arc::downgrade(self), n));
         }
-        let total = self.total.clone();
-        if let Ok(rt) = tokio::runtime::Handle::try_current() {
-            rt.spawn(async move {
-                tokio::time::sleep(LINGER).await;
-                total.expire();
-            });
+        if !self.total.expiring.swap(true, Ordering::SeqCst) {
+            match tokio::runtime::Handle::try_current() {
+                Ok(rt) => drop(rt.spawn(self.total.clone().expiring())),
+                Err(_) => self.total.expiring.store(false, Ordering::SeqCst),
+            }
         }
     }
 
@@ -695,6 +750,36 @@ mod tests {
         assert_eq!(rest.len(), 5, "the live reader misses nothing: {rest:?}");
     }
 
+    /// A busy session goes over its bound of events again and again: calls read to their end
+    /// whose events are all dropped leave the session's map, so each new event does not scan
+    /// past every call made in the last 30 s (which made a long session's calls slower and
+    /// slower). A call still running keeps its place, and what it sends is still kept.
+    #[test]
+    fn calls_read_to_their_end_and_dropped_leave_the_session() {
+        let r = replay(ResumeOptions::default().max_session_events(8));
+        let running = r.open(CancellationToken::new()).unwrap();
+        let live = running.attach();
+        for _ in 0..500 {
+            let log = r.open(CancellationToken::new()).unwrap();
+            let turn = log.attach();
+            push(&r, &log, "priming");
+            r.push(&log, true, |id| Bytes::from(format!("id: {id}\ndata: result\n\n")));
+            let mut cursor = 1;
+            assert_eq!(take(&log, turn, &mut cursor).len(), 2);
+            assert!(matches!(log.next(turn, &mut cursor), Next::Finished));
+        }
+        let streams = r.inner().unwrap().streams.len();
+        assert!(streams <= 8, "{streams} streams kept for 8 events");
+        assert!(r.kept().1 <= 8);
+        // The running call was never dropped, and what it sends now is kept for it.
+        push(&r, &running, "later");
+        let mut cursor = 1;
+        assert_eq!(take(&running, live, &mut cursor).len(), 1);
+        assert!(r.inner().unwrap().streams.contains_key(&running.n));
+        // A dropped call's events are gone: resuming it is refused.
+        assert_eq!(r.find(&r.id(2, 1)).err(), Some(Refusal::Gone));
+    }
+
     #[test]
     fn the_total_bound_counts_every_session_and_ending_a_session_gives_it_back() {
         let total = Arc::new(Kept::default());
@@ -746,5 +831,38 @@ mod tests {
         assert!(!token.is_cancelled(), "the finished stream went instead");
         assert_eq!(a.find(&a.id(1, 0)).err(), Some(Refusal::Gone));
         assert_eq!(total.bytes(), 60);
+    }
+
+    /// A stream read to its end lingers for [`LINGER`], then goes; one task lets every
+    /// lingering stream go in its time, stops when none lingers, and starts again for the next.
+    #[tokio::test(start_paused = true)]
+    async fn lingering_streams_go_in_their_time() {
+        let total = Arc::new(Kept::default());
+        let r = Arc::new(Replay::new(ResumeOptions::default(), total.clone()).unwrap());
+        let finish = |r: &Arc<Replay>| {
+            let log = r.open(CancellationToken::new()).unwrap();
+            let turn = log.attach();
+            r.push(&log, true, |_| Bytes::from_static(b"result"));
+            let mut cursor = 1;
+            assert_eq!(take(&log, turn, &mut cursor).len(), 1);
+            assert!(log.detach(turn));
+            r.linger(log.n);
+            log.n
+        };
+        let first = finish(&r);
+        tokio::time::sleep(LINGER / 2).await;
+        let second = finish(&r);
+        assert!(total.expiring.load(Ordering::SeqCst), "one task lets them go");
+        tokio::time::sleep(LINGER / 2 + Duration::from_millis(10)).await;
+        assert_eq!(r.find(&r.id(first, 0)).err(), Some(Refusal::Gone), "its time came");
+        assert!(r.find(&r.id(second, 0)).is_ok(), "still lingering");
+        tokio::time::sleep(LINGER / 2).await;
+        assert_eq!(r.find(&r.id(second, 0)).err(), Some(Refusal::Gone));
+        assert_eq!(total.bytes(), 0);
+        tokio::task::yield_now().await;
+        assert!(!total.expiring.load(Ordering::SeqCst), "none lingers: the task stopped");
+        let third = finish(&r);
+        tokio::time::sleep(LINGER + Duration::from_millis(10)).await;
+        assert_eq!(r.find(&r.id(third, 0)).err(), Some(Refusal::Gone), "started again");
     }
 }
