@@ -85,15 +85,10 @@ fn answer_json(line: &str, out: &mut impl Write) -> std::io::Result<()> {
                 },
             )
         }
-        "initialize" => {
-            let v = params
-                .as_ref()
-                .and_then(|p| p.protocol_version)
-                .map_or("\"2025-11-25\"", |v| v.get());
-            let result = RawValue::from_string(format!(
-                r#"{{"protocolVersion":{v},"capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"null","version":"0"}}}}"#
-            ))
-            .map_err(std::io::Error::other)?;
+        // The other methods' results are the plain mode's, canned.
+        method => {
+            let version = params.as_ref().and_then(|p| p.protocol_version).map(|v| v.get());
+            let result = RawValue::from_string(canned(method, version)).map_err(std::io::Error::other)?;
             serde_json::to_writer(
                 &mut *out,
                 &Response {
@@ -103,29 +98,24 @@ fn answer_json(line: &str, out: &mut impl Write) -> std::io::Result<()> {
                 },
             )
         }
-        "server/discover" => {
-            let result = RawValue::from_string(r#"{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"null","version":"0"},"ttlMs":0,"cacheScope":"public"}"#.into())
-                .map_err(std::io::Error::other)?;
-            serde_json::to_writer(
-                &mut *out,
-                &Response {
-                    jsonrpc: "2.0",
-                    id,
-                    result,
-                },
-            )
-        }
-        _ => serde_json::to_writer(
-            &mut *out,
-            &Response {
-                jsonrpc: "2.0",
-                id,
-                result: Map::new(),
-            },
-        ),
     };
     written.map_err(std::io::Error::other)?;
     out.write_all(b"\n")
+}
+
+/// The canned result of `method`; `version`: an `initialize`'s `protocolVersion`, as JSON text.
+fn canned(method: &str, version: Option<&str>) -> String {
+    match method {
+        "tools/call" => r#"{"content":[{"type":"text","text":"hello"}],"isError":false}"#.to_string(),
+        "initialize" => {
+            let v = version.unwrap_or("\"2025-11-25\"");
+            format!(
+                r#"{{"protocolVersion":{v},"capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"null","version":"0"}}}}"#
+            )
+        }
+        "server/discover" => r#"{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"null","version":"0"},"ttlMs":0,"cacheScope":"public"}"#.to_string(),
+        _ => "{}".to_string(),
+    }
 }
 
 fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
@@ -147,18 +137,19 @@ fn main() -> std::io::Result<()> {
             continue;
         }
         let Some(id) = field(&line, "\"id\"") else { continue };
-        let result = if line.contains("\"tools/call\"") {
-            r#"{"content":[{"type":"text","text":"hello"}],"isError":false}"#.to_string()
+        let method = if line.contains("\"tools/call\"") {
+            "tools/call"
         } else if line.contains("\"initialize\"") {
-            let v = field(&line, "\"protocolVersion\"").unwrap_or("\"2025-11-25\"");
-            format!(
-                r#"{{"protocolVersion":{v},"capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"null","version":"0"}}}}"#
-            )
+            "initialize"
         } else if line.contains("\"server/discover\"") {
-            r#"{"resultType":"complete","supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"serverInfo":{"name":"null","version":"0"},"ttlMs":0,"cacheScope":"public"}"#.to_string()
+            "server/discover"
         } else {
-            "{}".to_string()
+            ""
         };
+        let version = (method == "initialize")
+            .then(|| field(&line, "\"protocolVersion\""))
+            .flatten();
+        let result = canned(method, version);
         writeln!(out, r#"{{"jsonrpc":"2.0","id":{id},"result":{result}}}"#)?;
         out.flush()?;
     }
