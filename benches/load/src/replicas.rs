@@ -24,7 +24,7 @@ use crate::jwt;
 use crate::report::{NA, show};
 use crate::wire::http::connect;
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use hyper::client::conn::http1::SendRequest;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -293,12 +293,7 @@ impl Shared {
         };
         let upstream = header("x-upstream");
         let sse = header("content-type").starts_with("text/event-stream");
-        let bytes = resp
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| format!("body: {e}"))?
-            .to_bytes();
+        let bytes = crate::wire::http::body_bytes(resp).await?;
         let body = if sse {
             // The response is the event whose data has our id and a result or an error.
             String::from_utf8_lossy(&bytes)

@@ -27,7 +27,7 @@
 use crate::replicas::{Pool, lock, short, status_kib};
 use crate::report::show;
 use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
+use http_body_util::Full;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -223,12 +223,7 @@ impl Shared {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_string();
-        let bytes = resp
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| format!("body: {e}"))?
-            .to_bytes();
+        let bytes = crate::wire::http::body_bytes(resp).await?;
         let body: Value = serde_json::from_slice(&bytes).unwrap_or_else(|_| json!(String::from_utf8_lossy(&bytes)));
         if (200..300).contains(&status) && body.get("id") != Some(&json!(id)) {
             return Ok(Reply {

@@ -207,12 +207,7 @@ impl Client {
         self.send.ready().await.map_err(|e| format!("connection: {e}"))?;
         let resp = self.send.send_request(req).await.map_err(|e| format!("send: {e}"))?;
         let status = resp.status();
-        let bytes = resp
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| format!("body: {e}"))?
-            .to_bytes();
+        let bytes = body_bytes(resp).await?;
         if status.is_success() || status == hyper::StatusCode::METHOD_NOT_ALLOWED {
             Ok(())
         } else {
@@ -221,18 +216,23 @@ impl Client {
     }
 }
 
+/// A response's whole body.
+pub(crate) async fn body_bytes(resp: hyper::Response<Incoming>) -> Result<Bytes, String> {
+    Ok(resp
+        .into_body()
+        .collect()
+        .await
+        .map_err(|e| format!("body: {e}"))?
+        .to_bytes())
+}
+
 /// Sends a message that is no request (a notification, or the answer to a server's question):
 /// the server accepts it (202) with nothing to read; a JSON-RPC error in the body is a failure.
 async fn deliver(conn: &mut Conn, req: hyper::Request<Full<Bytes>>) -> Result<(), String> {
     conn.ready().await.map_err(|e| format!("connection: {e}"))?;
     let resp = conn.send_request(req).await.map_err(|e| format!("send: {e}"))?;
     let status = resp.status();
-    let bytes = resp
-        .into_body()
-        .collect()
-        .await
-        .map_err(|e| format!("body: {e}"))?
-        .to_bytes();
+    let bytes = body_bytes(resp).await?;
     let refused = serde_json::from_slice::<Value>(&bytes).is_ok_and(|v| v.get("error").is_some());
     if !status.is_success() || refused {
         return Err(format!("HTTP {status}: {}", String::from_utf8_lossy(&bytes)));
