@@ -411,6 +411,37 @@ mod tests {
         (d, s)
     }
 
+    /// A `_meta` with a member given twice makes a request invalid (-32600, with its id), on
+    /// either era and whether or not the connection saw a good `_meta` before.
+    #[test]
+    fn a_meta_whose_members_cannot_be_read_is_an_invalid_request() {
+        let refused =
+            |d: &Dispatcher, s: &mut Session, frame: &[u8]| match d.dispatch(s, None, None, classify(frame), None) {
+                Dispatch::Reply(Outgoing::Response { id, outcome: Err(e) }) => (id, e.code),
+                _ => panic!("not refused"),
+            };
+        let twice = br#"{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"_meta":{"progressToken":1,"progressToken":2}}}"#;
+        let (d, mut s) = initialized();
+        assert_eq!(refused(&d, &mut s, twice), (Some(RequestId::from(9)), -32600));
+        // A first request decides nothing when it is invalid.
+        let mut fresh = Session::new();
+        assert_eq!(refused(&d, &mut fresh, twice), (Some(RequestId::from(9)), -32600));
+        let envelope =
+            r#""io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}"#;
+        let good = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{{"_meta":{{{envelope}}}}}}}"#);
+        assert!(matches!(
+            d.dispatch(&mut fresh, None, None, classify(good.as_bytes()), None),
+            Dispatch::Reply(Outgoing::Response { outcome: Ok(_), .. })
+        ));
+        let bad = format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{{"_meta":{{{envelope},"progressToken":1,"progressToken":2}}}}}}"#
+        );
+        assert_eq!(
+            refused(&d, &mut fresh, bad.as_bytes()),
+            (Some(RequestId::from(2)), -32600)
+        );
+    }
+
     /// On tokio's paused clock: a call that cancellation does not end leaves the runtime idle,
     /// so the 10 s bound below fails the test at once instead of after 10 s.
     #[tokio::test(start_paused = true)]

@@ -227,7 +227,8 @@ pub(crate) struct Envelope {
 pub(crate) struct Meta<'a> {
     /// The object as sent; `None` when absent or not an object (which has none of the members).
     raw: Option<&'a RawValue>,
-    members: std::cell::OnceCell<Members<'a>>,
+    /// The members, or why they cannot be read (a key given twice).
+    members: std::cell::OnceCell<Result<Members<'a>, String>>,
 }
 
 /// The members of a request's `_meta` this crate reads, as raw text.
@@ -260,6 +261,19 @@ struct Members<'a> {
     tracestate: Option<&'a RawValue>,
 }
 
+impl Members<'static> {
+    /// None of them.
+    const NONE: Self = Self {
+        protocol_version: None,
+        client_capabilities: None,
+        client_info: None,
+        progress_token: None,
+        log_level: None,
+        traceparent: None,
+        tracestate: None,
+    };
+}
+
 impl<'a> Meta<'a> {
     /// Reads `_meta` as its raw text: anything but an object has none of the members.
     pub(crate) fn read<'de: 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -271,13 +285,27 @@ impl<'a> Meta<'a> {
     }
 
     /// The members, read on first use. An object whose members cannot be read (one given
-    /// twice) counts as having none, as a `_meta` that is not an object does.
+    /// twice) counts as having none here; [`Meta::check`] refuses it.
     fn members(&self) -> &Members<'a> {
-        self.members.get_or_init(|| {
-            self.raw
-                .and_then(|r| serde_json::from_str(r.get()).ok())
-                .unwrap_or_default()
+        self.read_members().as_ref().unwrap_or(&Members::NONE)
+    }
+
+    fn read_members(&self) -> &Result<Members<'a>, String> {
+        self.members.get_or_init(|| match self.raw {
+            None => Ok(Members::default()),
+            Some(r) => serde_json::from_str(r.get()).map_err(|e| e.to_string()),
         })
+    }
+
+    /// -32600 when the members cannot be read (a key given twice): the request is invalid, as
+    /// it was when `_meta` was read with the whole message.
+    pub(crate) fn check(&self) -> Result<(), ErrorObject> {
+        match self.read_members() {
+            Ok(_) => Ok(()),
+            Err(e) => Err(ErrorObject::invalid_request(format!(
+                "Invalid Request: params._meta: {e}"
+            ))),
+        }
     }
 
     /// Whether it carries the 2026-07-28 envelope marker (the protocol-version key).
@@ -311,6 +339,7 @@ impl<'a> Meta<'a> {
     /// Validates the envelope in the peers' order: required keys (-32602), then the version
     /// (-32022), then the capabilities' shape; returns the version.
     pub(crate) fn validate(&self) -> Result<ProtocolVersion, ErrorObject> {
+        self.check()?;
         let m = self.members();
         let (Some(requested), Some(capabilities)) = (m.protocol_version, m.client_capabilities) else {
             let missing: Vec<&str> = [
@@ -355,7 +384,9 @@ impl<'a> Meta<'a> {
             return Ok(envelope.clone());
         }
         let envelope = self.read_envelope(cache)?;
-        if let Some(raw) = self.raw {
+        if cache.remember
+            && let Some(raw) = self.raw
+        {
             cache.last = Some((raw.get().into(), envelope.clone()));
         }
         Ok(envelope)
@@ -399,6 +430,9 @@ impl<'a> Meta<'a> {
 /// What a connection's earlier envelopes said, by their text.
 #[derive(Debug, Default)]
 pub(crate) struct EnvelopeCache {
+    /// Whether to keep `last`: a connection's cache does; a session made for one request (HTTP,
+    /// 2026-07-28) would only copy the text to throw it away.
+    pub(crate) remember: bool,
     /// The last request's whole `_meta`, and what it said.
     last: Option<(Box<str>, Envelope)>,
     capabilities: Option<(Box<str>, ClientCapabilities)>,
@@ -428,7 +462,10 @@ mod tests {
     /// is refused even after a good one was seen.
     #[test]
     fn the_last_envelope_is_reused_by_its_text() {
-        let mut cache = EnvelopeCache::default();
+        let mut cache = EnvelopeCache {
+            remember: true,
+            ..EnvelopeCache::default()
+        };
         let first = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"progressToken":1}"#;
         let env = read(first).envelope_cached(&mut cache).unwrap();
         assert_eq!(env.progress_token, Some(RequestId::from(1)));
@@ -445,10 +482,15 @@ mod tests {
         assert_eq!(read(&bad).envelope_cached(&mut cache).unwrap_err().code, -32022);
         let missing = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}"#;
         assert_eq!(read(missing).envelope_cached(&mut cache).unwrap_err().code, -32602);
-        // Not an object, or members that cannot be read (one given twice): none of them.
+        // Not an object: none of the members. Members that cannot be read (one given twice):
+        // none either, and the request is invalid (-32600), even after a good `_meta` was seen.
         assert!(!read("[1]").has_envelope());
-        assert!(!read(r#"{"progressToken":1,"progressToken":2}"#).has_envelope());
-        assert_eq!(read(r#"{"progressToken":1,"progressToken":2}"#).progress_token(), None);
+        assert!(read("[1]").check().is_ok());
+        let twice = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":1,"progressToken":2}"#;
+        assert!(!read(twice).has_envelope());
+        assert_eq!(read(twice).progress_token(), None);
+        assert_eq!(read(twice).check().unwrap_err().code, -32600);
+        assert_eq!(read(twice).envelope_cached(&mut cache).unwrap_err().code, -32600);
     }
 
     #[test]

@@ -37,8 +37,14 @@ pub enum RequestId {
 /// assert_eq!(n.as_str(), "42");
 /// assert_eq!(n.as_i64(), Some(42));
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct NumberId(Digits);
+
+impl fmt::Debug for NumberId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "NumberId({})", self.as_str())
+    }
+}
 
 /// A number's text: a short one (a counter, as clients send) inline, allocating nothing.
 #[derive(Clone, Debug)]
@@ -502,6 +508,38 @@ mod tests {
             };
             let want = format!(r#"{{"jsonrpc":"2.0","id":{text},"result":[]}}"#);
             assert_eq!(String::from_utf8(ok.encode()).unwrap(), want);
+        }
+        // A request's numeric id, short (kept inline) or long (shared), comes back exactly as
+        // written, in a result and in an error alike; equal texts are equal ids.
+        for text in [
+            "7",
+            "-5",
+            "-0",
+            "1.0",
+            "1E+3",
+            "1e400",
+            "123456789012345678901234567890",
+        ] {
+            let frame = format!(r#"{{"jsonrpc":"2.0","id":{text},"method":"ping"}}"#);
+            let crate::protocol::inbound::Inbound::Request { id, .. } =
+                crate::protocol::inbound::classify(frame.as_bytes())
+            else {
+                panic!("a request")
+            };
+            let RequestId::Number(n) = &id else { panic!("a number") };
+            assert_eq!(n.as_str(), text);
+            assert_eq!(format!("{n:?}"), format!("NumberId({text})"));
+            let again = RawValue::from_string(text.to_owned()).unwrap();
+            assert_eq!(RequestId::from_raw(&again), Some(id.clone()));
+            let ok = Outgoing::Response {
+                id: Some(id.clone()),
+                outcome: to_raw(&json!({})),
+            };
+            let failed = Outgoing::error(Some(id.clone()), ErrorObject::internal("x"));
+            for message in [ok, failed] {
+                let encoded = String::from_utf8(message.encode()).unwrap();
+                assert!(encoded.contains(&format!(r#""id":{text},"#)), "{encoded}");
+            }
         }
         let n = Outgoing::Notification {
             method: "notifications/progress",

@@ -121,19 +121,19 @@ pub(crate) enum Work {
 impl Work {
     /// The definition the question limit counts for a call naming `name`: a resource's
     /// template, else the name (a tool's or prompt's).
-    fn item(&self, name: &str) -> Arc<str> {
+    fn item(&self, name: &Arc<str>) -> Arc<str> {
         match self {
             Self::Item { item, .. } => item.id.clone(),
-            _ => name.into(),
+            _ => name.clone(),
         }
     }
 
     /// What a call naming `name` calls, for its questions: a resource's URI, else the name (a
     /// tool's or prompt's, shared with its item rather than copied).
-    fn target(&self, name: &str) -> Arc<str> {
+    fn target(&self, name: &Arc<str>) -> Arc<str> {
         match self {
             Self::Item { item, .. } if item.kind() != Kind::Resource => item.id.clone(),
-            _ => name.into(),
+            _ => name.clone(),
         }
     }
 
@@ -217,8 +217,10 @@ impl PendingCall {
             );
             if !watch.span.is_disabled() {
                 // Formatted only by a subscriber that writes it: no string is made per call.
-                let name = format_args!("{} {}", self.work.method(), watch.label());
-                watch.span.record("otel.name", tracing::field::display(name));
+                watch.span.record(
+                    "otel.name",
+                    tracing::field::display(format_args!("{} {}", self.work.method(), watch.label())),
+                );
             }
         }
         watch

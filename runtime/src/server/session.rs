@@ -61,7 +61,10 @@ impl Session {
 
     /// A session whose notifications go to `mailbox` (stdio: the connection's outgoing queue).
     pub(crate) fn with_mailbox(mailbox: Mailbox) -> Self {
-        Self { mailbox, ..Self::new() }
+        let mut session = Self { mailbox, ..Self::new() };
+        // A connection's requests repeat their `_meta`: the last one's is kept.
+        session.envelopes.remember = true;
+        session
     }
 
     /// Where its notifications go (HTTP: the session's GET stream, attached there).
@@ -87,6 +90,14 @@ impl Session {
         principal: Option<&Principal>,
     ) -> Route {
         let meta = &head.meta;
+        // A `_meta` whose members cannot be read makes the request invalid. (A stateless
+        // connection's `_meta` is checked when it is read: the same text as the last request's,
+        // which was read, is not read again.)
+        if !matches!(self.state, EraState::Stateless)
+            && let Err(e) = meta.check()
+        {
+            return Route::Reply(Err(e));
+        }
         if let EraState::Undecided = self.state {
             self.state = if method != "initialize" && meta.has_envelope() {
                 EraState::Stateless

@@ -205,7 +205,10 @@ fn opens_session(sent: SentVersion, inbound: &Inbound<'_>) -> bool {
     let Inbound::Request { method, params, .. } = inbound else {
         return false;
     };
-    method == "initialize" && !params.meta.has_envelope() && !sent.names(crate::protocol::Era::Stateless)
+    method == "initialize"
+        && params.meta.check().is_ok()
+        && !params.meta.has_envelope()
+        && !sent.names(crate::protocol::Era::Stateless)
 }
 
 impl State {

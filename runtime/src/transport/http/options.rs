@@ -401,7 +401,8 @@ impl HttpOptions {
 /// A stream with a reader is never dropped: it waits for its reader (backpressure) instead. A
 /// stream read to its end is kept 30 s more (its response went to the connection, but a
 /// connection broken at that moment may not have delivered it); over the total bound, such
-/// streams go first.
+/// streams go first, and over a session's bound their events (already delivered once) go before
+/// anything else: a stream whose every event went is gone at once (resuming it is refused, 410).
 /// `notifications/cancelled` and the session's end (`DELETE`, idleness, eviction) still cancel.
 /// 2026-07-28 streams are not kept: closing one cancels its request, as that era requires.
 ///

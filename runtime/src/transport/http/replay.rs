@@ -101,6 +101,17 @@ impl Kept {
     /// Lets go of lingering streams as their time comes, until none lingers; then it stops,
     /// and the next stream to linger starts it again.
     async fn expiring(self: Arc<Self>) {
+        // Dropped before it stops by itself (its runtime shut down, a panic): the next stream to
+        // linger starts another.
+        struct Running<'a>(&'a std::sync::atomic::AtomicBool, bool);
+        impl Drop for Running<'_> {
+            fn drop(&mut self) {
+                if self.1 {
+                    self.0.store(false, Ordering::SeqCst);
+                }
+            }
+        }
+        let mut running = Running(&self.expiring, true);
         loop {
             let next = self
                 .lingering
@@ -118,6 +129,8 @@ impl Kept {
                     // still running and started none: go on for it.
                     let empty = self.lingering.lock().map_or(true, |q| q.is_empty());
                     if empty || self.expiring.swap(true, Ordering::SeqCst) {
+                        // The flag is as it should be: cleared, or another task's.
+                        running.1 = false;
                         return;
                     }
                 }
@@ -754,9 +767,35 @@ mod tests {
     /// whose events are all dropped leave the session's map, so each new event does not scan
     /// past every call made in the last 30 s (which made a long session's calls slower and
     /// slower). A call still running keeps its place, and what it sends is still kept.
+    /// A store that counts the streams it holds events for (their keys), over the memory store.
+    #[derive(Default)]
+    struct Counting {
+        store: MemoryEventStore,
+        keys: Mutex<std::collections::HashSet<StreamKey>>,
+    }
+
+    impl EventStore for Counting {
+        fn append(&self, stream: StreamKey, seq: u64, event: Bytes) {
+            self.keys.lock().unwrap().insert(stream);
+            self.store.append(stream, seq, event);
+        }
+        fn get(&self, stream: StreamKey, seq: u64) -> Option<Bytes> {
+            self.store.get(stream, seq)
+        }
+        fn drop_before(&self, stream: StreamKey, seq: u64) {
+            self.store.drop_before(stream, seq);
+        }
+        fn remove(&self, stream: StreamKey) {
+            self.keys.lock().unwrap().remove(&stream);
+            self.store.remove(stream);
+        }
+    }
+
     #[test]
     fn calls_read_to_their_end_and_dropped_leave_the_session() {
-        let r = replay(ResumeOptions::default().max_session_events(8));
+        let store = Arc::new(Counting::default());
+        let total = Arc::new(Kept::new(store.clone()));
+        let r = Replay::new(ResumeOptions::default().max_session_events(8), total).unwrap();
         let running = r.open(CancellationToken::new()).unwrap();
         let live = running.attach();
         for _ in 0..500 {
@@ -771,13 +810,27 @@ mod tests {
         let streams = r.inner().unwrap().streams.len();
         assert!(streams <= 8, "{streams} streams kept for 8 events");
         assert!(r.kept().1 <= 8);
+        // The streams that left gave their place in the store back too.
+        let keys = store.keys.lock().unwrap().len();
+        assert!(keys <= 8, "the store holds {keys} streams");
         // The running call was never dropped, and what it sends now is kept for it.
         push(&r, &running, "later");
         let mut cursor = 1;
         assert_eq!(take(&running, live, &mut cursor).len(), 1);
         assert!(r.inner().unwrap().streams.contains_key(&running.n));
-        // A dropped call's events are gone: resuming it is refused.
-        assert_eq!(r.find(&r.id(2, 1)).err(), Some(Refusal::Gone));
+        // A call read to its end whose events are still kept stays resumable; once they are
+        // all dropped, it is gone (410) at once instead of after its 30 s of lingering.
+        let done = r.open(CancellationToken::new()).unwrap();
+        let turn = done.attach();
+        r.push(&done, true, |_| Bytes::from_static(b"result"));
+        let mut cursor = 1;
+        assert_eq!(take(&done, turn, &mut cursor).len(), 1);
+        assert!(r.find(&r.id(done.n, 0)).is_ok(), "its event is still kept");
+        for _ in 0..8 {
+            push(&r, &running, "more");
+        }
+        assert_eq!(r.find(&r.id(done.n, 0)).err(), Some(Refusal::Gone));
+        assert!(!r.inner().unwrap().streams.contains_key(&done.n));
     }
 
     #[test]

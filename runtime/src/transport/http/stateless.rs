@@ -31,6 +31,7 @@ fn check_headers(
     head: &ParamsHead<'_>,
 ) -> Result<(), (RequestId, ErrorObject)> {
     let meta = &head.meta;
+    meta.check().map_err(|e| (id.clone(), e))?;
     let header_version = header_str(headers, VERSION_HEADER);
     if sent.names(Era::Handshake) && !meta.has_envelope() {
         return Err((
