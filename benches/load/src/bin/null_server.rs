@@ -76,31 +76,29 @@ fn answer_json(line: &str, out: &mut impl Write) -> std::io::Result<()> {
                 content: [Text { kind: "text", text }],
                 is_error: false,
             };
-            serde_json::to_writer(
-                &mut *out,
-                &Response {
-                    jsonrpc: "2.0",
-                    id,
-                    result,
-                },
-            )
+            respond(out, id, result)
         }
         // The other methods' results are the plain mode's, canned.
         method => {
             let version = params.as_ref().and_then(|p| p.protocol_version).map(|v| v.get());
             let result = RawValue::from_string(canned(method, version)).map_err(std::io::Error::other)?;
-            serde_json::to_writer(
-                &mut *out,
-                &Response {
-                    jsonrpc: "2.0",
-                    id,
-                    result,
-                },
-            )
+            respond(out, id, result)
         }
     };
     written.map_err(std::io::Error::other)?;
     out.write_all(b"\n")
+}
+
+/// Writes the response to request `id`.
+fn respond<T: Serialize>(out: &mut impl Write, id: &RawValue, result: T) -> serde_json::Result<()> {
+    serde_json::to_writer(
+        out,
+        &Response {
+            jsonrpc: "2.0",
+            id,
+            result,
+        },
+    )
 }
 
 /// The canned result of `method`; `version`: an `initialize`'s `protocolVersion`, as JSON text.
