@@ -47,7 +47,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use support::{HttpChild, PyCall, chromedriver, connect_bin, drain, target_dir, text_of};
+use support::{Era, HttpChild, PyCall, chromedriver, connect_bin, drain, target_dir, text_of};
 
 /// The secret the server checks tokens with (HS256) and the tests sign them with: 32 random bytes
 /// in base64, as `openssl rand -base64 32` makes them (fixed here so a failure reproduces).
@@ -62,29 +62,6 @@ const WAIT: Duration = Duration::from_secs(30);
 const DRIVER_TIMEOUT_SECS: &str = "90";
 
 /// One protocol era as the Python client reaches it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Era {
-    /// `--mode auto`: 2026-07-28 (input requests, retries).
-    Auto,
-    /// `--mode legacy`: 2025-11-25 (a session, back-channel requests).
-    Legacy,
-}
-
-impl Era {
-    fn mode(self) -> &'static str {
-        match self {
-            Era::Auto => "auto",
-            Era::Legacy => "legacy",
-        }
-    }
-    fn version(self) -> &'static str {
-        match self {
-            Era::Auto => "2026-07-28",
-            Era::Legacy => "2025-11-25",
-        }
-    }
-}
-
 /// The tests take turns: a browser, a server and a client each, on a machine with few cores.
 fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
     static TURN: Mutex<()> = Mutex::new(());
@@ -761,12 +738,12 @@ impl Scene {
         );
         match self.era {
             // 2026-07-28 has no elicitationId: the flow travels in the URL only.
-            Era::Auto => self.check(
+            Era::New => self.check(
                 question["elicitationId"].is_null(),
                 format_args!("an elicitationId on 2026-07-28: {question}"),
             ),
             // 2025-11-25 names the elicitation: the flow's id.
-            Era::Legacy => self.check(
+            Era::Old => self.check(
                 question["elicitationId"] == flow.as_str(),
                 format_args!("elicitationId is not the flow {flow}: {question}"),
             ),
@@ -927,7 +904,7 @@ impl Scene {
         let urls: Vec<&str> = questions.iter().filter_map(|q| q["url"].as_str()).collect();
         let same = !urls.is_empty() && urls.len() == questions.len() && urls.iter().all(|u| *u == url);
         self.check(same, format_args!("the questions' URLs differ from {url}: {urls:?}"));
-        if self.era == Era::Legacy {
+        if self.era == Era::Old {
             let flow = url.rsplit("flow=").next().unwrap_or_default().to_owned();
             let c = self.client.as_ref().unwrap();
             let complete = c.events.iter().position(|e| {
@@ -1083,7 +1060,7 @@ fn another_user(label: &str, era: Era) {
 fn a_forced_sign_in_from_another_origin_is_refused() {
     let _turn = one_at_a_time();
     let label = "forced-sign-in";
-    let mut scene = Scene::called_by(label, Era::Auto, "mallory");
+    let mut scene = Scene::called_by(label, Era::New, "mallory");
     let url = scene.question();
     let server = format!("http://{}", scene.addr());
     let login = format!("{server}/login");
@@ -1185,7 +1162,7 @@ fn a_forced_sign_in_from_another_origin_is_refused() {
 fn approve_in_the_browser_completes_the_call_on_2026_07_28() {
     decide(
         "approve-2026",
-        Era::Auto,
+        Era::New,
         "approve",
         APPROVED,
         "connected github as alice",
@@ -1197,7 +1174,7 @@ fn approve_in_the_browser_completes_the_call_on_2026_07_28() {
 fn approve_in_the_browser_completes_the_call_on_2025_11_25() {
     decide(
         "approve-2025",
-        Era::Legacy,
+        Era::Old,
         "approve",
         APPROVED,
         "connected github as alice",
@@ -1209,7 +1186,7 @@ fn approve_in_the_browser_completes_the_call_on_2025_11_25() {
 fn deny_in_the_browser_declines_the_call_on_2026_07_28() {
     decide(
         "deny-2026",
-        Era::Auto,
+        Era::New,
         "deny",
         DENIED,
         "declined: github not connected",
@@ -1221,7 +1198,7 @@ fn deny_in_the_browser_declines_the_call_on_2026_07_28() {
 fn deny_in_the_browser_declines_the_call_on_2025_11_25() {
     decide(
         "deny-2025",
-        Era::Legacy,
+        Era::Old,
         "deny",
         DENIED,
         "declined: github not connected",
@@ -1231,12 +1208,12 @@ fn deny_in_the_browser_declines_the_call_on_2025_11_25() {
 
 #[test]
 fn another_users_browser_is_refused_on_2026_07_28() {
-    another_user("other-user-2026", Era::Auto);
+    another_user("other-user-2026", Era::New);
 }
 
 #[test]
 fn another_users_browser_is_refused_on_2025_11_25() {
-    another_user("other-user-2025", Era::Legacy);
+    another_user("other-user-2025", Era::Old);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1249,7 +1226,7 @@ fn another_users_browser_is_refused_on_2025_11_25() {
 #[test]
 fn the_client_declines_or_cancels_without_opening_the_page() {
     let _turn = one_at_a_time();
-    for era in [Era::Auto, Era::Legacy] {
+    for era in [Era::New, Era::Old] {
         let server = start_server("client-answers");
         let alice = token("alice", server.addr);
         for (answer, expected) in [
@@ -1279,7 +1256,7 @@ fn the_client_declines_or_cancels_without_opening_the_page() {
 #[test]
 fn a_client_without_url_mode_is_told_what_it_lacks() {
     let _turn = one_at_a_time();
-    for era in [Era::Auto, Era::Legacy] {
+    for era in [Era::New, Era::Old] {
         let server = start_server("no-url-mode");
         let alice = token("alice", server.addr);
         let mut call = call_answering(&server, era, &alice, "none");

@@ -11,31 +11,10 @@ mod support;
 
 use serde_json::{Value, json};
 use std::time::Duration;
-use support::{HttpChild, PyCall, http, triage_bin};
+use support::{Era, HttpChild, PyCall, http, triage_bin};
 
 /// How long one event may take to come (a debug build, a Python start, a page to wait for).
 const WAIT: Duration = Duration::from_secs(60);
-
-#[derive(Clone, Copy, Debug)]
-enum Era {
-    New,
-    Old,
-}
-
-impl Era {
-    fn mode(self) -> &'static str {
-        match self {
-            Era::New => "auto",
-            Era::Old => "legacy",
-        }
-    }
-    fn version(self) -> &'static str {
-        match self {
-            Era::New => "2026-07-28",
-            Era::Old => "2025-11-25",
-        }
-    }
-}
 
 /// Where the client reaches the server: its stdio, or the HTTP endpoint of `server`.
 enum Transport<'a> {

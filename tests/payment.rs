@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpStream, ToSocketAddrs as _};
 use std::time::Duration;
-use support::{HttpChild, PyCall, payment_bin};
+use support::{Era, HttpChild, PyCall, payment_bin};
 
 /// The secret the server checks tokens with (HS256) and the test signs them with: 32 random bytes
 /// in base64, as `openssl rand -base64 32` makes them (fixed, so that a failure reproduces).
@@ -35,27 +35,6 @@ const WAIT: Duration = Duration::from_secs(60);
 const MESSAGE: &str = "Pay 125.00 EUR to Acme Hosting for invoice INV-1042: open the payment page";
 const SESSION_COOKIE: &str = "__Host-connect_session";
 const SIGN_IN_COOKIE: &str = "__Host-connect_sign_in";
-
-#[derive(Clone, Copy, Debug)]
-enum Era {
-    New,
-    Old,
-}
-
-impl Era {
-    fn mode(self) -> &'static str {
-        match self {
-            Era::New => "auto",
-            Era::Old => "legacy",
-        }
-    }
-    fn version(self) -> &'static str {
-        match self {
-            Era::New => "2026-07-28",
-            Era::Old => "2025-11-25",
-        }
-    }
-}
 
 fn audience(addr: SocketAddr) -> String {
     format!("http://{addr}/mcp")

@@ -12,6 +12,31 @@ use std::time::{Duration, Instant};
 
 pub(crate) const MANIFEST_DIR: &str = env!("CARGO_MANIFEST_DIR");
 
+/// A protocol era as the official Python SDK client (`tests/interop/py_client.py`) is told to
+/// speak it: its mode, and the version it then negotiates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Era {
+    /// 2026-07-28 (the client's `auto` mode).
+    New,
+    /// 2025-11-25 (`legacy`: the `initialize` handshake).
+    Old,
+}
+
+impl Era {
+    pub(crate) fn mode(self) -> &'static str {
+        match self {
+            Era::New => "auto",
+            Era::Old => "legacy",
+        }
+    }
+    pub(crate) fn version(self) -> &'static str {
+        match self {
+            Era::New => "2026-07-28",
+            Era::Old => "2025-11-25",
+        }
+    }
+}
+
 pub(crate) fn target_dir() -> PathBuf {
     match std::env::var_os("CARGO_TARGET_DIR") {
         Some(dir) => Path::new(MANIFEST_DIR).join(dir), // join keeps an absolute `dir` as is
