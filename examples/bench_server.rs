@@ -85,12 +85,23 @@ fn main() -> std::io::Result<()> {
 
 async fn serve(args: Vec<String>) -> std::io::Result<()> {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "warn".into());
-    if std::env::var_os("MCP_RESOLVE_BENCH_SPANS").is_some_and(|v| v == "registry") {
+    let spans = std::env::var("MCP_RESOLVE_BENCH_SPANS").unwrap_or_default();
+    if spans == "registry" || spans == "targets" {
         // Spans recorded by the registry and written nowhere: what any subscriber pays before
-        // its own work (docs/PERFORMANCE.md, "Spans and metrics turned on").
+        // its own work (docs/PERFORMANCE.md, "Spans and metrics turned on"); `targets` filters
+        // with RUST_LOG's directives read as a static `Targets` filter instead of an `EnvFilter`
+        // (which looks up every span it is told of, to match directives on span fields).
         use tracing_subscriber::layer::SubscriberExt;
         use tracing_subscriber::util::SubscriberInitExt;
-        tracing_subscriber::registry().with(filter).init();
+        if spans == "targets" {
+            let targets: tracing_subscriber::filter::Targets = std::env::var("RUST_LOG")
+                .unwrap_or_else(|_| "warn".into())
+                .parse()
+                .map_err(std::io::Error::other)?;
+            tracing_subscriber::registry().with(targets).init();
+        } else {
+            tracing_subscriber::registry().with(filter).init();
+        }
     } else {
         tracing_subscriber::fmt()
             .with_writer(std::io::stderr)
@@ -102,11 +113,22 @@ async fn serve(args: Vec<String>) -> std::io::Result<()> {
     // (a Prometheus recorder, as in `examples/axum.rs`; the runtime records only when built with
     // the `metrics` feature): what turning them on costs a call (docs/PERFORMANCE.md).
     let _metrics = match std::env::var_os("MCP_RESOLVE_BENCH_METRICS") {
-        Some(_) => Some(
-            metrics_exporter_prometheus::PrometheusBuilder::new()
+        Some(_) => {
+            let handle = metrics_exporter_prometheus::PrometheusBuilder::new()
                 .install_recorder()
-                .map_err(std::io::Error::other)?,
-        ),
+                .map_err(std::io::Error::other)?;
+            // As a deployed exporter does (its listener's upkeep, every 5 s by default): the
+            // histograms' samples are folded in, not kept until a scrape that never comes.
+            let upkeep = handle.clone();
+            tokio::spawn(async move {
+                let mut every = tokio::time::interval(std::time::Duration::from_secs(5));
+                loop {
+                    every.tick().await;
+                    upkeep.run_upkeep();
+                }
+            });
+            Some(handle)
+        }
         None => None,
     };
     let mut server = Server::new("bench")

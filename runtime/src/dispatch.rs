@@ -98,21 +98,31 @@ impl Dispatcher {
             }
             Inbound::Request { id, method, params } => {
                 let label = Method::of(&method);
-                let span = tracing::info_span!(
-                    target: "mcp_resolve",
-                    "mcp.request",
-                    otel.name = label.as_str(),
-                    otel.kind = "server",
-                    mcp.method.name = label.as_str(),
-                    mcp.outcome = tracing::field::Empty,
-                    error.type = tracing::field::Empty,
-                    enduser.hash = tracing::field::Empty,
-                );
-                if !span.is_disabled() {
-                    self.join_trace(&span, &params, carried, principal);
+                // A call's span is made once the call is known, with all its fields; it runs in
+                // the span later, and its params are only read here (no event, no server code).
+                // Any other request is in its span while the session answers it.
+                let early = (!label.is_call()).then(|| crate::telemetry::request_span(label));
+                if let Some(span) = early.as_ref().filter(|s| !s.is_disabled()) {
+                    self.join_trace(span, &params, carried, principal);
                 }
-                let _entered = span.enter();
-                match session.on_request(&self.server, &method, &params, principal) {
+                let route = {
+                    let _entered = early.as_ref().map(tracing::Span::enter);
+                    session.on_request(&self.server, &method, &params, principal)
+                };
+                let span = match (early, &route) {
+                    (Some(span), _) => span,
+                    (None, route) => {
+                        let span = match route {
+                            Route::Call(call) => call.span(label),
+                            _ => crate::telemetry::request_span(label),
+                        };
+                        if !span.is_disabled() {
+                            self.join_trace(&span, &params, carried, principal);
+                        }
+                        span
+                    }
+                };
+                match route {
                     Route::Reply(outcome) => {
                         request_ended(&span, label, outcome.as_ref().err().map(|e| e.code), false);
                         Dispatch::Reply(Outgoing::Response { id: Some(id), outcome })
@@ -124,7 +134,6 @@ impl Dispatcher {
                     }
                     Route::Call(call) => match self.admit(id, call) {
                         Ok(mut admitted) => {
-                            drop(_entered);
                             admitted.span = span;
                             admitted.method = label;
                             Dispatch::Call(admitted)
@@ -331,7 +340,7 @@ impl Admitted {
         } = self;
         let token = registration.token.clone();
         let id = registration.id.clone();
-        let mut watch = call.watch(&span);
+        let mut watch = call.watch(span);
         let outcome = {
             let run = std::pin::pin!(call.run(
                 &server,
@@ -342,8 +351,8 @@ impl Admitted {
                 principal,
                 &mut watch.seen
             ));
-            // The call's span (a child of the request's), entered while the call is polled.
-            let run = crate::telemetry::InSpan::new(if watch.span.is_disabled() { &span } else { &watch.span }, run);
+            // The request's span, entered while the call is polled.
+            let run = crate::telemetry::InSpan::new(&watch.span, run);
             let cancelled = std::pin::pin!(token.cancelled());
             // Cancellation is polled first, so it wins a tie with a ready result. (Not
             // `tokio::select!`, which returns `Pending` when the task's budget is spent: a call
@@ -354,7 +363,8 @@ impl Admitted {
             }
         };
         drop(registration);
-        watch.finish(outcome.as_ref());
+        // A call's outcome is on the span already; the request's metric is counted either way.
+        let span = watch.finish(outcome.as_ref()).unwrap_or_else(tracing::Span::none);
         match &outcome {
             None => request_ended(&span, method, None, true),
             Some(o) => request_ended(&span, method, o.as_ref().err().map(|e| e.code), false),

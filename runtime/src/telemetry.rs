@@ -6,13 +6,15 @@
 //! # Spans
 //!
 //! Target `mcp_resolve`, level `INFO`; field names follow OpenTelemetry's conventions for MCP
-//! where one exists. Never recorded: arguments, answers, tokens, `requestState`, session ids.
+//! where one exists, and so does the shape: one span per request, a call's fields on its
+//! request's span (a second span per call cost a short call about 9 % of its CPU with spans
+//! recorded). Never recorded: arguments, answers, tokens, `requestState`, session ids.
 //!
 //! | span | when | fields |
 //! |---|---|---|
 //! | `mcp.request` | each JSON-RPC request | `otel.name` (the method), `otel.kind` = `server`, `mcp.method.name`, `mcp.outcome` (`ok`, `error`, `forbidden`, `cancelled`), `error.type` (the JSON-RPC code), `enduser.hash` |
-//! | `mcp.call` (child) | a tool call, prompt, resource read or completion running | `otel.name` (`tools/call NAME`…), `mcp.item.kind`, `mcp.item.name` (a resource's template), `mcp.protocol.version`, `mcp.era` (`2026-07-28` or `handshake`), `mcp.round` (1 for a first request, 2 for its first retry…), `mcp.outcome` (`ok`, `tool_error`, `input_required`, `task`, `error`) |
-//! | `mcp.resolver` (child) | a resolver running | `mcp.resolver.name`, `mcp.outcome` (`value`, `asked`, `answered`, `refused`, `failed`) |
+//! | | and for a tool call, prompt, resource read or completion that runs | `otel.name` = `tools/call NAME` (`prompts/get NAME`, `resources/read TEMPLATE`, `completion/complete NAME`), `mcp.item.kind`, `mcp.item.name` (a resource's template), `mcp.protocol.version`, `mcp.era` (`2026-07-28` or `handshake`), `mcp.round` (1 for a first request, 2 for its first retry…), `mcp.outcome` (`ok`, `tool_error`, `input_required`, `task`, `error`, `cancelled`) |
+//! | `mcp.resolver` (child of the request's) | a resolver running | `mcp.resolver.name`, `mcp.outcome` (`value`, `asked`, `answered`, `refused`, `failed`) |
 //! | `mcp.question` (child) | a question asked (back-channel) or put to the client (`inputRequests`), or its answer read in a retry | `mcp.question.key`, `mcp.question.mode` (`form`, `url`, `sampling`, `roots`), `mcp.outcome` (`input_required`, `accept`, `decline`, `cancel`, `failed`, `error`) |
 //!
 //! `enduser.hash` is the first 16 hex digits of the SHA-256 of the caller's issuer and subject:
@@ -29,7 +31,7 @@
 //! | name | kind | labels |
 //! |---|---|---|
 //! | `mcp_requests_total` | counter | `method` (a method of MCP, else `other`), `outcome` as on `mcp.request` |
-//! | `mcp_calls_total` | counter | `kind` (`tool`, `prompt`, `resource`, `completion`), `name`, `outcome` as on `mcp.call` |
+//! | `mcp_calls_total` | counter | `kind` (`tool`, `prompt`, `resource`, `completion`), `name`, `outcome` as a call's `mcp.outcome` on `mcp.request` |
 //! | `mcp_call_duration_seconds` | histogram | `kind`, `name` (one request: a round, not the whole call) |
 //! | `mcp_call_rounds` | histogram | `kind`, `name`: the round a call ended in (1: it asked nothing) |
 //! | `mcp_questions_asked_total` | counter | `name` (the tool, prompt or resource), `mode` |
@@ -214,9 +216,69 @@ impl Method {
     pub(crate) fn as_str(self) -> &'static str {
         METHODS[usize::from(self.0)]
     }
+
+    /// Whether the method's work is an item's call or a completion (the dispatcher only reads
+    /// its params; the work runs later, in the request's span).
+    pub(crate) fn is_call(self) -> bool {
+        matches!(self.0, 3 | 5 | 8 | 11)
+    }
 }
 
-/// How a request ended, as `mcp.outcome` on `mcp.request` and a metric label.
+/// A request's `mcp.request` span, for any method; a call's is [`call_span`] (the same fields).
+pub(crate) fn request_span(method: Method) -> tracing::Span {
+    use tracing::field::Empty;
+    tracing::info_span!(
+        target: "mcp_resolve",
+        "mcp.request",
+        otel.name = method.as_str(),
+        otel.kind = "server",
+        mcp.method.name = method.as_str(),
+        mcp.outcome = Empty,
+        error.type = Empty,
+        enduser.hash = Empty,
+        mcp.item.kind = Empty,
+        mcp.item.name = Empty,
+        mcp.protocol.version = Empty,
+        mcp.era = Empty,
+        mcp.round = Empty,
+    )
+}
+
+/// The `mcp.request` span of a call (`tools/call`, `prompts/get`, `resources/read`,
+/// `completion/complete`) of `kind`, named `name` (registered: never a client's text), made with
+/// every field it knows: `otel.name` is `tools/call NAME`, formatted only by a subscriber that
+/// writes it.
+pub(crate) fn call_span(
+    method: Method,
+    verb: &'static str,
+    kind: &'static str,
+    name: &str,
+    version: crate::protocol::ProtocolVersion,
+) -> tracing::Span {
+    use tracing::field::Empty;
+    let era = match version.era() {
+        crate::protocol::Era::Stateless => "2026-07-28",
+        crate::protocol::Era::Handshake => "handshake",
+    };
+    tracing::info_span!(
+        target: "mcp_resolve",
+        "mcp.request",
+        otel.name = %format_args!("{verb} {name}"),
+        otel.kind = "server",
+        mcp.method.name = method.as_str(),
+        mcp.outcome = Empty,
+        error.type = Empty,
+        enduser.hash = Empty,
+        mcp.item.kind = kind,
+        mcp.item.name = name,
+        mcp.protocol.version = version.as_str(),
+        mcp.era = era,
+        mcp.round = Empty,
+    )
+}
+
+/// How a request other than a call ended, as `mcp.outcome` on `mcp.request`, and any request as
+/// a metric label.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum RequestOutcome {
     Ok,
@@ -236,7 +298,7 @@ impl RequestOutcome {
     }
 }
 
-/// How a call (a request of it) ended, as `mcp.outcome` on `mcp.call` and a metric label.
+/// How a call (a request of it) ended, as `mcp.outcome` on its `mcp.request` and a metric label.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum CallOutcome {
     Ok,

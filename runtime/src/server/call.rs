@@ -38,9 +38,11 @@ pub(crate) struct Seen {
     round: u64,
 }
 
-/// One `mcp.call` span and one set of call metrics per request of a call (`telemetry`), made
-/// by the dispatcher before the call runs; labels are registered names only. A listen stream
-/// or a task method has none.
+/// What one request of a call notes (`telemetry`): the call's fields and outcome on the request's
+/// own `mcp.request` span (one span per request, as OpenTelemetry's conventions for MCP have it:
+/// a second span per call cost 9 % of an echo call's CPU with spans on) and one set of call
+/// metrics; labels are registered names only. A listen stream or a task method notes nothing
+/// here: its span gets the request's outcome.
 pub(crate) struct Watch {
     /// `None`: nothing to note.
     kind: Option<&'static str>,
@@ -61,16 +63,27 @@ impl Watch {
         }
     }
 
-    /// Notes how the call ended (`None`: cancelled).
-    pub(crate) fn finish(mut self, result: Option<&Result<Box<RawValue>, ErrorObject>>) {
-        let Some(kind) = self.kind else { return };
-        match result {
-            None => self.seen.outcome = CallOutcome::Cancelled,
-            Some(Err(_)) => self.seen.outcome = CallOutcome::Error,
-            Some(Ok(_)) => {}
-        }
-        self.span.record("mcp.round", self.seen.round);
-        self.span.record("mcp.outcome", self.seen.outcome.as_str());
+    /// Notes how the call ended (`None`: cancelled) and gives the span back when its outcome is
+    /// still to be noted (not a call of an item or completer).
+    pub(crate) fn finish(mut self, result: Option<&Result<Box<RawValue>, ErrorObject>>) -> Option<tracing::Span> {
+        let Some(kind) = self.kind else { return Some(self.span) };
+        let error = match result {
+            None => {
+                self.seen.outcome = CallOutcome::Cancelled;
+                None
+            }
+            Some(Err(e)) => {
+                self.seen.outcome = CallOutcome::Error;
+                Some(e.code)
+            }
+            Some(Ok(_)) => None,
+        };
+        tracing::record_all!(
+            self.span,
+            mcp.round = self.seen.round,
+            mcp.outcome = self.seen.outcome.as_str(),
+            error.type = error,
+        );
         #[cfg(feature = "metrics")]
         let seconds = self.started.elapsed().as_secs_f64();
         // No clock read without metrics.
@@ -83,6 +96,7 @@ impl Watch {
                 crate::telemetry::ItemMetrics::new(self.label()).call(kind, self.seen.outcome, seconds, self.seen.round)
             }
         }
+        None
     }
 }
 
@@ -180,8 +194,32 @@ pub(crate) struct PendingCall {
 }
 
 impl PendingCall {
-    /// The call's [`Watch`], its span a child of `parent` (the request's).
-    pub(crate) fn watch(&self, parent: &tracing::Span) -> Watch {
+    /// What the call's telemetry names: its kind and its registered name (a resource's
+    /// template; `other` for a completion of nothing registered); `None` for a listen stream or
+    /// a task method.
+    fn noted(&self) -> Option<(&'static str, &str)> {
+        match &self.work {
+            Work::Item { item, .. } => Some((item.kind().as_str(), &item.id)),
+            Work::Complete { completer, .. } => {
+                Some(("completion", if completer.is_some() { &self.name } else { "other" }))
+            }
+            Work::Listen(_) | Work::Task(_) => None,
+        }
+    }
+
+    /// The request's span, made once the call is known: every field the call names is given
+    /// as it is made (one span per request; a value recorded later costs a filter's lookup).
+    pub(crate) fn span(&self, method: crate::telemetry::Method) -> tracing::Span {
+        match self.noted() {
+            Some((kind, name)) => {
+                crate::telemetry::call_span(method, self.work.method(), kind, name, self.envelope.version)
+            }
+            None => crate::telemetry::request_span(method),
+        }
+    }
+
+    /// The call's [`Watch`]: `span` is the request's, made by [`PendingCall::span`].
+    pub(crate) fn watch(&self, span: tracing::Span) -> Watch {
         let (kind, item, completed) = match &self.work {
             Work::Item { item, .. } => (Some(item.kind().as_str()), Some(item.clone()), None),
             Work::Complete { completer, .. } => {
@@ -189,41 +227,18 @@ impl PendingCall {
             }
             Work::Listen(_) | Work::Task(_) => (None, None, None),
         };
-        let mut watch = Watch {
+        Watch {
             kind,
             item,
             completed,
-            span: tracing::Span::none(),
+            span,
             seen: Seen {
                 outcome: CallOutcome::Ok,
                 round: 1,
             },
             #[cfg(feature = "metrics")]
             started: std::time::Instant::now(),
-        };
-        if let Some(kind) = kind {
-            let version = self.envelope.version;
-            watch.span = tracing::info_span!(
-                target: "mcp_resolve",
-                parent: parent,
-                "mcp.call",
-                otel.name = tracing::field::Empty,
-                mcp.item.kind = kind,
-                mcp.item.name = watch.label(),
-                mcp.protocol.version = version.as_str(),
-                mcp.era = match version.era() { Era::Stateless => "2026-07-28", Era::Handshake => "handshake" },
-                mcp.round = tracing::field::Empty,
-                mcp.outcome = tracing::field::Empty,
-            );
-            if !watch.span.is_disabled() {
-                // Formatted only by a subscriber that writes it: no string is made per call.
-                watch.span.record(
-                    "otel.name",
-                    tracing::field::display(format_args!("{} {}", self.work.method(), watch.label())),
-                );
-            }
         }
-        watch
     }
 
     /// Whether `principal` may run this call: its token grants every scope the tool needs.
