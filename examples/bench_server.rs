@@ -25,8 +25,9 @@
 //! `MCP_RESOLVE_AUTH_SERVER`). Without these variables nothing changes.
 //!
 //! Logs go to stderr at `warn` unless `RUST_LOG` says otherwise (`RUST_LOG=mcp_resolve=info`
-//! turns the request and call spans on; with `MCP_RESOLVE_BENCH_SPANS=registry` they are
-//! recorded by tracing-subscriber's registry alone, formatted and written nowhere);
+//! turns the request spans on; with `MCP_RESOLVE_BENCH_SPANS=registry` they are recorded by
+//! tracing-subscriber's registry alone, filtered by an `EnvFilter`, formatted and written
+//! nowhere; `MCP_RESOLVE_BENCH_SPANS=targets` reads `RUST_LOG` as a static `Targets` filter);
 //! `MCP_RESOLVE_BENCH_METRICS=1` installs a Prometheus recorder for the metrics of a build with
 //! the `metrics` feature.
 

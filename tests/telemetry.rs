@@ -2,9 +2,8 @@
 //! client with a recorder of this test's own: an answer is counted once however many rounds
 //! keep it, a back-channel question nobody answers counts as expired, a tampered state and a
 //! spent question limit are counted by reason, and calls by outcome with the round they ended in.
-//! (The Prometheus exporter over real HTTP: tests/axum.rs.) And what a call asks of a tracing
-//! subscriber: one span per request, its fields given as it is made (issue 31, point 5: each
-//! span, record and enter is work every subscriber does; a second span per call cost 9 %).
+//! (The Prometheus exporter over real HTTP: tests/axum.rs. What a call asks of a tracing
+//! subscriber: tests/spans.rs.)
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use mcp_resolve::prelude::*;
@@ -110,14 +109,8 @@ async fn greet(#[resolve(ask_first)] first: Name, #[resolve(ask_last)] last: Nam
     format!("Hello, {} {}", first.name, last.name)
 }
 
-/// Answers at once: a call that asks nothing.
-#[tool]
-async fn shout(text: String) -> String {
-    text.to_uppercase()
-}
-
 fn server() -> Server {
-    Server::new("telemetry").tool(greet).tool(shout)
+    Server::new("telemetry").tool(greet)
 }
 
 fn caps() -> Value {
@@ -270,97 +263,4 @@ async fn back_channel_answers_expiries_and_the_question_limit_are_counted() {
         "{}",
         recorded.all()
     );
-}
-
-/// What a subscriber is asked to do, counted: spans made (by name, with how many fields were
-/// given then), values recorded later, enters, closes.
-#[derive(Default)]
-struct SpanWork {
-    made: Mutex<Vec<(String, usize)>>,
-    records: AtomicU64,
-    enters: AtomicU64,
-    closes: AtomicU64,
-}
-
-struct Counting(Arc<SpanWork>);
-
-impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Counting {
-    fn on_new_span(
-        &self,
-        attrs: &tracing::span::Attributes<'_>,
-        _: &tracing::span::Id,
-        _: tracing_subscriber::layer::Context<'_, S>,
-    ) {
-        struct Given(usize);
-        impl tracing::field::Visit for Given {
-            fn record_debug(&mut self, _: &tracing::field::Field, _: &dyn std::fmt::Debug) {
-                self.0 += 1;
-            }
-        }
-        let mut given = Given(0);
-        attrs.record(&mut given);
-        self.0
-            .made
-            .lock()
-            .unwrap()
-            .push((attrs.metadata().name().to_owned(), given.0));
-    }
-    fn on_record(
-        &self,
-        _: &tracing::span::Id,
-        _: &tracing::span::Record<'_>,
-        _: tracing_subscriber::layer::Context<'_, S>,
-    ) {
-        self.0.records.fetch_add(1, Ordering::Relaxed);
-    }
-    fn on_enter(&self, _: &tracing::span::Id, _: tracing_subscriber::layer::Context<'_, S>) {
-        self.0.enters.fetch_add(1, Ordering::Relaxed);
-    }
-    fn on_close(&self, _: tracing::span::Id, _: tracing_subscriber::layer::Context<'_, S>) {
-        self.0.closes.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-impl SpanWork {
-    fn take(&self) -> (Vec<(String, usize)>, u64, u64, u64) {
-        (
-            std::mem::take(&mut *self.made.lock().unwrap()),
-            self.records.swap(0, Ordering::Relaxed),
-            self.enters.swap(0, Ordering::Relaxed),
-            self.closes.swap(0, Ordering::Relaxed),
-        )
-    }
-}
-
-/// A call that answers at once is one span, `mcp.request`, made with the call's fields (the
-/// method, the tool, the protocol version, the era: 7 values), entered once while it runs,
-/// given one record (its outcome and round) and closed; on either era. A request that is not a
-/// call is one span too, entered while it is answered. A second span per call, or a value
-/// recorded after the span is made, fails here by count.
-#[tokio::test(flavor = "current_thread")]
-async fn a_call_is_one_span_made_with_its_fields_and_recorded_once() {
-    use tracing_subscriber::layer::SubscriberExt;
-    let work = Arc::new(SpanWork::default());
-    let _default = tracing::subscriber::set_default(tracing_subscriber::registry().with(Counting(work.clone())));
-
-    let mut modern = TestClient::stateless(server(), caps());
-    let mut handshake = TestClient::handshake(server(), ProtocolVersion::V2025_11_25, caps()).await;
-    work.take();
-    for (era, client) in [("2026-07-28", &mut modern), ("2025-11-25", &mut handshake)] {
-        let r = client.call_tool("shout", json!({"text": "hi"})).await;
-        assert_eq!(r["result"]["content"][0]["text"], "HI", "{era}: {r}");
-        let (made, records, enters, closes) = work.take();
-        assert_eq!(
-            made,
-            [("mcp.request".to_owned(), 7)],
-            "{era}: the spans made, with the values given"
-        );
-        assert_eq!((records, enters, closes), (1, 1, 1), "{era}: records, enters, closes");
-
-        let r = client.request("tools/list", json!({})).await;
-        assert!(r["result"]["tools"].is_array(), "{era}: {r}");
-        let (made, records, enters, closes) = work.take();
-        assert_eq!(made, [("mcp.request".to_owned(), 3)], "{era}: tools/list");
-        assert_eq!((records, enters, closes), (1, 1, 1), "{era}: tools/list");
-    }
 }

@@ -101,9 +101,9 @@ impl Dispatcher {
                 // A call's span is made once the call is known, with all its fields; it runs in
                 // the span later, and its params are only read here (no event, no server code).
                 // Any other request is in its span while the session answers it.
-                let early = (!label.is_call()).then(|| crate::telemetry::request_span(label));
+                let early = (!label.is_call()).then(|| crate::telemetry::request_span(label, principal));
                 if let Some(span) = early.as_ref().filter(|s| !s.is_disabled()) {
-                    self.join_trace(span, &params, carried, principal);
+                    self.join_trace(span, &params, carried);
                 }
                 let route = {
                     let _entered = early.as_ref().map(tracing::Span::enter);
@@ -113,11 +113,11 @@ impl Dispatcher {
                     (Some(span), _) => span,
                     (None, route) => {
                         let span = match route {
-                            Route::Call(call) => call.span(label),
-                            _ => crate::telemetry::request_span(label),
+                            Route::Call(call) => call.span(label, principal),
+                            _ => crate::telemetry::request_span(label, principal),
                         };
                         if !span.is_disabled() {
-                            self.join_trace(&span, &params, carried, principal);
+                            self.join_trace(&span, &params, carried);
                         }
                         span
                     }
@@ -149,17 +149,8 @@ impl Dispatcher {
     }
 
     /// Makes the trace context `params._meta` carries (else `carried`, the transport's) the
-    /// parent of `span` through the server's hook, and names the caller by its hash.
-    fn join_trace(
-        &self,
-        span: &tracing::Span,
-        params: &ParamsHead<'_>,
-        carried: Option<&TraceContext>,
-        principal: Option<&Principal>,
-    ) {
-        if let Some(p) = principal {
-            span.record("enduser.hash", crate::telemetry::principal_hash(p));
-        }
+    /// parent of `span` through the server's hook.
+    fn join_trace(&self, span: &tracing::Span, params: &ParamsHead<'_>, carried: Option<&TraceContext>) {
         let Some(hook) = &self.server.config.trace_hook else {
             return;
         };
@@ -375,15 +366,13 @@ impl Admitted {
 
 /// Notes how a request ended on its span and in the metrics: an error's code, or cancelled.
 fn request_ended(span: &tracing::Span, method: Method, error: Option<i64>, cancelled: bool) {
-    let outcome = match (error, cancelled) {
-        (_, true) => RequestOutcome::Cancelled,
-        (Some(code), _) => {
-            span.record("error.type", code);
-            RequestOutcome::Error
-        }
-        (None, _) => RequestOutcome::Ok,
+    let (outcome, error) = match (error, cancelled) {
+        (_, true) => (RequestOutcome::Cancelled, None),
+        (Some(code), _) => (RequestOutcome::Error, Some(code)),
+        (None, _) => (RequestOutcome::Ok, None),
     };
-    span.record("mcp.outcome", outcome.as_str());
+    // One record (a filter layer looks the span up on each).
+    tracing::record_all!(span, mcp.outcome = outcome.as_str(), error.type = error);
     crate::telemetry::metric::request(method, outcome);
 }
 

@@ -13,7 +13,7 @@
 //! | span | when | fields |
 //! |---|---|---|
 //! | `mcp.request` | each JSON-RPC request | `otel.name` (the method), `otel.kind` = `server`, `mcp.method.name`, `mcp.outcome` (`ok`, `error`, `forbidden`, `cancelled`), `error.type` (the JSON-RPC code), `enduser.hash` |
-//! | | and for a tool call, prompt, resource read or completion that runs | `otel.name` = `tools/call NAME` (`prompts/get NAME`, `resources/read TEMPLATE`, `completion/complete NAME`), `mcp.item.kind`, `mcp.item.name` (a resource's template), `mcp.protocol.version`, `mcp.era` (`2026-07-28` or `handshake`), `mcp.round` (1 for a first request, 2 for its first retry…), `mcp.outcome` (`ok`, `tool_error`, `input_required`, `task`, `error`, `cancelled`) |
+//! | | and for a tool call, prompt, resource read or completion the dispatcher read (run, or refused once read: a duplicate id, the call rate, missing scopes) | `otel.name` = `tools/call NAME` (`prompts/get NAME`, `resources/read TEMPLATE`, `completion/complete NAME`), `mcp.item.kind`, `mcp.item.name` (a resource's template), `mcp.protocol.version`, `mcp.era` (`2026-07-28` or `handshake`), `mcp.round` (1 for a first request, 2 for its first retry…), `mcp.outcome` (`ok`, `tool_error`, `input_required`, `task`, `error`, `cancelled`) |
 //! | `mcp.resolver` (child of the request's) | a resolver running | `mcp.resolver.name`, `mcp.outcome` (`value`, `asked`, `answered`, `refused`, `failed`) |
 //! | `mcp.question` (child) | a question asked (back-channel) or put to the client (`inputRequests`), or its answer read in a retry | `mcp.question.key`, `mcp.question.mode` (`form`, `url`, `sampling`, `roots`), `mcp.outcome` (`input_required`, `accept`, `decline`, `cancel`, `failed`, `error`) |
 //!
@@ -30,7 +30,7 @@
 //!
 //! | name | kind | labels |
 //! |---|---|---|
-//! | `mcp_requests_total` | counter | `method` (a method of MCP, else `other`), `outcome` as on `mcp.request` |
+//! | `mcp_requests_total` | counter | `method` (a method of MCP, else `other`), `outcome` (`ok`, `error`, `forbidden`, `cancelled`: a call's `tool_error`, `input_required` and `task` count as `ok`) |
 //! | `mcp_calls_total` | counter | `kind` (`tool`, `prompt`, `resource`, `completion`), `name`, `outcome` as a call's `mcp.outcome` on `mcp.request` |
 //! | `mcp_call_duration_seconds` | histogram | `kind`, `name` (one request: a round, not the whole call) |
 //! | `mcp_call_rounds` | histogram | `kind`, `name`: the round a call ended in (1: it asked nothing) |
@@ -225,7 +225,8 @@ impl Method {
 }
 
 /// A request's `mcp.request` span, for any method; a call's is [`call_span`] (the same fields).
-pub(crate) fn request_span(method: Method) -> tracing::Span {
+/// The caller's hash is computed only when a subscriber records the span.
+pub(crate) fn request_span(method: Method, principal: Option<&Principal>) -> tracing::Span {
     use tracing::field::Empty;
     tracing::info_span!(
         target: "mcp_resolve",
@@ -235,7 +236,7 @@ pub(crate) fn request_span(method: Method) -> tracing::Span {
         mcp.method.name = method.as_str(),
         mcp.outcome = Empty,
         error.type = Empty,
-        enduser.hash = Empty,
+        enduser.hash = principal.map(principal_hash),
         mcp.item.kind = Empty,
         mcp.item.name = Empty,
         mcp.protocol.version = Empty,
@@ -244,17 +245,26 @@ pub(crate) fn request_span(method: Method) -> tracing::Span {
     )
 }
 
+/// A call's `kind`, its `name` (registered: never a client's text), and the protocol version
+/// it came in: what [`call_span`] names.
+pub(crate) struct Called<'a> {
+    pub(crate) verb: &'static str,
+    pub(crate) kind: &'static str,
+    pub(crate) name: &'a str,
+    pub(crate) version: crate::protocol::ProtocolVersion,
+}
+
 /// The `mcp.request` span of a call (`tools/call`, `prompts/get`, `resources/read`,
-/// `completion/complete`) of `kind`, named `name` (registered: never a client's text), made with
-/// every field it knows: `otel.name` is `tools/call NAME`, formatted only by a subscriber that
-/// writes it.
-pub(crate) fn call_span(
-    method: Method,
-    verb: &'static str,
-    kind: &'static str,
-    name: &str,
-    version: crate::protocol::ProtocolVersion,
-) -> tracing::Span {
+/// `completion/complete`), made with every field known before it runs: `otel.name` is
+/// `tools/call NAME`, formatted only by a subscriber that writes it; the caller's hash computed
+/// only when a subscriber records the span.
+pub(crate) fn call_span(method: Method, called: Called<'_>, principal: Option<&Principal>) -> tracing::Span {
+    let Called {
+        verb,
+        kind,
+        name,
+        version,
+    } = called;
     use tracing::field::Empty;
     let era = match version.era() {
         crate::protocol::Era::Stateless => "2026-07-28",
@@ -268,7 +278,7 @@ pub(crate) fn call_span(
         mcp.method.name = method.as_str(),
         mcp.outcome = Empty,
         error.type = Empty,
-        enduser.hash = Empty,
+        enduser.hash = principal.map(principal_hash),
         mcp.item.kind = kind,
         mcp.item.name = name,
         mcp.protocol.version = version.as_str(),
@@ -563,6 +573,15 @@ mod tests {
             assert!(TraceContext::parse(bad, None).is_none(), "{bad:?}");
         }
         assert!(TraceContext::parse("01-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01-later", None).is_some());
+    }
+
+    #[test]
+    fn the_methods_that_run_as_calls_are_the_four_an_item_or_completer_answers() {
+        let calls: Vec<&str> = METHODS.iter().copied().filter(|m| Method::of(m).is_call()).collect();
+        assert_eq!(
+            calls,
+            ["tools/call", "prompts/get", "resources/read", "completion/complete"]
+        );
     }
 
     #[test]

@@ -209,23 +209,30 @@ impl PendingCall {
 
     /// The request's span, made once the call is known: every field the call names is given
     /// as it is made (one span per request; a value recorded later costs a filter's lookup).
-    pub(crate) fn span(&self, method: crate::telemetry::Method) -> tracing::Span {
+    pub(crate) fn span(&self, method: crate::telemetry::Method, principal: Option<&Principal>) -> tracing::Span {
         match self.noted() {
-            Some((kind, name)) => {
-                crate::telemetry::call_span(method, self.work.method(), kind, name, self.envelope.version)
-            }
-            None => crate::telemetry::request_span(method),
+            Some((kind, name)) => crate::telemetry::call_span(
+                method,
+                crate::telemetry::Called {
+                    verb: self.work.method(),
+                    kind,
+                    name,
+                    version: self.envelope.version,
+                },
+                principal,
+            ),
+            None => crate::telemetry::request_span(method, principal),
         }
     }
 
-    /// The call's [`Watch`]: `span` is the request's, made by [`PendingCall::span`].
+    /// The call's [`Watch`]: `span` is the request's, made by [`PendingCall::span`]; its kind is
+    /// the one the span was named with ([`PendingCall::noted`]).
     pub(crate) fn watch(&self, span: tracing::Span) -> Watch {
-        let (kind, item, completed) = match &self.work {
-            Work::Item { item, .. } => (Some(item.kind().as_str()), Some(item.clone()), None),
-            Work::Complete { completer, .. } => {
-                (Some("completion"), None, completer.as_ref().map(|_| self.name.clone()))
-            }
-            Work::Listen(_) | Work::Task(_) => (None, None, None),
+        let kind = self.noted().map(|(kind, _)| kind);
+        let (item, completed) = match &self.work {
+            Work::Item { item, .. } => (Some(item.clone()), None),
+            Work::Complete { completer, .. } => (None, completer.as_ref().map(|_| self.name.clone())),
+            Work::Listen(_) | Work::Task(_) => (None, None),
         };
         Watch {
             kind,
