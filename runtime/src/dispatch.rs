@@ -300,9 +300,14 @@ impl Admitted {
         self.call.is_listen()
     }
 
-    /// Whether `principal` holds the scopes the call needs (checked again when it runs).
+    /// Whether `principal` holds the scopes the call needs (checked again when it runs); a
+    /// refusal ends the request here (`forbidden` on its span and in the metrics), as the
+    /// transport answers it without running the call (HTTP's 403).
     pub(crate) fn allowed(&self, principal: Option<&Principal>) -> Result<(), crate::access::Forbidden> {
-        self.call.allowed(principal)
+        self.call.allowed(principal).inspect_err(|_| {
+            self.span.record("mcp.outcome", RequestOutcome::Forbidden.as_str());
+            crate::telemetry::metric::request(self.method, RequestOutcome::Forbidden);
+        })
     }
 
     /// Runs the call with nowhere to send notifications (no progress token, no back-channel):
@@ -513,5 +518,66 @@ mod tests {
             "two clients may use one id"
         );
         assert_eq!(d.in_flight(), 0);
+    }
+
+    /// The values recorded on spans, as `name=value` (a subscriber of the test's own: every
+    /// span is enabled, none is kept).
+    #[derive(Default, Clone)]
+    struct Recorded(Arc<std::sync::Mutex<Vec<String>>>);
+
+    impl tracing::field::Visit for Recorded {
+        fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+            if let Ok(mut v) = self.0.lock() {
+                v.push(format!("{}={value:?}", field.name()));
+            }
+        }
+    }
+
+    impl tracing::Subscriber for Recorded {
+        fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+            true
+        }
+        fn new_span(&self, _: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+            tracing::span::Id::from_u64(1)
+        }
+        fn record(&self, _: &tracing::span::Id, values: &tracing::span::Record<'_>) {
+            values.record(&mut self.clone());
+        }
+        fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+        fn event(&self, _: &tracing::Event<'_>) {}
+        fn enter(&self, _: &tracing::span::Id) {}
+        fn exit(&self, _: &tracing::span::Id) {}
+    }
+
+    /// A call the transport refuses before it runs (HTTP's 403 for missing scopes) ends its
+    /// request there: `forbidden` on its span (and in `mcp_requests_total`).
+    #[test]
+    fn a_call_refused_for_its_scopes_before_it_runs_is_noted_forbidden() {
+        struct Guarded;
+        impl crate::tool::Tool for Guarded {
+            fn definition(&self) -> crate::tool::ToolDefinition {
+                crate::tool::ToolDefinition::new("guarded", crate::tool::ArgsSchema::new().finish())
+                    .scopes(["notes:admin"])
+            }
+            fn call(
+                &self,
+                _: crate::tool::ToolCall,
+            ) -> futures_util::future::BoxFuture<'static, crate::tool_result::CallToolResult> {
+                Box::pin(std::future::pending())
+            }
+        }
+        let recorded = Recorded::default();
+        tracing::subscriber::with_default(recorded.clone(), || {
+            let d = Dispatcher::stateless(Arc::new(Server::new("t").tool(Guarded)));
+            let frame = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"guarded","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+            let reader = crate::principal::Principal::new("reader");
+            let Dispatch::Call(call) = d.dispatch(&mut Session::new(), None, Some(&reader), classify(frame), None)
+            else {
+                panic!("a call to run")
+            };
+            assert!(call.allowed(Some(&reader)).is_err(), "the reader lacks notes:admin");
+        });
+        let recorded = recorded.0.lock().map(|v| v.clone()).unwrap_or_default();
+        assert_eq!(recorded, ["mcp.outcome=\"forbidden\""], "{recorded:?}");
     }
 }
