@@ -101,7 +101,7 @@ impl Dispatcher {
                 // A call's span is made once the call is known, with all its fields; it runs in
                 // the span later, and its params are only read here (no event, no server code).
                 // Any other request is in its span while the session answers it.
-                let early = (!label.is_call()).then(|| crate::telemetry::request_span(label, principal));
+                let early = (!label.is_call()).then(|| crate::telemetry::request_span(label, None, principal));
                 if let Some(span) = early.as_ref().filter(|s| !s.is_disabled()) {
                     self.join_trace(span, &params, carried);
                 }
@@ -114,7 +114,7 @@ impl Dispatcher {
                     (None, route) => {
                         let span = match route {
                             Route::Call(call) => call.span(label, principal),
-                            _ => crate::telemetry::request_span(label, principal),
+                            _ => crate::telemetry::request_span(label, None, principal),
                         };
                         if !span.is_disabled() {
                             self.join_trace(&span, &params, carried);

@@ -224,29 +224,8 @@ impl Method {
     }
 }
 
-/// A request's `mcp.request` span, for any method; a call's is [`call_span`] (the same fields).
-/// The caller's hash is computed only when a subscriber records the span.
-pub(crate) fn request_span(method: Method, principal: Option<&Principal>) -> tracing::Span {
-    use tracing::field::Empty;
-    tracing::info_span!(
-        target: "mcp_resolve",
-        "mcp.request",
-        otel.name = method.as_str(),
-        otel.kind = "server",
-        mcp.method.name = method.as_str(),
-        mcp.outcome = Empty,
-        error.type = Empty,
-        enduser.hash = principal.map(principal_hash),
-        mcp.item.kind = Empty,
-        mcp.item.name = Empty,
-        mcp.protocol.version = Empty,
-        mcp.era = Empty,
-        mcp.round = Empty,
-    )
-}
-
 /// A call's `kind`, its `name` (registered: never a client's text), and the protocol version
-/// it came in: what [`call_span`] names.
+/// it came in: what a call's [`request_span`] names.
 pub(crate) struct Called<'a> {
     pub(crate) verb: &'static str,
     pub(crate) kind: &'static str,
@@ -254,35 +233,42 @@ pub(crate) struct Called<'a> {
     pub(crate) version: crate::protocol::ProtocolVersion,
 }
 
-/// The `mcp.request` span of a call (`tools/call`, `prompts/get`, `resources/read`,
-/// `completion/complete`), made with every field known before it runs: `otel.name` is
-/// `tools/call NAME`, formatted only by a subscriber that writes it; the caller's hash computed
-/// only when a subscriber records the span.
-pub(crate) fn call_span(method: Method, called: Called<'_>, principal: Option<&Principal>) -> tracing::Span {
-    let Called {
-        verb,
-        kind,
-        name,
-        version,
-    } = called;
+/// A span's `otel.name`: the method, or a call's method and item (`tools/call NAME`), written
+/// only by a subscriber that formats it.
+struct SpanName<'a>(Method, Option<(&'static str, &'a str)>);
+
+impl std::fmt::Display for SpanName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.1 {
+            Some((verb, name)) => write!(f, "{verb} {name}"),
+            None => f.write_str(self.0.as_str()),
+        }
+    }
+}
+
+/// A request's `mcp.request` span: for a call (`tools/call`, `prompts/get`, `resources/read`,
+/// `completion/complete`) made once the call is known, with every field known before it runs
+/// (one span per request; a value recorded later costs a filter's lookup). The caller's hash is
+/// computed only when a subscriber records the span.
+pub(crate) fn request_span(method: Method, called: Option<Called<'_>>, principal: Option<&Principal>) -> tracing::Span {
     use tracing::field::Empty;
-    let era = match version.era() {
+    let era = |v: crate::protocol::ProtocolVersion| match v.era() {
         crate::protocol::Era::Stateless => "2026-07-28",
         crate::protocol::Era::Handshake => "handshake",
     };
     tracing::info_span!(
         target: "mcp_resolve",
         "mcp.request",
-        otel.name = %format_args!("{verb} {name}"),
+        otel.name = %SpanName(method, called.as_ref().map(|c| (c.verb, c.name))),
         otel.kind = "server",
         mcp.method.name = method.as_str(),
         mcp.outcome = Empty,
         error.type = Empty,
         enduser.hash = principal.map(principal_hash),
-        mcp.item.kind = kind,
-        mcp.item.name = name,
-        mcp.protocol.version = version.as_str(),
-        mcp.era = era,
+        mcp.item.kind = called.as_ref().map(|c| c.kind),
+        mcp.item.name = called.as_ref().map(|c| c.name),
+        mcp.protocol.version = called.as_ref().map(|c| c.version.as_str()),
+        mcp.era = called.as_ref().map(|c| era(c.version)),
         mcp.round = Empty,
     )
 }

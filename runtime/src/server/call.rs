@@ -210,19 +210,13 @@ impl PendingCall {
     /// The request's span, made once the call is known: every field the call names is given
     /// as it is made (one span per request; a value recorded later costs a filter's lookup).
     pub(crate) fn span(&self, method: crate::telemetry::Method, principal: Option<&Principal>) -> tracing::Span {
-        match self.noted() {
-            Some((kind, name)) => crate::telemetry::call_span(
-                method,
-                crate::telemetry::Called {
-                    verb: self.work.method(),
-                    kind,
-                    name,
-                    version: self.envelope.version,
-                },
-                principal,
-            ),
-            None => crate::telemetry::request_span(method, principal),
-        }
+        let called = self.noted().map(|(kind, name)| crate::telemetry::Called {
+            verb: self.work.method(),
+            kind,
+            name,
+            version: self.envelope.version,
+        });
+        crate::telemetry::request_span(method, called, principal)
     }
 
     /// The call's [`Watch`]: `span` is the request's, made by [`PendingCall::span`]; its kind is
