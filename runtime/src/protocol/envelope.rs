@@ -232,7 +232,7 @@ pub(crate) struct Meta<'a> {
 }
 
 /// The members of a request's `_meta` this crate reads, as raw text.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Deserialize)]
 struct Members<'a> {
     #[serde(
         default,
@@ -292,7 +292,7 @@ impl<'a> Meta<'a> {
 
     fn read_members(&self) -> &Result<Members<'a>, String> {
         self.members.get_or_init(|| match self.raw {
-            None => Ok(Members::default()),
+            None => Ok(Members::NONE),
             Some(r) => serde_json::from_str(r.get()).map_err(|e| e.to_string()),
         })
     }

@@ -763,10 +763,6 @@ mod tests {
         assert_eq!(rest.len(), 5, "the live reader misses nothing: {rest:?}");
     }
 
-    /// A busy session goes over its bound of events again and again: calls read to their end
-    /// whose events are all dropped leave the session's map, so each new event does not scan
-    /// past every call made in the last 30 s (which made a long session's calls slower and
-    /// slower). A call still running keeps its place, and what it sends is still kept.
     /// A store that counts the streams it holds events for (their keys), over the memory store.
     #[derive(Default)]
     struct Counting {
@@ -791,6 +787,10 @@ mod tests {
         }
     }
 
+    /// A busy session goes over its bound of events again and again: calls read to their end
+    /// whose events are all dropped leave the session's map, so each new event does not scan
+    /// past every call made in the last 30 s (which made a long session's calls slower and
+    /// slower). A call still running keeps its place, and what it sends is still kept.
     #[test]
     fn calls_read_to_their_end_and_dropped_leave_the_session() {
         let store = Arc::new(Counting::default());
