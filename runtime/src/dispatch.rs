@@ -17,11 +17,28 @@ use crate::protocol::{ErrorObject, RequestId};
 use crate::server::call::PendingCall;
 use crate::server::{Route, Server, Session};
 use crate::telemetry::{Method, RequestOutcome, TraceContext};
-use std::collections::HashMap;
+use std::hash::BuildHasher;
 use std::sync::{Arc, Mutex};
+use std::task::Poll;
 use tokio_util::sync::CancellationToken;
 
-type Registry = Arc<Mutex<HashMap<RequestId, CancellationToken>>>;
+type Registry = Arc<Mutex<InFlight>>;
+
+/// The calls in flight on a connection or session, by id. Each id is hashed once, when its call
+/// is admitted (keyed SipHash: ids are the client's), and its entry found by that hash when the
+/// call leaves.
+#[derive(Default)]
+struct InFlight {
+    calls: hashbrown::HashTable<(RequestId, CancellationToken)>,
+    hasher: std::hash::RandomState,
+}
+
+impl InFlight {
+    fn get(&self, id: &RequestId) -> Option<&CancellationToken> {
+        let hash = self.hasher.hash_one(id);
+        self.calls.find(hash, |(k, _)| k == id).map(|(_, token)| token)
+    }
+}
 
 /// Dispatches the messages of one connection (stdio, an in-memory pipe, a handshake-era HTTP
 /// session) or of stateless traffic (2026-07-28 HTTP, where ids are the client's own and calls
@@ -168,7 +185,7 @@ impl Dispatcher {
     /// Registers a call under its id; a second call with an id still in flight is refused.
     pub(crate) fn admit(&self, id: RequestId, call: PendingCall) -> Result<Admitted, Outgoing> {
         let token = CancellationToken::new();
-        if let Some(registry) = &self.registry {
+        let hash = if let Some(registry) = &self.registry {
             let mut map = match registry.lock() {
                 Ok(m) => m,
                 Err(_) => {
@@ -178,23 +195,31 @@ impl Dispatcher {
                     ));
                 }
             };
-            // One lookup: the id hashed once.
-            match map.entry(id.clone()) {
-                std::collections::hash_map::Entry::Occupied(_) => {
-                    drop(map);
-                    let e = ErrorObject::invalid_request(format!(
-                        "Invalid Request: id {id} is already in use by a request in flight"
-                    ));
-                    return Err(Outgoing::error(Some(id), e));
+            // The id hashed once, for its admission and its leaving.
+            let InFlight { calls, hasher } = &mut *map;
+            let hash = hasher.hash_one(&id);
+            let taken = match calls.entry(hash, |(k, _)| *k == id, |(k, _)| hasher.hash_one(k)) {
+                hashbrown::hash_table::Entry::Occupied(_) => true,
+                hashbrown::hash_table::Entry::Vacant(slot) => {
+                    slot.insert((id.clone(), token.clone()));
+                    false
                 }
-                std::collections::hash_map::Entry::Vacant(slot) => {
-                    slot.insert(token.clone());
-                }
+            };
+            drop(map);
+            if taken {
+                let e = ErrorObject::invalid_request(format!(
+                    "Invalid Request: id {id} is already in use by a request in flight"
+                ));
+                return Err(Outgoing::error(Some(id), e));
             }
-        }
+            hash
+        } else {
+            0
+        };
         Ok(Admitted {
             registration: Registration {
                 id,
+                hash,
                 token,
                 registry: self.registry.clone(),
             },
@@ -224,7 +249,7 @@ impl Dispatcher {
     /// Cancels every call in flight (the connection or session ended).
     pub(crate) fn cancel_all(&self) {
         if let Some(map) = self.registry.as_ref().and_then(|r| r.lock().ok()) {
-            for token in map.values() {
+            for (_, token) in &map.calls {
                 token.cancel();
             }
         }
@@ -235,7 +260,7 @@ impl Dispatcher {
     pub(crate) fn in_flight(&self) -> usize {
         self.registry
             .as_ref()
-            .and_then(|r| r.lock().ok().map(|m| m.len()))
+            .and_then(|r| r.lock().ok().map(|m| m.calls.len()))
             .unwrap_or(0)
     }
 }
@@ -243,14 +268,18 @@ impl Dispatcher {
 /// A call's place in the registry; leaving it (dropped, finished, cancelled) removes the entry.
 struct Registration {
     id: RequestId,
+    /// The id's hash in the registry.
+    hash: u64,
     token: CancellationToken,
     registry: Option<Registry>,
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        if let Some(mut m) = self.registry.as_ref().and_then(|r| r.lock().ok()) {
-            m.remove(&self.id);
+        if let Some(mut m) = self.registry.as_ref().and_then(|r| r.lock().ok())
+            && let Ok(entry) = m.calls.find_entry(self.hash, |(k, _)| *k == self.id)
+        {
+            entry.remove();
         }
     }
 }
@@ -334,7 +363,6 @@ impl Admitted {
             span,
             method,
         } = self;
-        let token = registration.token.clone();
         let id = registration.id.clone();
         let mut watch = call.watch(span);
         let outcome = {
@@ -343,20 +371,13 @@ impl Admitted {
                 id.clone(),
                 outbound,
                 peer,
-                token.clone(),
+                registration.token.clone(),
                 principal,
                 &mut watch.seen
             ));
             // The request's span, entered while the call is polled.
             let run = crate::telemetry::InSpan::new(&watch.span, run);
-            let cancelled = std::pin::pin!(token.cancelled());
-            // Cancellation is polled first, so it wins a tie with a ready result. (Not
-            // `tokio::select!`, which returns `Pending` when the task's budget is spent: a call
-            // that is ready when first polled must complete then.)
-            match futures_util::future::select(cancelled, run).await {
-                futures_util::future::Either::Left(((), _)) => None,
-                futures_util::future::Either::Right((outcome, _)) => Some(outcome),
-            }
+            until_cancelled(&registration.token, run).await
         };
         drop(registration);
         // A call's outcome is on the span already; the request's metric is counted either way.
@@ -367,6 +388,39 @@ impl Admitted {
         }
         outcome.map(|outcome| Outgoing::Response { id: Some(id), outcome })
     }
+}
+
+/// Runs `run` unless `token` is cancelled first: `None` then. Cancellation wins a tie with a
+/// ready result, as it is looked at before each poll. A call that is done when first polled (most
+/// tools that ask nothing) costs one look at the token; only one that waits registers to be woken
+/// by it. (Not `tokio::select!`, which returns `Pending` when the task's budget is spent: a call
+/// that is ready when first polled must complete then.)
+async fn until_cancelled<F: Future>(token: &CancellationToken, run: F) -> Option<F::Output> {
+    let mut run = std::pin::pin!(run);
+    let mut cancelled = std::pin::pin!(None::<tokio_util::sync::WaitForCancellationFuture<'_>>);
+    std::future::poll_fn(|cx| {
+        let stop = match cancelled.as_mut().as_pin_mut() {
+            Some(wait) => wait.poll(cx).is_ready(),
+            None => token.is_cancelled(),
+        };
+        if stop {
+            return Poll::Ready(None);
+        }
+        if let Poll::Ready(out) = run.as_mut().poll(cx) {
+            return Poll::Ready(Some(out));
+        }
+        if cancelled.is_none() {
+            // The call waits: from now on a cancellation wakes it (polled once to register).
+            cancelled.set(Some(token.cancelled()));
+            if let Some(wait) = cancelled.as_mut().as_pin_mut()
+                && wait.poll(cx).is_ready()
+            {
+                return Poll::Ready(None);
+            }
+        }
+        Poll::Pending
+    })
+    .await
 }
 
 /// Notes how a request ended on its span and in the metrics: an error's code, or cancelled.
@@ -506,6 +560,69 @@ mod tests {
             size <= CALL_FUTURE_BOUND,
             "a call's future is {size} bytes, over its bound of {CALL_FUTURE_BOUND} (runtime/src/dispatch.rs)"
         );
+    }
+    /// The cancellation race without a registration for a call that is done at once: a token
+    /// cancelled before the first poll runs nothing, a ready call answers, a waiting one is woken
+    /// by a later cancellation, and cancellation wins a tie with a ready result.
+    #[tokio::test]
+    async fn until_cancelled_keeps_the_race_of_a_call_and_its_cancellation() {
+        let polled = std::sync::atomic::AtomicUsize::new(0);
+        let counted = |ready: bool| {
+            let polled = &polled;
+            std::future::poll_fn(move |_| {
+                polled.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                if ready { Poll::Ready(7) } else { Poll::Pending }
+            })
+        };
+        let token = CancellationToken::new();
+        assert_eq!(until_cancelled(&token, counted(true)).await, Some(7));
+        assert_eq!(polled.swap(0, std::sync::atomic::Ordering::SeqCst), 1);
+
+        token.cancel();
+        assert_eq!(until_cancelled(&token, counted(true)).await, None, "cancelled first");
+        assert_eq!(
+            polled.load(std::sync::atomic::Ordering::SeqCst),
+            0,
+            "a cancelled call is never polled"
+        );
+
+        // Waiting, then cancelled from elsewhere: woken, and no result.
+        let token = CancellationToken::new();
+        let later = token.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            later.cancel();
+        });
+        let ended = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            until_cancelled(&token, counted(false)),
+        )
+        .await
+        .expect("a cancellation wakes a waiting call");
+        assert_eq!(ended, None);
+
+        // A tie: a call that waited once and would be ready at its next poll, cancelled in
+        // between: cancellation wins, and the call is not polled again.
+        let token = CancellationToken::new();
+        let polls = std::sync::atomic::AtomicUsize::new(0);
+        let then_ready = std::future::poll_fn(|_| match polls.fetch_add(1, std::sync::atomic::Ordering::SeqCst) {
+            0 => Poll::Pending,
+            _ => Poll::Ready(1),
+        });
+        let mut tie = std::pin::pin!(until_cancelled(&token, then_ready));
+        let mut cx = std::task::Context::from_waker(futures_util::task::noop_waker_ref());
+        assert!(tie.as_mut().poll(&mut cx).is_pending());
+        token.cancel();
+        let ended = match tie.as_mut().poll(&mut cx) {
+            Poll::Ready(ended) => ended,
+            Poll::Pending => panic!("a cancelled call ends at its next poll"),
+        };
+        assert_eq!(
+            polls.load(std::sync::atomic::Ordering::SeqCst),
+            1,
+            "the call was not polled once cancelled"
+        );
+        assert_eq!(ended, None, "cancellation wins a tie with a ready result");
     }
     #[tokio::test]
     async fn stateless_traffic_registers_nothing() {

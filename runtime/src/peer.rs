@@ -178,7 +178,10 @@ pub(crate) struct Slot {
 struct SlotState {
     /// Questions of this call out now.
     out: usize,
-    permits: Vec<OwnedSemaphorePermit>,
+    /// Its running slot, and its admission (kept in place: a `Vec` of them cost an allocation
+    /// per call).
+    running: Option<OwnedSemaphorePermit>,
+    admitted: Option<OwnedSemaphorePermit>,
 }
 
 impl Slot {
@@ -190,10 +193,14 @@ impl Slot {
         })
     }
 
-    /// The permits the call runs under.
-    pub(crate) fn hold(&self, permits: impl IntoIterator<Item = OwnedSemaphorePermit>) {
+    /// The permits the call runs under: its running slot, and its admission (until its first
+    /// question goes out).
+    pub(crate) fn hold(&self, running: OwnedSemaphorePermit, admitted: Option<OwnedSemaphorePermit>) {
         if let Ok(mut h) = self.held.lock() {
-            h.permits.extend(permits);
+            h.running = Some(running);
+            if admitted.is_some() {
+                h.admitted = admitted;
+            }
         }
     }
 
@@ -202,7 +209,8 @@ impl Slot {
         if let Ok(mut h) = self.held.lock() {
             h.out += 1;
             if h.out == 1 {
-                h.permits.clear();
+                h.running = None;
+                h.admitted = None;
             }
         }
         Away(self.clone())
@@ -216,7 +224,7 @@ impl Away {
     async fn back(self) {
         let last = self.0.held.lock().is_ok_and(|h| h.out == 1);
         if last && let Ok(p) = self.0.running.clone().acquire_owned().await {
-            self.0.hold([p]);
+            self.0.hold(p, None);
         }
     }
 }

@@ -316,6 +316,7 @@ impl PendingCall {
         // Results of retries are never cached (2026-07-28): they carry no caching hints.
         let retry = request_state.is_some() || !input_responses.is_empty();
         // The era, decided here once: how this call's questions travel (below, `channel`).
+        // A handshake-era call has no round state (its questions are answered within the call).
         let state = match (&request_state, version.era()) {
             (Some(token), Era::Stateless) => {
                 // A resource's state is bound to its URI and the variables read from it.
@@ -331,15 +332,15 @@ impl PendingCall {
                     principal.as_ref(),
                 );
                 let sealer = &server.config.sealer;
-                if single_use {
+                Some(if single_use {
                     Box::pin(bound.open_once::<RoundState>(sealer, &*server.config.store.0, token)).await?
                 } else {
                     bound.open::<RoundState>(sealer, token)?
-                }
+                })
             }
-            _ => RoundState::default(),
+            _ => None,
         };
-        seen.round = state.round + 1;
+        seen.round = state.as_ref().map_or(0, |s| s.round) + 1;
         let channel = Channel::of(version.era(), retry, peer, state, input_responses);
         // How the answer is written (stamped for the era, cached or not): the channel's.
         let reply = channel.reply();

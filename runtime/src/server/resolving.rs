@@ -61,18 +61,19 @@ pub(crate) enum Channel {
 }
 
 impl Channel {
-    /// `retry`: the request carries `inputResponses` or `requestState`.
+    /// `retry`: the request carries `inputResponses` or `requestState`; `state`, what its
+    /// `requestState` held (none: a first round, or the handshake era, which has none).
     pub(crate) fn of(
         era: Era,
         retry: bool,
         peer: Option<Peer>,
-        state: RoundState,
+        state: Option<RoundState>,
         input_responses: Map<String, Value>,
     ) -> Self {
         match era {
             Era::Stateless => Self::Stateless {
                 retry,
-                state,
+                state: state.unwrap_or_default(),
                 input_responses,
             },
             Era::Handshake => Self::Handshake { peer, input_responses },

@@ -310,14 +310,14 @@ impl Starter {
                 let Ok(running) = permits.acquire_owned().await else {
                     return;
                 };
-                slot.hold([running, admitted]);
+                slot.hold(running, Some(admitted));
                 if let Ok(Some(reply)) = run.await {
                     out.send(reply).await;
                 }
             });
             return None;
         };
-        slot.hold([running, admitted]);
+        slot.hold(running, Some(admitted));
         match (&mut run).now_or_never() {
             Some(reply) => reply.ok().flatten(),
             None => {
