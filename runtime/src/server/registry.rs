@@ -16,7 +16,6 @@ use crate::tool::{Tool, ToolCall, ToolDefinition};
 use crate::tool_result::CallToolResult;
 use futures_util::future::BoxFuture;
 use serde_json::{Map, Value};
-use std::collections::HashMap;
 use std::sync::Arc;
 
 /// A template's variables and their values, in the template's order.
@@ -282,6 +281,9 @@ pub(crate) enum Finished {
 
 /// Every registered item, found by what a request names: a tool's or prompt's name, a static
 /// resource's URI, or the first template (in registration order) that matches a URI.
+/// Positions in `items` by name or URI.
+type Names = hashbrown::HashMap<String, usize>;
+
 #[derive(Default)]
 pub(crate) struct Registry {
     items: Vec<Arc<Item>>,
@@ -289,10 +291,12 @@ pub(crate) struct Registry {
     tools: Vec<usize>,
     prompts: Vec<usize>,
     resources: Vec<usize>,
-    tool_names: HashMap<String, usize>,
-    prompt_names: HashMap<String, usize>,
+    /// By name, hashed with foldhash (seeded per process, and faster than SipHash for short
+    /// names): the keys are the server's own; a client's name is only looked up, never inserted.
+    tool_names: Names,
+    prompt_names: Names,
     /// Static resources by URI.
-    static_uris: HashMap<String, usize>,
+    static_uris: Names,
     /// Template resources, matched in registration order.
     templates: Vec<usize>,
 }
