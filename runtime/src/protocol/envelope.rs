@@ -277,13 +277,12 @@ impl Members<'static> {
 }
 
 impl<'a> Meta<'a> {
-    /// Reads `_meta` as its raw text: anything but an object has none of the members.
-    pub(crate) fn read<'de: 'a, D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        let raw = <&'de RawValue>::deserialize(d)?;
-        Ok(Self {
+    /// `_meta` as its raw text: anything but an object has none of the members.
+    pub(crate) fn of(raw: &'a RawValue) -> Self {
+        Self {
             raw: Some(raw).filter(|r| super::jsonrpc::is_object(r)),
             members: std::cell::OnceCell::new(),
-        })
+        }
     }
 
     /// The members, read on first use. An object whose members cannot be read (one given
@@ -455,7 +454,7 @@ mod tests {
     use super::*;
 
     fn read(text: &str) -> Meta<'_> {
-        Meta::read(&mut serde_json::Deserializer::from_str(text)).unwrap()
+        Meta::of(serde_json::from_str(text).unwrap())
     }
 
     fn meta(v: Value) -> Result<Envelope, ErrorObject> {

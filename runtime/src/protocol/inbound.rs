@@ -1,9 +1,9 @@
 //! Reading one inbound message: the JSON-RPC members and the params' members, found in one pass
 //! over the frame and borrowed from it. No `serde_json::Value` tree of the message is built.
 
-use super::jsonrpc::{ErrorObject, ObjectOr, RequestId, present, raw_str};
-use super::messages::ParamsHead;
-use serde::Deserialize;
+use super::jsonrpc::{ErrorObject, RequestId, member_names, raw_str};
+use super::messages::{ParamsHead, ParamsInto, ParamsShape};
+use serde::de::DeserializeSeed;
 use serde_json::Value;
 use serde_json::value::RawValue;
 use std::borrow::Cow;
@@ -29,22 +29,69 @@ pub(crate) enum Inbound<'a> {
 }
 
 /// The members of a message, each kept as raw text: finding them is one pass over the frame, and
-/// nothing is built for members nobody reads.
-#[derive(Deserialize)]
+/// nothing is built for members nobody reads. Filled in place ([`MembersInto`]): the params are
+/// read into `params` as they are met.
+#[derive(Default)]
 struct Members<'a> {
-    #[serde(default, borrow, deserialize_with = "present")]
     jsonrpc: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
     id: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
     method: Option<&'a RawValue>,
-    /// Read as the params' members when it is an object.
-    #[serde(default, borrow)]
-    params: Option<ObjectOr<ParamsHead<'a>>>,
-    #[serde(default, borrow, deserialize_with = "present")]
+    /// What `params` was; when an object, its members are in `params`.
+    shape: ParamsShape,
+    params: ParamsHead<'a>,
     result: Option<&'a RawValue>,
-    #[serde(default, borrow, deserialize_with = "present")]
     error: Option<&'a RawValue>,
+}
+
+member_names! {
+    /// The members of a message [`Members`] keeps.
+    enum MemberName {
+        Jsonrpc = "jsonrpc",
+        Id = "id",
+        Method = "method",
+        Params = "params",
+        Result = "result",
+        Error = "error",
+    }
+}
+
+/// Reads a message's members into [`Members`] in place.
+struct MembersInto<'x, 'a>(&'x mut Members<'a>);
+
+impl<'a> serde::de::DeserializeSeed<'a> for MembersInto<'_, 'a> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'a>>(self, d: D) -> Result<(), D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'a> serde::de::Visitor<'a> for MembersInto<'_, 'a> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON-RPC message")
+    }
+    fn visit_map<A: serde::de::MapAccess<'a>>(self, mut map: A) -> Result<(), A::Error> {
+        let m = self.0;
+        let mut seen = 0;
+        while let Some(name) = map.next_key::<MemberName>()? {
+            if name == MemberName::Other {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                continue;
+            }
+            name.first(&mut seen)?;
+            // Present even as `null`, but `params`, where `null` is none.
+            match name {
+                MemberName::Other => {}
+                MemberName::Jsonrpc => m.jsonrpc = Some(map.next_value()?),
+                MemberName::Id => m.id = Some(map.next_value()?),
+                MemberName::Method => m.method = Some(map.next_value()?),
+                MemberName::Params => m.shape = map.next_value_seed(ParamsInto(&mut m.params))?,
+                MemberName::Result => m.result = Some(map.next_value()?),
+                MemberName::Error => m.error = Some(map.next_value()?),
+            }
+        }
+        Ok(())
+    }
 }
 
 fn invalid<'a>(id: Option<RequestId>, message: impl Into<String>) -> Inbound<'a> {
@@ -69,8 +116,11 @@ pub(crate) fn classify(bytes: &[u8]) -> Inbound<'_> {
             };
         }
     };
-    let m: Members<'_> = match serde_json::from_str(text) {
-        Ok(m) => m,
+    let mut m = Members::default();
+    let mut de = serde_json::Deserializer::from_str(text);
+    let read = MembersInto(&mut m).deserialize(&mut de).and_then(|()| de.end());
+    match read {
+        Ok(()) => {}
         // JSON that does not fit (a member given twice): not a request. The read stops at the
         // second member, so the rest of the frame is checked too: if it is not JSON, it is a
         // parse error like any other (found by fuzzing).
@@ -89,7 +139,7 @@ pub(crate) fn classify(bytes: &[u8]) -> Inbound<'_> {
                 error: ErrorObject::parse_error(e),
             };
         }
-    };
+    }
     let id = match m.id {
         None => None,
         Some(raw) => match RequestId::from_raw(raw) {
@@ -107,10 +157,10 @@ pub(crate) fn classify(bytes: &[u8]) -> Inbound<'_> {
         let Some(method) = raw_str(method) else {
             return invalid(id, "Invalid Request: `method` must be a string");
         };
-        let params = match m.params {
-            Some(ObjectOr::Object(p)) => p,
-            None => ParamsHead::default(),
-            Some(ObjectOr::Other) => {
+        let params = match m.shape {
+            ParamsShape::Object => m.params,
+            ParamsShape::Absent => ParamsHead::default(),
+            ParamsShape::Other => {
                 return match id {
                     Some(id) => Inbound::Invalid {
                         id: Some(id),
@@ -230,5 +280,54 @@ mod tests {
         };
         assert_eq!(id, RequestId::String("ab".into()));
         assert_eq!(method, "tools/list");
+    }
+
+    /// The members are read in place with the rules a derived reader had: a member given twice
+    /// is refused (-32600), in the params too, while unknown members may repeat; `params: null`
+    /// is no params, any other non-object is -32602; a name written with escapes is its name;
+    /// `protocolVersion: null` is present (and refused later as a version), `name: null` absent.
+    #[test]
+    fn members_are_read_in_place_as_a_derived_reader_read_them() {
+        let code = |frame: &[u8]| match classify(frame) {
+            Inbound::Invalid { error, .. } => Some(error.code),
+            _ => None,
+        };
+        for twice in [
+            &br#"{"jsonrpc":"2.0","id":1,"method":"x","method":"y"}"#[..],
+            br#"{"jsonrpc":"2.0","jsonrpc":"2.0","id":1,"method":"x"}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{},"params":{}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"name":"a","name":"b"}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{},"_meta":{}}}"#,
+            br#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"name":null,"na\u006de":"b"}}"#,
+        ] {
+            assert_eq!(code(twice), Some(-32600), "{}", String::from_utf8_lossy(twice));
+        }
+        let unknown_twice = br#"{"jsonrpc":"2.0","id":1,"method":"x","x":1,"x":2,"params":{"y":[1],"y":{}}}"#;
+        assert!(matches!(classify(unknown_twice), Inbound::Request { .. }));
+        assert_eq!(
+            code(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":[1]}"#),
+            Some(-32602)
+        );
+        assert_eq!(
+            code(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":"p"}"#),
+            Some(-32602)
+        );
+        let frame = br#"{"params":{"n\u0061me":"echo","arguments":{"a":1},"protocolVersion":null,"uri":null,"_meta":[1]},"method":"tools/call","id":3,"jsonrpc":"2.0"}"#;
+        let Inbound::Request { params, .. } = classify(frame) else {
+            panic!("a request, whatever the order of its members")
+        };
+        assert_eq!(params.name.map(RawValue::get), Some("\"echo\""));
+        assert_eq!(params.arguments.map(RawValue::get), Some(r#"{"a":1}"#));
+        assert_eq!(params.protocol_version.map(RawValue::get), Some("null"));
+        assert!(params.uri.is_none());
+        assert!(
+            !params.meta.has_envelope(),
+            "a `_meta` that is not an object has no members"
+        );
+        let Inbound::Request { params, .. } = classify(br#"{"jsonrpc":"2.0","id":1,"method":"x","params":null}"#)
+        else {
+            panic!("`params: null` is no params")
+        };
+        assert!(params.name.is_none());
     }
 }

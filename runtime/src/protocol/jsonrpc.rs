@@ -300,44 +300,62 @@ pub(crate) fn is_object(raw: &RawValue) -> bool {
     raw.get().starts_with('{')
 }
 
-/// A member that should be an object: read as `T` when it is one, kept as [`ObjectOr::Other`]
-/// otherwise. Read in the same pass as the message around it.
-#[derive(Debug)]
-pub(crate) enum ObjectOr<T> {
-    Object(T),
-    Other,
-}
+/// The names of an object's members a reader knows, as an enum with `Other` for the rest
+/// (skipped); each is read once: a name given twice is serde's `duplicate field` error, as with
+/// a derived `Deserialize`. The readers of a message and of its params (`inbound.rs`,
+/// `messages.rs`) fill their structs in place with these, in the one pass over the frame:
+/// derived ones build each struct (hundreds of bytes) on the stack and move it out several
+/// times, which cost a call about a thousand instructions of copying.
+macro_rules! member_names {
+    ($(#[$doc:meta])* $vis:vis enum $name:ident { $($variant:ident = $text:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        $vis enum $name {
+            $($variant,)*
+            /// A member nobody reads.
+            Other,
+        }
 
-impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOr<T> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct Visit<T>(std::marker::PhantomData<T>);
-        macro_rules! other {
-            ($($name:ident: $ty:ty),*) => {$(
-                fn $name<E: serde::de::Error>(self, _: $ty) -> Result<Self::Value, E> {
-                    Ok(ObjectOr::Other)
+        impl $name {
+            fn text(self) -> &'static str {
+                match self {
+                    $(Self::$variant => $text,)*
+                    Self::Other => "",
                 }
-            )*};
+            }
+
+            /// `Err` (serde's `duplicate field`) when this member was read already.
+            fn first<E: serde::de::Error>(self, seen: &mut u64) -> Result<(), E> {
+                let bit = 1u64 << (self as u32);
+                if *seen & bit != 0 {
+                    return Err(E::duplicate_field(self.text()));
+                }
+                *seen |= bit;
+                Ok(())
+            }
         }
-        impl<'de, T: Deserialize<'de>> serde::de::Visitor<'de> for Visit<T> {
-            type Value = ObjectOr<T>;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("any JSON value")
+
+        impl<'de> serde::Deserialize<'de> for $name {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                struct Names;
+                impl serde::de::Visitor<'_> for Names {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str("a member name")
+                    }
+                    fn visit_str<E: serde::de::Error>(self, name: &str) -> Result<$name, E> {
+                        Ok(match name {
+                            $($text => $name::$variant,)*
+                            _ => $name::Other,
+                        })
+                    }
+                }
+                d.deserialize_identifier(Names)
             }
-            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                T::deserialize(serde::de::value::MapAccessDeserializer::new(map)).map(ObjectOr::Object)
-            }
-            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
-                Ok(ObjectOr::Other)
-            }
-            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-                Ok(ObjectOr::Other)
-            }
-            other!(visit_bool: bool, visit_i64: i64, visit_u64: u64, visit_f64: f64, visit_str: &str);
         }
-        d.deserialize_any(Visit(std::marker::PhantomData))
-    }
+    };
 }
+pub(crate) use member_names;
 
 /// Serializes a value as raw JSON text, for a message body.
 pub(crate) fn to_raw<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, ErrorObject> {

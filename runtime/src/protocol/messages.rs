@@ -13,62 +13,147 @@ use std::collections::BTreeMap;
 
 // ---------------------------------------------------------------- inbound
 
-/// Every params member any handler reads, as raw text, found in one pass over the params.
-#[derive(Debug, Default, Deserialize)]
+/// Every params member any handler reads, as raw text, found in one pass over the params (read in
+/// place by [`ParamsInto`]; a member given twice is an error, one nobody reads is skipped).
+#[derive(Debug, Default)]
 pub(crate) struct ParamsHead<'a> {
     /// `_meta`, kept as its text in the same pass; its members are read when asked for.
-    #[serde(default, borrow, rename = "_meta", deserialize_with = "Meta::read")]
     pub(crate) meta: Meta<'a>,
     /// `tools/call`, `prompts/get`.
-    #[serde(default, borrow)]
     pub(crate) name: Option<&'a RawValue>,
     /// `resources/read`.
-    #[serde(default, borrow)]
     pub(crate) uri: Option<&'a RawValue>,
-    #[serde(default, borrow)]
     pub(crate) arguments: Option<&'a RawValue>,
-    /// `completion/complete`: what is completed, and the argument typed so far.
-    #[serde(default, borrow, rename = "ref")]
+    /// `completion/complete`: what is completed (`ref`), and the argument typed so far.
     pub(crate) reference: Option<&'a RawValue>,
-    #[serde(default, borrow)]
     pub(crate) argument: Option<&'a RawValue>,
-    #[serde(default, borrow, rename = "inputResponses")]
     pub(crate) input_responses: Option<&'a RawValue>,
     /// `tasks/get`, `tasks/update`, `tasks/cancel`, `tasks/result`.
-    #[serde(default, borrow, rename = "taskId")]
     pub(crate) task_id: Option<&'a RawValue>,
     /// 2025-11-25 `tools/call`: run it as a task (with the retention asked for).
-    #[serde(default, borrow)]
     pub(crate) task: Option<&'a RawValue>,
-    #[serde(default, borrow, rename = "requestState")]
     pub(crate) request_state: Option<&'a RawValue>,
-    /// `initialize`.
-    #[serde(
-        default,
-        borrow,
-        rename = "protocolVersion",
-        deserialize_with = "super::jsonrpc::present"
-    )]
+    /// `initialize` (present even as `null`, which is then refused as a version).
     pub(crate) protocol_version: Option<&'a RawValue>,
-    #[serde(default, borrow)]
     pub(crate) capabilities: Option<&'a RawValue>,
-    #[serde(default, borrow, rename = "clientInfo")]
     pub(crate) client_info: Option<&'a RawValue>,
     /// `notifications/cancelled`.
-    #[serde(default, borrow, rename = "requestId")]
     pub(crate) request_id: Option<&'a RawValue>,
     /// `logging/setLevel`.
-    #[serde(default, borrow)]
     pub(crate) level: Option<&'a RawValue>,
     /// `subscriptions/listen`: the filter.
-    #[serde(default, borrow)]
     pub(crate) notifications: Option<&'a RawValue>,
     /// The lists: where the page starts.
-    #[serde(default, borrow)]
     pub(crate) cursor: Option<&'a RawValue>,
     /// `notifications/cancelled`: why.
-    #[serde(default, borrow)]
     pub(crate) reason: Option<&'a RawValue>,
+}
+
+super::jsonrpc::member_names! {
+    /// The params' members [`ParamsHead`] keeps.
+    enum ParamsName {
+        Meta = "_meta",
+        Name = "name",
+        Uri = "uri",
+        Arguments = "arguments",
+        Reference = "ref",
+        Argument = "argument",
+        InputResponses = "inputResponses",
+        TaskId = "taskId",
+        Task = "task",
+        RequestState = "requestState",
+        ProtocolVersion = "protocolVersion",
+        Capabilities = "capabilities",
+        ClientInfo = "clientInfo",
+        RequestId = "requestId",
+        Level = "level",
+        Notifications = "notifications",
+        Cursor = "cursor",
+        Reason = "reason",
+    }
+}
+
+/// What a message's `params` was: absent or `null`, an object (its members read in place into a
+/// [`ParamsHead`]), or anything else.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub(crate) enum ParamsShape {
+    #[default]
+    Absent,
+    Object,
+    Other,
+}
+
+/// Reads a message's `params` into its [`ParamsHead`] in place, in the pass over the message.
+pub(crate) struct ParamsInto<'x, 'a>(pub(crate) &'x mut ParamsHead<'a>);
+
+impl<'a> serde::de::DeserializeSeed<'a> for ParamsInto<'_, 'a> {
+    type Value = ParamsShape;
+    fn deserialize<D: serde::Deserializer<'a>>(self, d: D) -> Result<ParamsShape, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'a> serde::de::Visitor<'a> for ParamsInto<'_, 'a> {
+    type Value = ParamsShape;
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_map<A: serde::de::MapAccess<'a>>(self, mut map: A) -> Result<ParamsShape, A::Error> {
+        let head = self.0;
+        let mut seen = 0;
+        while let Some(name) = map.next_key::<ParamsName>()? {
+            if name == ParamsName::Other {
+                map.next_value::<serde::de::IgnoredAny>()?;
+                continue;
+            }
+            name.first(&mut seen)?;
+            match name {
+                ParamsName::Other => {}
+                ParamsName::Meta => head.meta = Meta::of(map.next_value()?),
+                // Present even as `null`.
+                ParamsName::ProtocolVersion => head.protocol_version = Some(map.next_value()?),
+                ParamsName::Name => head.name = map.next_value()?,
+                ParamsName::Uri => head.uri = map.next_value()?,
+                ParamsName::Arguments => head.arguments = map.next_value()?,
+                ParamsName::Reference => head.reference = map.next_value()?,
+                ParamsName::Argument => head.argument = map.next_value()?,
+                ParamsName::InputResponses => head.input_responses = map.next_value()?,
+                ParamsName::TaskId => head.task_id = map.next_value()?,
+                ParamsName::Task => head.task = map.next_value()?,
+                ParamsName::RequestState => head.request_state = map.next_value()?,
+                ParamsName::Capabilities => head.capabilities = map.next_value()?,
+                ParamsName::ClientInfo => head.client_info = map.next_value()?,
+                ParamsName::RequestId => head.request_id = map.next_value()?,
+                ParamsName::Level => head.level = map.next_value()?,
+                ParamsName::Notifications => head.notifications = map.next_value()?,
+                ParamsName::Cursor => head.cursor = map.next_value()?,
+                ParamsName::Reason => head.reason = map.next_value()?,
+            }
+        }
+        Ok(ParamsShape::Object)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'a>>(self, mut seq: A) -> Result<ParamsShape, A::Error> {
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+        Ok(ParamsShape::Other)
+    }
+    fn visit_unit<E: serde::de::Error>(self) -> Result<ParamsShape, E> {
+        Ok(ParamsShape::Absent)
+    }
+    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<ParamsShape, E> {
+        Ok(ParamsShape::Other)
+    }
+    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<ParamsShape, E> {
+        Ok(ParamsShape::Other)
+    }
+    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<ParamsShape, E> {
+        Ok(ParamsShape::Other)
+    }
+    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<ParamsShape, E> {
+        Ok(ParamsShape::Other)
+    }
+    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<ParamsShape, E> {
+        Ok(ParamsShape::Other)
+    }
 }
 
 /// The answer to `elicitation/create`, from the client: `accept` (with content), `decline` or
