@@ -168,6 +168,8 @@ async fn read_messages<R: AsyncRead + Unpin>(
             },
             other => other,
         };
+        let frame_bytes = bytes.len();
+        frames.recycle(bytes);
         match dispatched {
             Dispatch::Done => {}
             Dispatch::Reply(message) => {
@@ -179,7 +181,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
             Dispatch::Call(call) => {
                 let queued = Queued {
                     call,
-                    bytes: bytes.len(),
+                    bytes: frame_bytes,
                 };
                 if queue.is_empty()
                     && let Ok(slot) = admission.clone().try_acquire_owned()

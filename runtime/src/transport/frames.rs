@@ -10,6 +10,9 @@ pub(crate) enum Frame {
     Eof,
 }
 
+/// The largest line buffer a reader keeps for the next line ([`FrameReader::recycle`]).
+pub(crate) const KEPT_LINE_BYTES: usize = 64 * 1024;
+
 /// Reads frames; [`FrameReader::next`] is cancel-safe (a partly read line is kept for the next
 /// call), so the connection loop may race it against other events.
 pub(crate) struct FrameReader<R> {
@@ -28,6 +31,16 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
             max,
             line: Vec::new(),
             skipped: None,
+        }
+    }
+
+    /// Gives back a line [`FrameReader::next`] returned, once read, so the next line is read
+    /// into its buffer rather than a new one (an allocation per message less). A buffer of more
+    /// than [`KEPT_LINE_BYTES`] is dropped, so one large message does not keep its memory.
+    pub(crate) fn recycle(&mut self, mut line: Vec<u8>) {
+        if self.line.capacity() == 0 && line.capacity() <= KEPT_LINE_BYTES {
+            line.clear();
+            self.line = line;
         }
     }
 
@@ -108,6 +121,35 @@ mod tests {
                 Frame::Line(b"c".to_vec())
             ]
         );
+    }
+
+    /// A line given back is read into again (no new buffer), unless it is larger than
+    /// `KEPT_LINE_BYTES`; what is read is the next line only.
+    #[tokio::test]
+    async fn a_recycled_line_buffer_is_reused_up_to_its_bound() {
+        let big = vec![b'y'; KEPT_LINE_BYTES + 1];
+        let mut input = b"first line\nsecond\n".to_vec();
+        input.extend_from_slice(&big);
+        input.extend_from_slice(b"\nlast\n");
+        let mut r = FrameReader::new(&input[..], 2 * KEPT_LINE_BYTES);
+        let Frame::Line(first) = r.next().await.unwrap() else {
+            panic!("a line")
+        };
+        let at = first.as_ptr();
+        r.recycle(first);
+        let Frame::Line(second) = r.next().await.unwrap() else {
+            panic!("a line")
+        };
+        assert_eq!(second, b"second");
+        assert_eq!(second.as_ptr(), at, "the buffer given back is read into");
+        r.recycle(second);
+        let Frame::Line(large) = r.next().await.unwrap() else {
+            panic!("a line")
+        };
+        assert_eq!(large.len(), KEPT_LINE_BYTES + 1);
+        r.recycle(large);
+        assert_eq!(r.line.capacity(), 0, "a buffer over the bound is not kept");
+        assert_eq!(r.next().await.unwrap(), Frame::Line(b"last".to_vec()));
     }
 
     #[tokio::test]
