@@ -601,6 +601,22 @@ mod tests {
         .expect("a cancellation wakes a waiting call");
         assert_eq!(ended, None);
 
+        // Cancelled while the call is polled the first time (the call itself cancels its token
+        // and waits): the cancellation is seen though it came before the call registered.
+        let token = CancellationToken::new();
+        let own = token.clone();
+        let cancels_itself = std::future::poll_fn(move |_| {
+            own.cancel();
+            Poll::<u8>::Pending
+        });
+        let ended = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            until_cancelled(&token, cancels_itself),
+        )
+        .await
+        .expect("a cancellation during the first poll ends the call");
+        assert_eq!(ended, None);
+
         // A tie: a call that waited once and would be ready at its next poll, cancelled in
         // between: cancellation wins, and the call is not polled again.
         let token = CancellationToken::new();

@@ -227,10 +227,8 @@ pub(crate) struct Envelope {
 pub(crate) struct Meta<'a> {
     /// The object as sent; `None` when absent or not an object (which has none of the members).
     raw: Option<&'a RawValue>,
-    /// The members (boxed: a request's params are moved a few times while read, and most
-    /// requests never read these), or why they cannot be read (a key given twice); `None`
-    /// when there is no object.
-    members: std::cell::OnceCell<Result<Option<Box<Members<'a>>>, String>>,
+    /// The members, or why they cannot be read (a key given twice).
+    members: std::cell::OnceCell<Result<Members<'a>, String>>,
 }
 
 /// The members of a request's `_meta` this crate reads, as raw text.
@@ -288,16 +286,13 @@ impl<'a> Meta<'a> {
     /// The members, read on first use. An object whose members cannot be read (one given
     /// twice) counts as having none here; [`Meta::check`] refuses it.
     fn members(&self) -> &Members<'a> {
-        match self.read_members() {
-            Ok(Some(members)) => members,
-            Ok(None) | Err(_) => &Members::NONE,
-        }
+        self.read_members().as_ref().unwrap_or(&Members::NONE)
     }
 
-    fn read_members(&self) -> &Result<Option<Box<Members<'a>>>, String> {
+    fn read_members(&self) -> &Result<Members<'a>, String> {
         self.members.get_or_init(|| match self.raw {
-            None => Ok(None),
-            Some(r) => serde_json::from_str(r.get()).map(Some).map_err(|e| e.to_string()),
+            None => Ok(Members::NONE),
+            Some(r) => serde_json::from_str(r.get()).map_err(|e| e.to_string()),
         })
     }
 
@@ -376,7 +371,6 @@ impl<'a> Meta<'a> {
         Ok(version)
     }
 
-    /// Validates the envelope (as [`Meta::validate`]) and reads what it says.
     /// Validates the envelope (as [`Meta::validate`]) and reads what it says, reusing what
     /// `cache` read from the same text in an earlier request: a client sends the same
     /// capabilities and info on every request of a connection.

@@ -1,7 +1,7 @@
 //! Reading one inbound message: the JSON-RPC members and the params' members, found in one pass
 //! over the frame and borrowed from it. No `serde_json::Value` tree of the message is built.
 
-use super::jsonrpc::{ErrorObject, RequestId, member_names, raw_str};
+use super::jsonrpc::{ErrorObject, RequestId, member_names, raw_str, read_members};
 use super::messages::{ParamsHead, ParamsInto, ParamsShape};
 use serde::de::DeserializeSeed;
 use serde_json::Value;
@@ -45,7 +45,7 @@ struct Members<'a> {
 
 member_names! {
     /// The members of a message [`Members`] keeps.
-    enum MemberName {
+    enum MessageMember {
         Jsonrpc = "jsonrpc",
         Id = "id",
         Method = "method",
@@ -72,25 +72,19 @@ impl<'a> serde::de::Visitor<'a> for MembersInto<'_, 'a> {
     }
     fn visit_map<A: serde::de::MapAccess<'a>>(self, mut map: A) -> Result<(), A::Error> {
         let m = self.0;
-        let mut seen = 0;
-        while let Some(name) = map.next_key::<MemberName>()? {
-            if name == MemberName::Other {
-                map.next_value::<serde::de::IgnoredAny>()?;
-                continue;
-            }
-            name.first(&mut seen)?;
+        read_members(&mut map, |name, map| {
             // Present even as `null`, but `params`, where `null` is none.
             match name {
-                MemberName::Other => {}
-                MemberName::Jsonrpc => m.jsonrpc = Some(map.next_value()?),
-                MemberName::Id => m.id = Some(map.next_value()?),
-                MemberName::Method => m.method = Some(map.next_value()?),
-                MemberName::Params => m.shape = map.next_value_seed(ParamsInto(&mut m.params))?,
-                MemberName::Result => m.result = Some(map.next_value()?),
-                MemberName::Error => m.error = Some(map.next_value()?),
+                MessageMember::Other => {}
+                MessageMember::Jsonrpc => m.jsonrpc = Some(map.next_value()?),
+                MessageMember::Id => m.id = Some(map.next_value()?),
+                MessageMember::Method => m.method = Some(map.next_value()?),
+                MessageMember::Params => m.shape = map.next_value_seed(ParamsInto(&mut m.params))?,
+                MessageMember::Result => m.result = Some(map.next_value()?),
+                MessageMember::Error => m.error = Some(map.next_value()?),
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 }
 

@@ -300,12 +300,48 @@ pub(crate) fn is_object(raw: &RawValue) -> bool {
     raw.get().starts_with('{')
 }
 
-/// The names of an object's members a reader knows, as an enum with `Other` for the rest
-/// (skipped); each is read once: a name given twice is serde's `duplicate field` error, as with
-/// a derived `Deserialize`. The readers of a message and of its params (`inbound.rs`,
-/// `messages.rs`) fill their structs in place with these, in the one pass over the frame:
-/// derived ones build each struct (hundreds of bytes) on the stack and move it out several
+/// The names of an object's members a reader knows ([`member_names!`]); the rest are `OTHER`.
+pub(crate) trait MemberName: Copy + Eq + serde::de::DeserializeOwned {
+    /// A member nobody reads.
+    const OTHER: Self;
+    /// Its place, under 64 (a bit of the members seen).
+    fn index(self) -> u32;
+    fn text(self) -> &'static str;
+}
+
+/// Reads an object's members in place: `read` is given each known name, once, to read its value;
+/// the others are skipped (and may repeat). A known name given twice is serde's `duplicate field`
+/// error, as with a derived `Deserialize`. The readers of a message and of its params
+/// (`inbound.rs`, `messages.rs`) fill their structs with this in the one pass over the frame:
+/// derived ones built each struct (hundreds of bytes) on the stack and moved it out several
 /// times, which cost a call about a thousand instructions of copying.
+#[inline]
+pub(crate) fn read_members<'de, A, N>(
+    map: &mut A,
+    mut read: impl FnMut(N, &mut A) -> Result<(), A::Error>,
+) -> Result<(), A::Error>
+where
+    A: serde::de::MapAccess<'de>,
+    N: MemberName,
+{
+    let mut seen = 0u64;
+    while let Some(name) = map.next_key::<N>()? {
+        if name == N::OTHER {
+            map.next_value::<serde::de::IgnoredAny>()?;
+            continue;
+        }
+        let bit = 1u64 << name.index();
+        if seen & bit != 0 {
+            return Err(serde::de::Error::duplicate_field(name.text()));
+        }
+        seen |= bit;
+        read(name, map)?;
+    }
+    Ok(())
+}
+
+/// An enum of the member names a reader knows, with `Other` for the rest, read from a member's
+/// name (escapes decoded) for [`read_members`].
 macro_rules! member_names {
     ($(#[$doc:meta])* $vis:vis enum $name:ident { $($variant:ident = $text:literal,)* }) => {
         $(#[$doc])*
@@ -316,22 +352,19 @@ macro_rules! member_names {
             Other,
         }
 
-        impl $name {
+        // One bit per name in the members seen.
+        const _: () = assert!(($name::Other as u32) < 64);
+
+        impl $crate::protocol::jsonrpc::MemberName for $name {
+            const OTHER: Self = Self::Other;
+            fn index(self) -> u32 {
+                self as u32
+            }
             fn text(self) -> &'static str {
                 match self {
                     $(Self::$variant => $text,)*
                     Self::Other => "",
                 }
-            }
-
-            /// `Err` (serde's `duplicate field`) when this member was read already.
-            fn first<E: serde::de::Error>(self, seen: &mut u64) -> Result<(), E> {
-                let bit = 1u64 << (self as u32);
-                if *seen & bit != 0 {
-                    return Err(E::duplicate_field(self.text()));
-                }
-                *seen |= bit;
-                Ok(())
             }
         }
 

@@ -51,7 +51,7 @@ pub(crate) struct ParamsHead<'a> {
 
 super::jsonrpc::member_names! {
     /// The params' members [`ParamsHead`] keeps.
-    enum ParamsName {
+    enum ParamsMember {
         Meta = "_meta",
         Name = "name",
         Uri = "uri",
@@ -83,6 +83,15 @@ pub(crate) enum ParamsShape {
     Other,
 }
 
+/// Visits of values that are not an object (nor `null`): [`ParamsShape::Other`].
+macro_rules! other_shapes {
+    ($($visit:ident: $ty:ty),*) => {$(
+        fn $visit<E: serde::de::Error>(self, _: $ty) -> Result<ParamsShape, E> {
+            Ok(ParamsShape::Other)
+        }
+    )*};
+}
+
 /// Reads a message's `params` into its [`ParamsHead`] in place, in the pass over the message.
 pub(crate) struct ParamsInto<'x, 'a>(pub(crate) &'x mut ParamsHead<'a>);
 
@@ -100,36 +109,31 @@ impl<'a> serde::de::Visitor<'a> for ParamsInto<'_, 'a> {
     }
     fn visit_map<A: serde::de::MapAccess<'a>>(self, mut map: A) -> Result<ParamsShape, A::Error> {
         let head = self.0;
-        let mut seen = 0;
-        while let Some(name) = map.next_key::<ParamsName>()? {
-            if name == ParamsName::Other {
-                map.next_value::<serde::de::IgnoredAny>()?;
-                continue;
-            }
-            name.first(&mut seen)?;
+        super::jsonrpc::read_members(&mut map, |name, map| {
             match name {
-                ParamsName::Other => {}
-                ParamsName::Meta => head.meta = Meta::of(map.next_value()?),
+                ParamsMember::Other => {}
+                ParamsMember::Meta => head.meta = Meta::of(map.next_value()?),
                 // Present even as `null`.
-                ParamsName::ProtocolVersion => head.protocol_version = Some(map.next_value()?),
-                ParamsName::Name => head.name = map.next_value()?,
-                ParamsName::Uri => head.uri = map.next_value()?,
-                ParamsName::Arguments => head.arguments = map.next_value()?,
-                ParamsName::Reference => head.reference = map.next_value()?,
-                ParamsName::Argument => head.argument = map.next_value()?,
-                ParamsName::InputResponses => head.input_responses = map.next_value()?,
-                ParamsName::TaskId => head.task_id = map.next_value()?,
-                ParamsName::Task => head.task = map.next_value()?,
-                ParamsName::RequestState => head.request_state = map.next_value()?,
-                ParamsName::Capabilities => head.capabilities = map.next_value()?,
-                ParamsName::ClientInfo => head.client_info = map.next_value()?,
-                ParamsName::RequestId => head.request_id = map.next_value()?,
-                ParamsName::Level => head.level = map.next_value()?,
-                ParamsName::Notifications => head.notifications = map.next_value()?,
-                ParamsName::Cursor => head.cursor = map.next_value()?,
-                ParamsName::Reason => head.reason = map.next_value()?,
+                ParamsMember::ProtocolVersion => head.protocol_version = Some(map.next_value()?),
+                ParamsMember::Name => head.name = map.next_value()?,
+                ParamsMember::Uri => head.uri = map.next_value()?,
+                ParamsMember::Arguments => head.arguments = map.next_value()?,
+                ParamsMember::Reference => head.reference = map.next_value()?,
+                ParamsMember::Argument => head.argument = map.next_value()?,
+                ParamsMember::InputResponses => head.input_responses = map.next_value()?,
+                ParamsMember::TaskId => head.task_id = map.next_value()?,
+                ParamsMember::Task => head.task = map.next_value()?,
+                ParamsMember::RequestState => head.request_state = map.next_value()?,
+                ParamsMember::Capabilities => head.capabilities = map.next_value()?,
+                ParamsMember::ClientInfo => head.client_info = map.next_value()?,
+                ParamsMember::RequestId => head.request_id = map.next_value()?,
+                ParamsMember::Level => head.level = map.next_value()?,
+                ParamsMember::Notifications => head.notifications = map.next_value()?,
+                ParamsMember::Cursor => head.cursor = map.next_value()?,
+                ParamsMember::Reason => head.reason = map.next_value()?,
             }
-        }
+            Ok(())
+        })?;
         Ok(ParamsShape::Object)
     }
     fn visit_seq<A: serde::de::SeqAccess<'a>>(self, mut seq: A) -> Result<ParamsShape, A::Error> {
@@ -139,21 +143,7 @@ impl<'a> serde::de::Visitor<'a> for ParamsInto<'_, 'a> {
     fn visit_unit<E: serde::de::Error>(self) -> Result<ParamsShape, E> {
         Ok(ParamsShape::Absent)
     }
-    fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<ParamsShape, E> {
-        Ok(ParamsShape::Other)
-    }
-    fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<ParamsShape, E> {
-        Ok(ParamsShape::Other)
-    }
-    fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<ParamsShape, E> {
-        Ok(ParamsShape::Other)
-    }
-    fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<ParamsShape, E> {
-        Ok(ParamsShape::Other)
-    }
-    fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<ParamsShape, E> {
-        Ok(ParamsShape::Other)
-    }
+    other_shapes!(visit_bool: bool, visit_i64: i64, visit_u64: u64, visit_f64: f64, visit_str: &str);
 }
 
 /// The answer to `elicitation/create`, from the client: `accept` (with content), `decline` or

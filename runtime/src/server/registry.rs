@@ -279,11 +279,11 @@ pub(crate) enum Finished {
     Resource(Vec<ResourceContents>),
 }
 
-/// Every registered item, found by what a request names: a tool's or prompt's name, a static
-/// resource's URI, or the first template (in registration order) that matches a URI.
 /// Positions in `items` by name or URI.
 type Names = hashbrown::HashMap<String, usize>;
 
+/// Every registered item, found by what a request names: a tool's or prompt's name, a static
+/// resource's URI, or the first template (in registration order) that matches a URI.
 #[derive(Default)]
 pub(crate) struct Registry {
     items: Vec<Arc<Item>>,
