@@ -185,7 +185,7 @@ impl Dispatcher {
     /// Registers a call under its id; a second call with an id still in flight is refused.
     pub(crate) fn admit(&self, id: RequestId, call: PendingCall) -> Result<Admitted, Outgoing> {
         let token = CancellationToken::new();
-        let hash = if let Some(registry) = &self.registry {
+        let place = if let Some(registry) = &self.registry {
             let mut map = match registry.lock() {
                 Ok(m) => m,
                 Err(_) => {
@@ -212,17 +212,12 @@ impl Dispatcher {
                 ));
                 return Err(Outgoing::error(Some(id), e));
             }
-            hash
+            Some((registry.clone(), hash))
         } else {
-            0
+            None
         };
         Ok(Admitted {
-            registration: Registration {
-                id,
-                hash,
-                token,
-                registry: self.registry.clone(),
-            },
+            registration: Registration { id, token, place },
             call,
             server: self.server.clone(),
             span: tracing::Span::none(),
@@ -268,16 +263,16 @@ impl Dispatcher {
 /// A call's place in the registry; leaving it (dropped, finished, cancelled) removes the entry.
 struct Registration {
     id: RequestId,
-    /// The id's hash in the registry.
-    hash: u64,
     token: CancellationToken,
-    registry: Option<Registry>,
+    /// The registry it is in, and its id's hash there (none: stateless traffic).
+    place: Option<(Registry, u64)>,
 }
 
 impl Drop for Registration {
     fn drop(&mut self) {
-        if let Some(mut m) = self.registry.as_ref().and_then(|r| r.lock().ok())
-            && let Ok(entry) = m.calls.find_entry(self.hash, |(k, _)| *k == self.id)
+        if let Some((registry, hash)) = &self.place
+            && let Ok(mut m) = registry.lock()
+            && let Ok(entry) = m.calls.find_entry(*hash, |(k, _)| *k == self.id)
         {
             entry.remove();
         }
