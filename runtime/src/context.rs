@@ -393,6 +393,11 @@ impl Context {
         <crate::elicit::ElicitationResult<T> as FromResolved<T>>::from_resolved(&settled, "the question", "call")
             .map_err(ElicitError::Failed)
     }
+    /// The request's cancellation.
+    pub(crate) fn token(&self) -> &CancellationToken {
+        &self.inner.cancel
+    }
+
     /// Whether the client cancelled this request (or the connection closed).
     pub fn is_cancelled(&self) -> bool {
         self.inner.cancel.is_cancelled()

@@ -14,10 +14,11 @@ use crate::protocol::inbound::Inbound;
 use crate::protocol::jsonrpc::Outgoing;
 use crate::protocol::messages::{CANCELLED, ParamsHead};
 use crate::protocol::{ErrorObject, RequestId};
-use crate::server::call::PendingCall;
+use crate::server::call::{Answer, Later, PendingCall, Seen, Started, Watch};
 use crate::server::{Route, Server, Session};
 use crate::telemetry::{Method, RequestOutcome, TraceContext};
 use std::hash::BuildHasher;
+use std::pin::Pin;
 use std::sync::{Arc, Mutex};
 use std::task::Poll;
 use tokio_util::sync::CancellationToken;
@@ -337,20 +338,15 @@ impl Admitted {
     /// Runs the call with nowhere to send notifications (no progress token, no back-channel):
     /// progress sends fail at once instead of waiting. As the 2026-07-28 HTTP path without a
     /// progress token, and the benchmark door, run calls.
-    pub(crate) async fn run_detached(self, principal: Option<Principal>) -> Option<Outgoing> {
+    pub(crate) fn run_detached(self, principal: Option<Principal>) -> CallFuture {
         let (tx, _) = tokio::sync::mpsc::channel(1);
-        self.run(Outbound::new(tx), None, principal).await
+        self.run(Outbound::new(tx), None, principal)
     }
 
-    /// Runs the call and returns its response, or `None` when it was cancelled (a cancelled
-    /// request gets no response; cancellation wins a tie with a ready result). Notifications and
-    /// requests to the client go to `outbound` meanwhile.
-    pub(crate) async fn run(
-        self,
-        outbound: Outbound,
-        peer: Option<Peer>,
-        principal: Option<Principal>,
-    ) -> Option<Outgoing> {
+    /// Runs the call: its future gives its response, or `None` when it was cancelled (a
+    /// cancelled request gets no response; cancellation wins a tie with a ready result).
+    /// Notifications and requests to the client go to `outbound` meanwhile.
+    pub(crate) fn run(self, outbound: Outbound, peer: Option<Peer>, principal: Option<Principal>) -> CallFuture {
         let Self {
             registration,
             call,
@@ -358,64 +354,215 @@ impl Admitted {
             span,
             method,
         } = self;
-        let id = registration.id.clone();
-        let mut watch = call.watch(span);
-        let outcome = {
-            let run = std::pin::pin!(call.run(
-                &server,
-                id.clone(),
+        let watch = call.watch(span);
+        CallFuture {
+            core: Core {
+                live: Some((registration, watch)),
+                server,
+                method,
+            },
+            step: Step::Start(Start {
+                call,
                 outbound,
                 peer,
-                registration.token.clone(),
                 principal,
-                &mut watch.seen
-            ));
-            // The request's span, entered while the call is polled.
-            let run = crate::telemetry::InSpan::new(&watch.span, run);
-            until_cancelled(&registration.token, run).await
+            }),
+        }
+    }
+}
+
+/// A call running ([`Admitted::run`]). Written by hand rather than as an `async fn`, which would
+/// keep its arguments beside each future it awaits: it holds each part of the call once, and is
+/// `Unpin`, so a connection polls it where it stands; one that waits goes on as a smaller
+/// [`WaitingCall`] ([`CallFuture::into_waiting`]). Its size is held by a test below.
+pub(crate) struct CallFuture {
+    core: Core,
+    step: Step,
+}
+
+/// A call that waits, as a connection moves it into a task of its own: what is left of its
+/// [`CallFuture`] once it started.
+pub(crate) struct WaitingCall {
+    core: Core,
+    later: Later,
+}
+
+/// What every state of a call keeps until it ends.
+struct Core {
+    /// The call's place in the registry and its telemetry, until it ends.
+    live: Option<(Registration, Watch)>,
+    server: Arc<Server>,
+    method: Method,
+}
+
+/// What a call starts with.
+struct Start {
+    call: PendingCall,
+    outbound: Outbound,
+    peer: Option<Peer>,
+    principal: Option<Principal>,
+}
+
+/// Where a [`CallFuture`] is. (`Start` is the large variant, on purpose: a call that waits
+/// moves into its task as a [`WaitingCall`], without it.)
+#[allow(clippy::large_enum_variant)]
+enum Step {
+    /// Not polled yet.
+    Start(Start),
+    /// What waits, boxed with its cancellation: the body once it waits, or what waits before
+    /// its body or is no body.
+    Later(Later),
+    /// Its answer given.
+    Done,
+}
+
+impl CallFuture {
+    /// What is left of a call that waits (polled once, and pending), to move it into a task:
+    /// smaller than its future (`Err`: it has not started, or ended).
+    #[allow(clippy::result_large_err)] // the call itself, given back whole: boxing it would cost an allocation
+    pub(crate) fn into_waiting(self) -> Result<WaitingCall, Self> {
+        match self.step {
+            Step::Later(later) => Ok(WaitingCall { core: self.core, later }),
+            step => Err(Self { core: self.core, step }),
+        }
+    }
+}
+
+impl Core {
+    /// Polls the call's running part (`poll`: `None` when cancelled) in its request's span, and
+    /// once it ends, notes how and gives its response.
+    fn poll(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+        poll: impl FnOnce(&mut std::task::Context<'_>, &Arc<Server>, &Registration, &mut Seen) -> Poll<Option<Answer>>,
+    ) -> Poll<Option<Outgoing>> {
+        let Some((registration, watch)) = &mut self.live else {
+            // Ended already: it stays so.
+            return Poll::Pending;
         };
+        let polled = {
+            // The request's span, entered while the call is polled.
+            let _entered = watch.span.enter();
+            poll(cx, &self.server, registration, &mut watch.seen)
+        };
+        let Poll::Ready(outcome) = polled else {
+            return Poll::Pending;
+        };
+        let Some((registration, watch)) = self.live.take() else {
+            return Poll::Pending;
+        };
+        let id = registration.id.clone();
         drop(registration);
         // A call's outcome is on the span already; the request's metric is counted either way.
         let span = watch.finish(outcome.as_ref()).unwrap_or_else(tracing::Span::none);
         match &outcome {
-            None => request_ended(&span, method, None, true),
-            Some(o) => request_ended(&span, method, o.as_ref().err().map(|e| e.code), false),
+            None => request_ended(&span, self.method, None, true),
+            Some(o) => request_ended(&span, self.method, o.as_ref().err().map(|e| e.code), false),
         }
-        outcome.map(|outcome| Outgoing::Response { id: Some(id), outcome })
+        Poll::Ready(outcome.map(|outcome| Outgoing::Response { id: Some(id), outcome }))
     }
 }
 
-/// Runs `run` unless `token` is cancelled first: `None` then. Cancellation wins a tie with a
-/// ready result, as it is looked at before each poll. A call that is done when first polled (most
-/// tools that ask nothing) costs one look at the token; only one that waits registers to be woken
-/// by it. (Not `tokio::select!`, which returns `Pending` when the task's budget is spent: a call
-/// that is ready when first polled must complete then.)
-async fn until_cancelled<F: Future>(token: &CancellationToken, run: F) -> Option<F::Output> {
-    let mut run = std::pin::pin!(run);
-    let mut cancelled = std::pin::pin!(None::<tokio_util::sync::WaitForCancellationFuture<'_>>);
-    std::future::poll_fn(|cx| {
-        let stop = match cancelled.as_mut().as_pin_mut() {
-            Some(wait) => wait.poll(cx).is_ready(),
-            None => token.is_cancelled(),
+impl Step {
+    /// Polls the call's part that is running (`None`: cancelled); a call not started yet starts
+    /// (what comes before its body runs, at once, and its body is polled in place), as
+    /// `registration` in `server`'s registry, noting in `seen`.
+    fn poll(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+        server: &Arc<Server>,
+        registration: &Registration,
+        seen: &mut Seen,
+    ) -> Poll<Option<Answer>> {
+        let start = match std::mem::replace(self, Self::Done) {
+            Self::Start(start) => start,
+            Self::Later(mut later) => {
+                let polled = poll_later(&mut later, cx, seen);
+                if polled.is_pending() {
+                    *self = Self::Later(later);
+                }
+                return polled;
+            }
+            Self::Done => {
+                return Poll::Ready(Some(Err(ErrorObject::internal(
+                    "Internal error: a call was polled after it ended",
+                ))));
+            }
         };
-        if stop {
+        // Cancelled before it started: nothing of it runs.
+        if registration.token.is_cancelled() {
             return Poll::Ready(None);
         }
-        if let Poll::Ready(out) = run.as_mut().poll(cx) {
-            return Poll::Ready(Some(out));
-        }
-        if cancelled.is_none() {
-            // The call waits: from now on a cancellation wakes it (polled once to register).
-            cancelled.set(Some(token.cancelled()));
-            if let Some(wait) = cancelled.as_mut().as_pin_mut()
-                && wait.poll(cx).is_ready()
-            {
-                return Poll::Ready(None);
+        let Start {
+            call,
+            outbound,
+            peer,
+            principal,
+        } = start;
+        let started = call.start(
+            server,
+            registration.id.clone(),
+            outbound,
+            peer,
+            registration.token.clone(),
+            principal,
+            seen,
+        );
+        let mut body = match started {
+            Started::Done(answer) => return Poll::Ready(Some(answer)),
+            Started::Body(body) => body,
+            Started::Later(mut later) => {
+                let polled = poll_later(&mut later, cx, seen);
+                if polled.is_pending() {
+                    *self = Self::Later(later);
+                }
+                return polled;
             }
+        };
+        if let Poll::Ready(answer) = body.poll(cx, server, seen) {
+            return Poll::Ready(Some(answer));
         }
-        Poll::Pending
+        // It waits: from now on on its own, woken by a cancellation too.
+        match body.waiting(cx, server, &registration.token, *seen) {
+            Some(later) => {
+                *self = Self::Later(later);
+                Poll::Pending
+            }
+            None => Poll::Ready(None),
+        }
+    }
+}
+
+/// Polls what waits; what it noted goes into `seen` when it ends.
+fn poll_later(later: &mut Later, cx: &mut std::task::Context<'_>, seen: &mut Seen) -> Poll<Option<Answer>> {
+    later.as_mut().poll(cx).map(|ended| {
+        ended.map(|(answer, noted)| {
+            *seen = noted;
+            answer
+        })
     })
-    .await
+}
+
+impl Future for CallFuture {
+    type Output = Option<Outgoing>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Option<Outgoing>> {
+        let this = self.get_mut();
+        let step = &mut this.step;
+        this.core.poll(cx, |cx, server, registration, seen| {
+            step.poll(cx, server, registration, seen)
+        })
+    }
+}
+
+impl Future for WaitingCall {
+    type Output = Option<Outgoing>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> Poll<Option<Outgoing>> {
+        let this = self.get_mut();
+        let later = &mut this.later;
+        this.core.poll(cx, |cx, _, _, seen| poll_later(later, cx, seen))
+    }
 }
 
 /// Notes how a request ended on its span and in the metrics: an error's code, or cancelled.
@@ -533,12 +680,14 @@ mod tests {
         assert_eq!(d.in_flight(), 0);
     }
 
-    /// The future of a call, boxed once per call where the connection starts it
-    /// (`transport::connection`): what each call allocates and initializes. Its size is held
-    /// here so that a change that grows it (a large future awaited inline on a rare path: box
-    /// it there) fails by name. 2 680 bytes on 2026-12-06 (x86_64, test build), from 5 048 before
-    /// the rare paths were boxed (docs/PERFORMANCE.md).
-    const CALL_FUTURE_BOUND: usize = 3072;
+    /// The future of a call ([`CallFuture`]), made for every call where it runs, and what is left
+    /// of it once it waits ([`WaitingCall`]), moved into a task: what each call initializes and
+    /// moves. Their sizes are held here so that a change that grows them (a large part held
+    /// inline: box it where it is rare) fails by name. 592 and 192 bytes on 2026-12-07 (x86_64,
+    /// test build); 2 680 while the call was one `async fn`, boxed, and 5 048 before its rare
+    /// paths were boxed (docs/PERFORMANCE.md).
+    const CALL_FUTURE_BOUND: usize = 640;
+    const WAITING_CALL_BOUND: usize = 256;
 
     #[tokio::test]
     async fn a_call_future_stays_under_its_bound() {
@@ -548,19 +697,35 @@ mod tests {
             panic!("a call")
         };
         let (tx, _rx) = tokio::sync::mpsc::channel(1);
-        let run = call.run(Outbound::new(tx), None, None);
+        let mut run = call.run(Outbound::new(tx), None, None);
         let size = std::mem::size_of_val(&run);
         eprintln!("call future: {size} bytes");
         assert!(
             size <= CALL_FUTURE_BOUND,
             "a call's future is {size} bytes, over its bound of {CALL_FUTURE_BOUND} (runtime/src/dispatch.rs)"
         );
+        // `slow` waits: what is left of it goes on.
+        let mut cx = std::task::Context::from_waker(futures_util::task::noop_waker_ref());
+        assert!(Pin::new(&mut run).poll(&mut cx).is_pending());
+        let Ok(waiting) = run.into_waiting() else {
+            panic!("a call that waits goes on as a WaitingCall")
+        };
+        let size = std::mem::size_of_val(&waiting);
+        eprintln!("waiting call: {size} bytes");
+        assert!(
+            size <= WAITING_CALL_BOUND,
+            "a waiting call is {size} bytes, over its bound of {WAITING_CALL_BOUND} (runtime/src/dispatch.rs)"
+        );
     }
+
     /// The cancellation race without a registration for a call that is done at once: a token
     /// cancelled before the first poll runs nothing, a ready call answers, a waiting one is woken
     /// by a later cancellation, and cancellation wins a tie with a ready result.
     #[tokio::test]
     async fn until_cancelled_keeps_the_race_of_a_call_and_its_cancellation() {
+        fn until_cancelled<F: Future>(token: &CancellationToken, run: F) -> crate::server::call::Waiting<F> {
+            crate::server::call::Waiting::new(token.clone(), run)
+        }
         let polled = std::sync::atomic::AtomicUsize::new(0);
         let counted = |ready: bool| {
             let polled = &polled;

@@ -4,7 +4,7 @@
 //! a prompt's or resource's, JSON-RPC errors.
 
 use super::Server;
-use super::registry::{Body, Finished, Input, Item, Kind, panic_text};
+use super::registry::{Body, Finished, Input, Item, Kind, Running, panic_text};
 use super::resolving::{Channel, Resolved, Resolving, binding};
 use crate::access::Forbidden;
 use crate::budget::Hold;
@@ -33,6 +33,7 @@ impl Drop for FinishOnDrop {
 }
 
 /// What a call's telemetry notes while it runs: how it ended, and in which round.
+#[derive(Clone, Copy)]
 pub(crate) struct Seen {
     outcome: CallOutcome,
     round: u64,
@@ -258,47 +259,195 @@ impl PendingCall {
         matches!(self.work, Work::Listen(_))
     }
 
-    /// Runs the call to completion and returns its result (serialized) or its JSON-RPC error;
-    /// how it ended and in which round go into `seen` (its [`Watch`]).
+    /// Starts the call: what comes before its body runs here, at once, and the body's future is
+    /// made. A call with nothing to wait for before its body (no resolvers, no
+    /// sealed state to open, not a task: most calls) goes on as a [`BodyRun`] that the request's
+    /// future polls in place; any other goes on as [`PendingCall::run`], boxed. How it ended and
+    /// in which round go into `seen` (its [`Watch`]).
     #[allow(clippy::too_many_arguments)] // what a call needs, each once; bundling them would only rename them
-    pub(crate) async fn run(
+    pub(crate) fn start(
         self,
-        server: &Server,
+        server: &Arc<Server>,
         id: RequestId,
         outbound: Outbound,
         peer: Option<Peer>,
         cancel: CancellationToken,
         principal: Option<Principal>,
         seen: &mut Seen,
-    ) -> Result<Box<RawValue>, ErrorObject> {
+    ) -> Started {
         // Before anything runs: transports that can answer otherwise (HTTP's 403) ask first.
         if let Err(forbidden) = self.allowed(principal.as_ref()) {
-            return Err(forbidden.error());
+            return Started::Done(Err(forbidden.error()));
         }
-        if let Work::Listen(listen) = self.work {
-            // Boxed, as every path a plain call does not take: what a call's future holds inline
-            // is allocated and initialized for every call (dispatch.rs holds its size).
-            return Box::pin(listen.serve(server, &id, outbound)).await;
+        let waits = match &self.work {
+            Work::Item { item, .. } => {
+                !item.resolvers().is_empty()
+                    || (self.request_state.is_some() && self.envelope.version.era() == Era::Stateless)
+            }
+            Work::Complete { .. } | Work::Listen(_) | Work::Task(_) => true,
+        };
+        if waits {
+            let run = self.run(server.clone(), id, outbound, peer, cancel.clone(), principal, *seen);
+            return Started::Later(Box::pin(Waiting::new(cancel, run)));
         }
-        if let Work::Task(op) = self.work {
-            let reply = super::answers::Reply::of_call(self.envelope.version, true);
-            let follows = match self.envelope.version.era() {
-                Era::Stateless => self.envelope.capabilities.tasks(),
-                Era::Handshake => true,
+        match self.setup(server, id, outbound, peer, cancel, principal, None, seen) {
+            Ok((setup, _channel)) => setup.body(server, None, seen),
+            Err(answer) => Started::Done(answer),
+        }
+    }
+
+    /// Runs the call to completion and returns its result (serialized) or its JSON-RPC error,
+    /// with `seen` as it ended (how, in which round). Every kind of call can run here; a call
+    /// with nothing to wait for before its body runs through [`PendingCall::start`] instead,
+    /// which shares its steps ([`PendingCall::setup`], [`Setup::body`]).
+    #[allow(clippy::too_many_arguments)] // as `start`
+    async fn run(
+        self,
+        server: Arc<Server>,
+        id: RequestId,
+        outbound: Outbound,
+        peer: Option<Peer>,
+        cancel: CancellationToken,
+        principal: Option<Principal>,
+        mut seen: Seen,
+    ) -> (Answer, Seen) {
+        // One block, not a nested future: an `async fn` called here would hold these arguments
+        // a second time.
+        let answer = 'answer: {
+            if let Err(forbidden) = self.allowed(principal.as_ref()) {
+                break 'answer Err(forbidden.error());
+            }
+            if let Work::Listen(listen) = self.work {
+                // Boxed, as every path a plain call does not take.
+                break 'answer Box::pin(listen.serve(&server, &id, outbound)).await;
+            }
+            if let Work::Task(op) = self.work {
+                let reply = super::answers::Reply::of_call(self.envelope.version, true);
+                let follows = match self.envelope.version.era() {
+                    Era::Stateless => self.envelope.capabilities.tasks(),
+                    Era::Handshake => true,
+                };
+                break 'answer Box::pin(server.task_op(*op, follows, principal.as_ref(), reply, peer)).await;
+            }
+            // A retry's sealed state (2026-07-28): a handshake-era call has none (its questions are
+            // answered within the call).
+            let state = match (&self.request_state, self.envelope.version.era()) {
+                (Some(token), Era::Stateless) => {
+                    // A resource's state is bound to its URI and the variables read from it.
+                    let variables = match &self.work {
+                        Work::Item { item, variables } if item.kind() == Kind::Resource => {
+                            Some(variables_map(variables))
+                        }
+                        _ => None,
+                    };
+                    let bound = binding(
+                        self.work.method(),
+                        &self.name,
+                        variables.as_ref().unwrap_or(&self.arguments),
+                        &server,
+                        principal.as_ref(),
+                    );
+                    let sealer = &server.config.sealer;
+                    Some(if self.single_use {
+                        match Box::pin(bound.open_once::<RoundState>(sealer, &*server.config.store.0, token)).await {
+                            Ok(state) => state,
+                            Err(e) => break 'answer Err(e),
+                        }
+                    } else {
+                        match bound.open::<RoundState>(sealer, token) {
+                            Ok(state) => state,
+                            Err(e) => break 'answer Err(e),
+                        }
+                    })
+                }
+                _ => None,
             };
-            return Box::pin(server.task_op(*op, follows, principal.as_ref(), reply, peer)).await;
-        }
+            let (mut setup, channel) =
+                match self.setup(&server, id, outbound, peer, cancel, principal, state, &mut seen) {
+                    Ok(setup) => setup,
+                    Err(answer) => break 'answer answer,
+                };
+            let item = match &setup.work {
+                Work::Item { item, .. } => item.clone(),
+                Work::Complete { .. } => break 'answer setup.complete(&server).await,
+                // Served above.
+                Work::Listen(_) | Work::Task(_) => {
+                    break 'answer Err(ErrorObject::internal(
+                        "Internal error: a listen stream or task method was run as a call",
+                    ));
+                }
+            };
+            // A resource's resolvers read its template's variables as their arguments.
+            let read = match (&setup.work, item.kind()) {
+                (Work::Item { variables, .. }, Kind::Resource) => variables_map(variables),
+                _ => std::mem::take(&mut setup.arguments),
+            };
+            let resolved = if item.resolvers().is_empty() {
+                Resolved::Ready(read, Vec::new())
+            } else {
+                let resolving = Resolving {
+                    item: item.clone(),
+                    channel,
+                    principal: setup.principal.clone(),
+                };
+                resolving.run(&server, &setup.name, read, &setup.context).await
+            };
+            let (arguments, values) = match resolved {
+                Resolved::Ready(arguments, values) => (arguments, values),
+                Resolved::Stop(message) if item.kind() == Kind::Tool => {
+                    seen.outcome = CallOutcome::ToolError;
+                    break 'answer setup.reply.tool(&server, CallToolResult::error(message));
+                }
+                Resolved::Stop(message) => break 'answer Err(ErrorObject::internal(message)),
+                Resolved::Answer(answer) => {
+                    seen.outcome = CallOutcome::InputRequired;
+                    break 'answer answer;
+                }
+            };
+            setup.arguments = arguments;
+            match setup.body(&server, Some(values), &mut seen) {
+                Started::Done(answer) => answer,
+                Started::Body(mut body) => std::future::poll_fn(|cx| body.poll(cx, &server, &mut seen)).await,
+                // A task (this call, cancelled, is dropped by its own `Waiting`).
+                Started::Later(later) => match later.await {
+                    Some((answer, noted)) => {
+                        seen = noted;
+                        answer
+                    }
+                    None => Err(ErrorObject::internal("Internal error: the call was cancelled")),
+                },
+            }
+        };
+        (answer, seen)
+    }
+
+    /// The steps every call of an item or completer takes before its resolvers: whether it
+    /// becomes a task, its round (from the sealed `state` of a retry), how its questions travel,
+    /// its [`Context`], and a tool's arguments checked against its schema; with the channel its
+    /// resolvers ask on. `Err`: the call's answer already.
+    #[allow(clippy::too_many_arguments)] // as `start`
+    fn setup(
+        self,
+        server: &Arc<Server>,
+        id: RequestId,
+        outbound: Outbound,
+        peer: Option<Peer>,
+        cancel: CancellationToken,
+        principal: Option<Principal>,
+        state: Option<RoundState>,
+        seen: &mut Seen,
+    ) -> Result<(Setup, Channel), Result<Box<RawValue>, ErrorObject>> {
         let Self {
             task,
             work,
             scopes: _,
-            single_use,
+            single_use: _,
             name,
             arguments,
             envelope,
             input_responses,
             request_state,
-            memory: _memory,
+            memory,
         } = self;
         let version = envelope.version;
         // Whether a tool call becomes a task: decided before anything runs, so that a tool that
@@ -309,38 +458,14 @@ impl PendingCall {
                     Era::Stateless => envelope.capabilities.tasks(),
                     Era::Handshake => task.is_some() && version >= crate::protocol::ProtocolVersion::V2025_11_25,
                 };
-                super::task::task_mode(item.task, version, follows, &name)?
+                super::task::task_mode(item.task, version, follows, &name).map_err(Err)?
             }
             _ => false,
         };
         // Results of retries are never cached (2026-07-28): they carry no caching hints.
         let retry = request_state.is_some() || !input_responses.is_empty();
-        // The era, decided here once: how this call's questions travel (below, `channel`).
-        // A handshake-era call has no round state (its questions are answered within the call).
-        let state = match (&request_state, version.era()) {
-            (Some(token), Era::Stateless) => {
-                // A resource's state is bound to its URI and the variables read from it.
-                let variables = match &work {
-                    Work::Item { item, variables } if item.kind() == Kind::Resource => Some(variables_map(variables)),
-                    _ => None,
-                };
-                let bound = binding(
-                    work.method(),
-                    &name,
-                    variables.as_ref().unwrap_or(&arguments),
-                    server,
-                    principal.as_ref(),
-                );
-                let sealer = &server.config.sealer;
-                Some(if single_use {
-                    Box::pin(bound.open_once::<RoundState>(sealer, &*server.config.store.0, token)).await?
-                } else {
-                    bound.open::<RoundState>(sealer, token)?
-                })
-            }
-            _ => None,
-        };
         seen.round = state.as_ref().map_or(0, |s| s.round) + 1;
+        // The era, decided here once: how this call's questions travel.
         let channel = Channel::of(version.era(), retry, peer, state, input_responses);
         // How the answer is written (stamped for the era, cached or not): the channel's.
         let reply = channel.reply();
@@ -374,131 +499,309 @@ impl PendingCall {
             states: server.states.clone(),
         });
         // However the call ends, its context sends no progress after its answer.
-        let _finished = FinishOnDrop(context.clone());
-        match work {
-            // Served before a `Context` is made (see the top of this function).
-            Work::Listen(_) | Work::Task(_) => Err(ErrorObject::internal(
-                "Internal error: a listen stream or task method was run as a call",
-            )),
-            Work::Item { item, variables } => {
-                let kind = item.kind();
-                if kind == Kind::Tool {
-                    // Tools: "Validate all tool inputs": a name the schema does not allow is
-                    // refused before anything runs, as a result the model can correct.
-                    if let Some(known) = &item.closed_arguments
-                        && let Some(unknown) = arguments.keys().find(|k| !known.contains(k))
-                    {
-                        let takes = if known.is_empty() {
-                            "it takes no arguments".to_owned()
-                        } else {
-                            let names: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
-                            format!("it takes {}", names.join(", "))
-                        };
-                        let shown: String = unknown.chars().take(64).collect();
-                        let message = format!("argument `{shown}`: tool `{name}` has no such argument; {takes}");
-                        seen.outcome = CallOutcome::ToolError;
-                        return reply.tool(server, CallToolResult::error(message));
-                    }
-                    if let Body::Tool(tool) = &item.body
-                        && !tool.resolvers().is_empty()
-                        && let Err(result) = tool.check_arguments(&arguments)
-                    {
-                        seen.outcome = CallOutcome::ToolError;
-                        return reply.tool(server, result);
-                    }
-                }
-                // A resource's resolvers read its template's variables as their arguments.
-                let read = match kind {
-                    Kind::Resource => variables_map(&variables),
-                    _ => arguments,
-                };
-                let resolved = if item.resolvers().is_empty() {
-                    Resolved::Ready(read, Vec::new())
+        let finished = FinishOnDrop(context.clone());
+        if let Work::Item { item, .. } = &work
+            && item.kind() == Kind::Tool
+        {
+            // Tools: "Validate all tool inputs": a name the schema does not allow is refused
+            // before anything runs, as a result the model can correct.
+            if let Some(known) = &item.closed_arguments
+                && let Some(unknown) = arguments.keys().find(|k| !known.contains(k))
+            {
+                let takes = if known.is_empty() {
+                    "it takes no arguments".to_owned()
                 } else {
-                    let resolving = Resolving {
-                        item: item.clone(),
-                        channel,
-                        principal: principal.clone(),
-                    };
-                    Box::pin(resolving.run(server, &name, read, &context)).await
+                    let names: Vec<String> = known.iter().map(|k| format!("`{k}`")).collect();
+                    format!("it takes {}", names.join(", "))
                 };
-                let (arguments, resolved) = match resolved {
-                    Resolved::Ready(arguments, values) => (arguments, values),
-                    Resolved::Stop(message) if kind == Kind::Tool => {
-                        seen.outcome = CallOutcome::ToolError;
-                        return reply.tool(server, CallToolResult::error(message));
-                    }
-                    Resolved::Stop(message) => return Err(ErrorObject::internal(message)),
-                    Resolved::Answer(answer) => {
-                        seen.outcome = CallOutcome::InputRequired;
-                        return answer;
-                    }
-                };
-                let input = Input {
-                    // Read by resources only (their URI): a tool or prompt needs no copy.
-                    name: match kind {
-                        Kind::Resource => name.to_string(),
-                        Kind::Tool | Kind::Prompt => String::new(),
-                    },
-                    arguments,
-                    variables,
-                    context,
-                };
-                if as_task {
-                    let start = super::task::TaskStart {
-                        item,
-                        input,
-                        resolved,
-                        principal,
-                        ttl_ms: task.and_then(|t| t.ttl),
-                    };
-                    seen.outcome = CallOutcome::Task;
-                    return Box::pin(server.start_task(start, reply)).await;
-                }
-                // One guard for every kind: a panic, where the body is called or while it runs.
-                let body = AssertUnwindSafe(async { item.run(input, resolved).await }).catch_unwind();
-                match body.await {
-                    Ok(Ok(Finished::Tool(result))) => {
-                        if result.is_error {
-                            seen.outcome = CallOutcome::ToolError;
-                        }
-                        reply.tool(server, result)
-                    }
-                    Ok(Ok(Finished::Prompt(result))) => reply.complete(server, &result),
-                    Ok(Ok(Finished::Resource(contents))) => reply.read(server, &name, &contents),
-                    Ok(Err(e)) => Err(e),
+                let shown: String = unknown.chars().take(64).collect();
+                let message = format!("argument `{shown}`: tool `{name}` has no such argument; {takes}");
+                seen.outcome = CallOutcome::ToolError;
+                return Err(reply.tool(server, CallToolResult::error(message)));
+            }
+            if let Body::Tool(tool) = &item.body
+                && !tool.resolvers().is_empty()
+                && let Err(result) = tool.check_arguments(&arguments)
+            {
+                seen.outcome = CallOutcome::ToolError;
+                return Err(reply.tool(server, result));
+            }
+        }
+        let setup = Setup {
+            work,
+            task,
+            name,
+            arguments,
+            as_task,
+            reply,
+            context,
+            finished,
+            principal,
+            memory,
+        };
+        Ok((setup, channel))
+    }
+}
+
+/// How a call goes on after [`PendingCall::start`].
+pub(crate) enum Started {
+    /// Answered already: refused, or its arguments rejected.
+    Done(Result<Box<RawValue>, ErrorObject>),
+    /// Its body runs, with nothing before it to wait for.
+    Body(BodyRun),
+    /// Everything else (resolvers, a sealed state to open, a task, a listen stream, a
+    /// completion): [`PendingCall::run`], boxed with its cancellation; it gives what it noted.
+    Later(Later),
+}
+
+/// A call's answer, or its JSON-RPC error.
+pub(crate) type Answer = Result<Box<RawValue>, ErrorObject>;
+
+/// A call's part that waits: one allocation for it and its registration with the call's
+/// cancellation. `None`: cancelled.
+pub(crate) type Later = std::pin::Pin<Box<dyn Future<Output = Option<(Answer, Seen)>> + Send>>;
+
+pin_project_lite::pin_project! {
+    /// Runs `run` unless `token` is cancelled first: `None` then. Cancellation wins a tie with a
+    /// ready result, as it is looked at before each poll. A call that is done when first polled
+    /// (most tools that ask nothing) costs one look at the token; only one that waits registers
+    /// to be woken by it. (Not `tokio::select!`, which returns `Pending` when the task's budget
+    /// is spent: a call that is ready when first polled must complete then.)
+    pub(crate) struct Waiting<F> {
+        token: CancellationToken,
+        #[pin]
+        woken: Option<tokio_util::sync::WaitForCancellationFutureOwned>,
+        #[pin]
+        run: F,
+    }
+}
+
+impl<F: Future> Waiting<F> {
+    pub(crate) fn new(token: CancellationToken, run: F) -> Self {
+        Self {
+            token,
+            woken: None,
+            run,
+        }
+    }
+
+    /// Registers to be woken by a cancellation (once; polled at once, so a cancellation that
+    /// came while the call was polled is seen): whether it is cancelled.
+    pub(crate) fn register(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> bool {
+        let mut this = self.project();
+        if this.woken.is_none() {
+            this.woken.set(Some(this.token.clone().cancelled_owned()));
+        }
+        this.woken.as_pin_mut().is_some_and(|w| w.poll(cx).is_ready())
+    }
+}
+
+impl<F: Future> Future for Waiting<F> {
+    type Output = Option<F::Output>;
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        let this = self.as_mut().project();
+        let stop = match this.woken.as_pin_mut() {
+            Some(woken) => woken.poll(cx).is_ready(),
+            None => this.token.is_cancelled(),
+        };
+        if stop {
+            return std::task::Poll::Ready(None);
+        }
+        if let std::task::Poll::Ready(out) = this.run.poll(cx) {
+            return std::task::Poll::Ready(Some(out));
+        }
+        if self.register(cx) {
+            return std::task::Poll::Ready(None);
+        }
+        std::task::Poll::Pending
+    }
+}
+
+/// A call set up ([`PendingCall::setup`]): what its resolvers and its body run with.
+struct Setup {
+    work: Work,
+    task: Option<Box<crate::protocol::tasks::TaskParam>>,
+    name: Arc<str>,
+    /// The arguments (taken by the resolvers while they run, given back with their values).
+    arguments: Map<String, Value>,
+    as_task: bool,
+    reply: super::answers::Reply,
+    context: Context,
+    finished: FinishOnDrop,
+    principal: Option<Principal>,
+    memory: Hold,
+}
+
+impl Setup {
+    /// Starts an item's body with its arguments and its resolved `values` (none: it has no
+    /// resolvers), or its task.
+    fn body(self, server: &Arc<Server>, values: Option<Vec<crate::question::Settled>>, seen: &mut Seen) -> Started {
+        let Work::Item { item, variables } = self.work else {
+            return Started::Done(Err(ErrorObject::internal(
+                "Internal error: only an item's call has a body",
+            )));
+        };
+        let kind = item.kind();
+        let input = Input {
+            // Read by resources only (their URI): a tool or prompt needs no copy.
+            name: match kind {
+                Kind::Resource => self.name.to_string(),
+                Kind::Tool | Kind::Prompt => String::new(),
+            },
+            arguments: self.arguments,
+            variables,
+            context: self.context,
+        };
+        let values = values.unwrap_or_default();
+        if self.as_task {
+            let token = input.context.token().clone();
+            let start = super::task::TaskStart {
+                item,
+                input,
+                resolved: values,
+                principal: self.principal,
+                ttl_ms: self.task.and_then(|t| t.ttl),
+            };
+            seen.outcome = CallOutcome::Task;
+            let (server, seen, reply, finished) = (server.clone(), *seen, self.reply, self.finished);
+            return Started::Later(Box::pin(Waiting::new(token, async move {
+                let answer = server.start_task(start, reply).await;
+                drop(finished);
+                (answer, seen)
+            })));
+        }
+        // One guard for every kind: a panic where the body is called, or while it runs.
+        let running = std::panic::catch_unwind(AssertUnwindSafe(|| item.run(input, values)));
+        let mut body = BodyRun {
+            running: None,
+            reply: self.reply,
+            item,
+            name: self.name,
+            _finished: self.finished,
+            _memory: self.memory,
+        };
+        match running {
+            Ok(running) => {
+                body.running = Some(running);
+                Started::Body(body)
+            }
+            Err(payload) => Started::Done(body.answer(server, Err(payload), seen)),
+        }
+    }
+
+    /// A completion's values from its completer (none: no values).
+    async fn complete(self, server: &Server) -> Result<Box<RawValue>, ErrorObject> {
+        let Work::Complete { completer, value } = self.work else {
+            return Err(ErrorObject::internal(
+                "Internal error: only a completion has a completer",
+            ));
+        };
+        let values = match completer {
+            None => Vec::new(),
+            Some(c) => {
+                let context = self.context;
+                match AssertUnwindSafe(async move { c.run(value, context).await })
+                    .catch_unwind()
+                    .await
+                {
+                    Ok(v) => v,
                     Err(payload) => {
-                        panic_text(kind.as_str(), &name, &payload);
-                        let failed = format!("{} `{name}` failed: internal error", kind.as_str());
-                        match kind {
-                            // A tool's failure is a result the model sees; a prompt's or a
-                            // resource's, a JSON-RPC error.
-                            Kind::Tool => {
-                                seen.outcome = CallOutcome::ToolError;
-                                reply.tool(server, CallToolResult::error(failed))
-                            }
-                            Kind::Prompt | Kind::Resource => Err(ErrorObject::internal(failed)),
-                        }
+                        panic_text("completer", &self.name, &payload);
+                        return Err(ErrorObject::internal(format!(
+                            "completion for `{}` failed: internal error",
+                            self.name
+                        )));
                     }
                 }
             }
-            Work::Complete { completer, value } => {
-                let values = match completer {
-                    None => Vec::new(),
-                    Some(c) => match AssertUnwindSafe(async move { c.run(value, context).await })
-                        .catch_unwind()
-                        .await
-                    {
-                        Ok(v) => v,
-                        Err(payload) => {
-                            panic_text("completer", &name, &payload);
-                            return Err(ErrorObject::internal(format!(
-                                "completion for `{name}` failed: internal error"
-                            )));
-                        }
-                    },
-                };
-                reply.complete(server, crate::completion::CompleteResult::capped(values))
+        };
+        self.reply
+            .complete(server, crate::completion::CompleteResult::capped(values))
+    }
+}
+
+/// An item's body running: polled in place by the request's future, its panics caught at
+/// each poll. Holds the call's JSON budget and its context until it ends.
+pub(crate) struct BodyRun {
+    /// `None` only while it is made.
+    running: Option<Running>,
+    reply: super::answers::Reply,
+    item: Arc<Item>,
+    name: Arc<str>,
+    _finished: FinishOnDrop,
+    _memory: Hold,
+}
+
+impl BodyRun {
+    /// Polls the body; once it ends, its answer as the era writes it.
+    pub(crate) fn poll(
+        &mut self,
+        cx: &mut std::task::Context<'_>,
+        server: &Server,
+        seen: &mut Seen,
+    ) -> std::task::Poll<Result<Box<RawValue>, ErrorObject>> {
+        let Some(running) = self.running.as_mut() else {
+            return std::task::Poll::Ready(Err(ErrorObject::internal("Internal error: a call without a body")));
+        };
+        let ended = match std::panic::catch_unwind(AssertUnwindSafe(|| std::pin::Pin::new(running).poll(cx))) {
+            Ok(std::task::Poll::Pending) => return std::task::Poll::Pending,
+            Ok(std::task::Poll::Ready(finished)) => Ok(finished),
+            Err(payload) => Err(payload),
+        };
+        self.running = None;
+        std::task::Poll::Ready(self.answer(server, ended, seen))
+    }
+
+    /// The body, once it waits: run on its own with its cancellation (one allocation).
+    pub(crate) fn waiting(
+        self,
+        cx: &mut std::task::Context<'_>,
+        server: &Arc<Server>,
+        token: &CancellationToken,
+        seen: Seen,
+    ) -> Option<Later> {
+        let server = server.clone();
+        let mut body = self;
+        let mut seen = seen;
+        let mut later = Box::pin(Waiting::new(
+            token.clone(),
+            std::future::poll_fn(move |cx| body.poll(cx, &server, &mut seen).map(|answer| (answer, seen))),
+        ));
+        (!later.as_mut().register(cx)).then_some(later)
+    }
+
+    /// The answer to a body that ended (`Err`: it panicked).
+    fn answer(
+        &self,
+        server: &Server,
+        ended: Result<Result<Finished, ErrorObject>, Box<dyn std::any::Any + Send>>,
+        seen: &mut Seen,
+    ) -> Result<Box<RawValue>, ErrorObject> {
+        let (reply, name) = (self.reply, &self.name);
+        match ended {
+            Ok(Ok(Finished::Tool(result))) => {
+                if result.is_error {
+                    seen.outcome = CallOutcome::ToolError;
+                }
+                reply.tool(server, result)
+            }
+            Ok(Ok(Finished::Prompt(result))) => reply.complete(server, &result),
+            Ok(Ok(Finished::Resource(contents))) => reply.read(server, name, &contents),
+            Ok(Err(e)) => Err(e),
+            Err(payload) => {
+                let kind = self.item.kind();
+                panic_text(kind.as_str(), name, &payload);
+                let failed = format!("{} `{name}` failed: internal error", kind.as_str());
+                match kind {
+                    // A tool's failure is a result the model sees; a prompt's or a resource's,
+                    // a JSON-RPC error.
+                    Kind::Tool => {
+                        seen.outcome = CallOutcome::ToolError;
+                        reply.tool(server, CallToolResult::error(failed))
+                    }
+                    Kind::Prompt | Kind::Resource => Err(ErrorObject::internal(failed)),
+                }
             }
         }
     }

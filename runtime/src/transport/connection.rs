@@ -294,8 +294,8 @@ struct Starter {
 
 impl Starter {
     /// Starts an admitted call. With a running slot free, it is polled once here: a call that is
-    /// already done returns its response, for the caller to send without a task. Otherwise it
-    /// goes on in its own task.
+    /// already done returns its response, for the caller to send without a task; one that waits
+    /// goes on in its own task. Without one, it runs in its own task once a slot frees.
     #[must_use = "the response of a call that completed at once must be sent"]
     fn start(&self, tasks: &mut JoinSet<()>, q: Queued, admitted: OwnedSemaphorePermit) -> Option<Outgoing> {
         let out = self.outbound.clone();
@@ -303,36 +303,46 @@ impl Starter {
         // client; they are given back when the last handle on the slot goes, with the call.
         let slot = Slot::new(self.permits.clone());
         let peer = self.peer.for_call(slot.clone());
-        // Boxed where it is made: the call's future is large (kilobytes), and a move of it costs
-        // more than the box; it never moves again, whichever way it runs.
-        let mut run = Box::pin(AssertUnwindSafe(q.call.run(out.clone(), Some(peer), None)).catch_unwind());
+        let mut run = q.call.run(out.clone(), Some(peer), None);
         let Ok(running) = self.permits.clone().try_acquire_owned() else {
+            // No running slot: it starts in its own task once one frees.
             let permits = self.permits.clone();
             tasks.spawn(async move {
                 let Ok(running) = permits.acquire_owned().await else {
                     return;
                 };
                 slot.hold(running, Some(admitted));
-                if let Ok(Some(reply)) = run.await {
-                    out.send(reply).await;
-                }
+                answer(run, out, slot).await;
             });
             return None;
         };
         slot.hold(running, Some(admitted));
-        match (&mut run).now_or_never() {
-            Some(reply) => reply.ok().flatten(),
-            None => {
-                tasks.spawn(async move {
-                    if let Ok(Some(reply)) = run.await {
-                        out.send(reply).await;
-                    }
-                    drop(slot);
-                });
+        // Polled here, where it stands: a call that is done at once moves nowhere, and one that
+        // waits moves into its task as what is left of it (the call's future is `Unpin`).
+        let mut cx = std::task::Context::from_waker(futures_util::task::noop_waker_ref());
+        match std::panic::catch_unwind(AssertUnwindSafe(|| run.poll_unpin(&mut cx))) {
+            Ok(std::task::Poll::Ready(reply)) => reply,
+            // A panic the call's own guards did not catch: the call is dropped, unanswered, as
+            // a panicked task would be.
+            Err(_) => None,
+            Ok(std::task::Poll::Pending) => {
+                match run.into_waiting() {
+                    Ok(waiting) => tasks.spawn(answer(waiting, out, slot)),
+                    Err(run) => tasks.spawn(answer(run, out, slot)),
+                };
                 None
             }
         }
     }
+}
+
+/// Sends the response of a call that goes on in its own task, once it has one; its slot goes
+/// with it (a panic of the call is its end, unanswered).
+async fn answer<F: Future<Output = Option<Outgoing>>>(run: F, out: Outbound, slot: Arc<Slot>) {
+    if let Ok(Some(reply)) = AssertUnwindSafe(run).catch_unwind().await {
+        out.send(reply).await;
+    }
+    drop(slot);
 }
 
 /// The writing half: each message is encoded and framed by a newline; the buffer is flushed
