@@ -398,6 +398,55 @@ pub(crate) fn to_raw<T: Serialize + ?Sized>(value: &T) -> Result<Box<RawValue>, 
     })
 }
 
+/// The JSON text of an answer's result, as this server wrote it (serialized by serde_json, so
+/// valid by construction): sent as it is, never read again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Body(Box<str>);
+
+impl Body {
+    /// The text.
+    pub(crate) fn get(&self) -> &str {
+        &self.0
+    }
+}
+
+/// An answer to a request: its result's text, or its JSON-RPC error.
+pub(crate) type Answer = Result<Body, ErrorObject>;
+
+/// Serializes `value` as an answer's result. Written into a buffer this thread keeps, then
+/// copied out at its length: one allocation of the right size, where `to_raw` grows serde_json's
+/// buffer past its first 128 bytes and shrinks it again (a `realloc` each, and the chunk it
+/// splits off is a free the allocator's thread cache does not take).
+pub(crate) fn to_body<T: Serialize + ?Sized>(value: &T) -> Result<Body, ErrorObject> {
+    /// A result larger than this is not kept for the next one.
+    const KEPT: usize = 16 * 1024;
+    thread_local! {
+        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let write = |buf: &mut Vec<u8>| -> Result<Body, ErrorObject> {
+        buf.clear();
+        let written = serde_json::to_writer(&mut *buf, value).map_err(|e| {
+            tracing::error!(error = %e, "a message body could not be serialized");
+            ErrorObject::internal("Internal error: the response could not be serialized")
+        });
+        let body = written.and_then(|()| match std::str::from_utf8(buf) {
+            Ok(text) => Ok(Body(text.into())),
+            Err(_) => Err(ErrorObject::internal(
+                "Internal error: the response could not be serialized",
+            )),
+        });
+        if buf.capacity() > KEPT {
+            *buf = Vec::new();
+        }
+        body
+    };
+    SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+        Ok(mut buf) => write(&mut buf),
+        // A value whose serialization serializes another answer: a buffer of its own.
+        Err(_) => write(&mut Vec::new()),
+    })
+}
+
 /// One message the server sends: every write path (stdio, in-memory, an HTTP body, an SSE event)
 /// carries these. Bodies are serialized when the message is made; framing (a newline, an SSE
 /// event) is the transport's.
@@ -406,7 +455,7 @@ pub(crate) enum Outgoing {
     /// The answer to a request (`id` is null when the request's id could not be read).
     Response {
         id: Option<RequestId>,
-        outcome: Result<Box<RawValue>, ErrorObject>,
+        outcome: Result<Body, ErrorObject>,
     },
     /// A request to the client (handshake era: `elicitation/create`).
     Request {
@@ -431,8 +480,6 @@ struct Frame<'a> {
     method: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     params: Option<&'a RawValue>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    result: Option<&'a RawValue>,
     #[serde(skip_serializing_if = "Option::is_none")]
     error: Option<&'a ErrorObject>,
 }
@@ -478,7 +525,7 @@ impl Outgoing {
                 id: Some(id.as_ref()),
                 method: None,
                 params: None,
-                result: outcome.as_ref().ok().map(|r| &**r),
+                // A result was written above.
                 error: outcome.as_ref().err(),
             },
             Self::Request { id, method, params } => Frame {
@@ -486,7 +533,6 @@ impl Outgoing {
                 id: Some(Some(id)),
                 method: Some(method),
                 params: Some(params),
-                result: None,
                 error: None,
             },
             Self::Notification { method, params } => Frame {
@@ -494,7 +540,6 @@ impl Outgoing {
                 id: None,
                 method: Some(method),
                 params: Some(params),
-                result: None,
                 error: None,
             },
         };
@@ -532,6 +577,33 @@ mod tests {
     }
     use serde_json::json;
 
+    /// An answer's text is the value's JSON, whatever was written before it on this thread
+    /// (a larger result, a result over the kept buffer's bound); a value whose serialization
+    /// writes another answer gets a buffer of its own; one that cannot be written is -32603.
+    #[test]
+    fn answers_are_written_whole_through_the_reused_buffer() {
+        let big = json!({"text": "x".repeat(40_000)});
+        let small = json!({"content": [{"type": "text", "text": "hello"}], "isError": false});
+        for value in [&big, &small, &json!([]), &big, &small] {
+            let body = to_body(value).unwrap();
+            assert_eq!(&serde_json::from_str::<Value>(body.get()).unwrap(), value);
+            assert_eq!(body.get(), serde_json::to_string(value).unwrap());
+        }
+
+        struct Nested;
+        impl Serialize for Nested {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let inner = to_body(&json!({"inner": true})).map_err(|_| serde::ser::Error::custom("inner"))?;
+                s.serialize_str(inner.get())
+            }
+        }
+        assert_eq!(to_body(&Nested).unwrap().get(), r#""{\"inner\":true}""#);
+
+        let unwritable: std::collections::BTreeMap<(u8, u8), u8> = [((1, 2), 3)].into_iter().collect();
+        assert_eq!(to_body(&unwritable).unwrap_err().code, -32603);
+        assert_eq!(to_body(&small).unwrap().get(), serde_json::to_string(&small).unwrap());
+    }
+
     #[test]
     fn encodes_every_message_kind() {
         let e = Outgoing::error(None, ErrorObject::parse_error("x"));
@@ -541,7 +613,7 @@ mod tests {
         assert!(e.is_response());
         let ok = Outgoing::Response {
             id: Some(RequestId::from(3)),
-            outcome: to_raw(&json!({"a": 1})),
+            outcome: to_body(&json!({"a": 1})),
         };
         assert_eq!(ok.encode(), br#"{"jsonrpc":"2.0","id":3,"result":{"a":1}}"#);
         // Ids echoed as sent: a string escaped, a large number as written, none as null.
@@ -555,7 +627,7 @@ mod tests {
         ] {
             let ok = Outgoing::Response {
                 id,
-                outcome: to_raw(&json!([])),
+                outcome: to_body(&json!([])),
             };
             let want = format!(r#"{{"jsonrpc":"2.0","id":{text},"result":[]}}"#);
             assert_eq!(String::from_utf8(ok.encode()).unwrap(), want);
@@ -584,7 +656,7 @@ mod tests {
             assert_eq!(RequestId::from_raw(&again), Some(id.clone()));
             let ok = Outgoing::Response {
                 id: Some(id.clone()),
-                outcome: to_raw(&json!({})),
+                outcome: to_body(&json!({})),
             };
             let failed = Outgoing::error(Some(id.clone()), ErrorObject::internal("x"));
             for message in [ok, failed] {

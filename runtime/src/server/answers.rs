@@ -5,7 +5,7 @@ use super::builder::Server;
 use super::config::CacheScope;
 use super::registry::{Item, Kind, Variables};
 use crate::principal::Principal;
-use crate::protocol::jsonrpc::to_raw;
+use crate::protocol::jsonrpc::{Answer, to_body, to_raw};
 use crate::protocol::messages::{
     CacheHints, DiscoverResult, Empty, InitializeResult, ListPromptsResult, ListResourceTemplatesResult,
     ListResourcesResult, ListToolsResult, ReadResourceResult, ServerCapabilities, Stamped,
@@ -131,11 +131,7 @@ impl Server {
         }
     }
 
-    pub(crate) fn list_tools(
-        &self,
-        version: ProtocolVersion,
-        principal: Option<&Principal>,
-    ) -> Result<Box<RawValue>, ErrorObject> {
+    pub(crate) fn list_tools(&self, version: ProtocolVersion, principal: Option<&Principal>) -> Answer {
         let items = self
             .definitions
             .iter()
@@ -146,11 +142,7 @@ impl Server {
         reply.complete(self, ListToolsResult { tools: &tools, cache })
     }
 
-    pub(crate) fn list_prompts(
-        &self,
-        version: ProtocolVersion,
-        principal: Option<&Principal>,
-    ) -> Result<Box<RawValue>, ErrorObject> {
+    pub(crate) fn list_prompts(&self, version: ProtocolVersion, principal: Option<&Principal>) -> Answer {
         let items = (self.registry.of(Kind::Prompt)).filter_map(|p| Some((p.prompt_definition()?, &p.scopes)));
         let (prompts, for_caller) = visible(&self.prompts_json, items, principal)?;
         let reply = Reply::of(version);
@@ -164,11 +156,7 @@ impl Server {
         )
     }
 
-    pub(crate) fn list_resources(
-        &self,
-        version: ProtocolVersion,
-        principal: Option<&Principal>,
-    ) -> Result<Box<RawValue>, ErrorObject> {
+    pub(crate) fn list_resources(&self, version: ProtocolVersion, principal: Option<&Principal>) -> Answer {
         let items = (self.registry.of(Kind::Resource))
             .filter_map(|r| Some((r.resource_definition()?, &r.scopes)))
             .filter(|(d, _)| matches!(d.uri, ResourceUri::Static(_)));
@@ -184,11 +172,7 @@ impl Server {
         )
     }
 
-    pub(crate) fn list_resource_templates(
-        &self,
-        version: ProtocolVersion,
-        principal: Option<&Principal>,
-    ) -> Result<Box<RawValue>, ErrorObject> {
+    pub(crate) fn list_resource_templates(&self, version: ProtocolVersion, principal: Option<&Principal>) -> Answer {
         let items = (self.registry.templates()).filter_map(|r| Some((r.resource_definition()?, &r.scopes)));
         let (resource_templates, for_caller) = visible(&self.templates_json, items, principal)?;
         let reply = Reply::of(version);
@@ -202,7 +186,7 @@ impl Server {
         )
     }
 
-    pub(crate) fn discover(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
+    pub(crate) fn discover(&self, version: ProtocolVersion) -> Answer {
         Reply::of(version).complete(
             self,
             DiscoverResult {
@@ -229,7 +213,7 @@ impl Server {
         }
     }
 
-    pub(crate) fn initialize_result(&self, version: ProtocolVersion) -> Result<Box<RawValue>, ErrorObject> {
+    pub(crate) fn initialize_result(&self, version: ProtocolVersion) -> Answer {
         let capabilities = ServerCapabilities {
             extensions: None,
             // Core tasks are 2025-11-25's.
@@ -240,7 +224,7 @@ impl Server {
                 .filter(|_| version >= ProtocolVersion::V2025_11_25),
             ..self.logging_capabilities()
         };
-        to_raw(&InitializeResult {
+        to_body(&InitializeResult {
             protocol_version: version.as_str(),
             capabilities: &capabilities,
             server_info: &self.info,
@@ -296,24 +280,19 @@ impl Reply {
 
     /// `body` as this era sends it: on 2026-07-28 with `resultType` (`kind`) and the server's
     /// name in `_meta`.
-    pub(crate) fn result<T: Serialize>(
-        self,
-        server: &Server,
-        body: T,
-        kind: &'static str,
-    ) -> Result<Box<RawValue>, ErrorObject> {
+    pub(crate) fn result<T: Serialize>(self, server: &Server, body: T, kind: &'static str) -> Answer {
         match self {
-            Self::Stateless { .. } => to_raw(&Stamped {
+            Self::Stateless { .. } => to_body(&Stamped {
                 body,
                 result_type: kind,
                 meta: &server.result_meta,
             }),
-            Self::Handshake => to_raw(&body),
+            Self::Handshake => to_body(&body),
         }
     }
 
     /// [`Reply::result`] of a complete result.
-    pub(crate) fn complete<T: Serialize>(self, server: &Server, body: T) -> Result<Box<RawValue>, ErrorObject> {
+    pub(crate) fn complete<T: Serialize>(self, server: &Server, body: T) -> Answer {
         self.result(server, body, "complete")
     }
 
@@ -334,7 +313,7 @@ impl Reply {
 
     /// A tool's result, or the protocol error it asked for (-32042 only on the handshake era,
     /// where it exists: 2026-07-28 reserves the code, and a tool answering it there is refused).
-    pub(crate) fn tool(self, server: &Server, result: CallToolResult) -> Result<Box<RawValue>, ErrorObject> {
+    pub(crate) fn tool(self, server: &Server, result: CallToolResult) -> Answer {
         match result.protocol_error {
             Some(error)
                 if error.code == crate::protocol::codes::URL_ELICITATION_REQUIRED && self.era() == Era::Stateless =>
@@ -351,12 +330,7 @@ impl Reply {
 
     /// A `resources/read` result of `uri`: never empty (an empty one is "not found"), with the
     /// caching hints when this answer carries them.
-    pub(crate) fn read(
-        self,
-        server: &Server,
-        uri: &str,
-        contents: &[ResourceContents],
-    ) -> Result<Box<RawValue>, ErrorObject> {
+    pub(crate) fn read(self, server: &Server, uri: &str, contents: &[ResourceContents]) -> Answer {
         if contents.is_empty() {
             return Err(resource_not_found(uri, self.era()));
         }

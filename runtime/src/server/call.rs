@@ -17,7 +17,6 @@ use crate::resolve::state::RoundState;
 use crate::telemetry::CallOutcome;
 use crate::tool_result::CallToolResult;
 use futures_util::FutureExt;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -66,7 +65,7 @@ impl Watch {
 
     /// Notes how the call ended (`None`: cancelled) and gives the span back when its outcome is
     /// still to be noted (not a call of an item or completer).
-    pub(crate) fn finish(mut self, result: Option<&Result<Box<RawValue>, ErrorObject>>) -> Option<tracing::Span> {
+    pub(crate) fn finish(mut self, result: Option<&Answer>) -> Option<tracing::Span> {
         let Some(kind) = self.kind else { return Some(self.span) };
         let error = match result {
             None => {
@@ -106,7 +105,7 @@ impl Watch {
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum Route {
     /// Answer now.
-    Reply(Result<Box<RawValue>, ErrorObject>),
+    Reply(Answer),
     /// Run a tool call (possibly long): the dispatcher admits it and the transport runs it.
     Call(PendingCall),
     /// Refused for want of scopes, before anything ran.
@@ -436,7 +435,7 @@ impl PendingCall {
         principal: Option<Principal>,
         state: Option<RoundState>,
         seen: &mut Seen,
-    ) -> Result<(Setup, Channel), Result<Box<RawValue>, ErrorObject>> {
+    ) -> Result<(Setup, Channel), Answer> {
         let Self {
             task,
             work,
@@ -546,7 +545,7 @@ impl PendingCall {
 /// How a call goes on after [`PendingCall::start`].
 pub(crate) enum Started {
     /// Answered already: refused, or its arguments rejected.
-    Done(Result<Box<RawValue>, ErrorObject>),
+    Done(Answer),
     /// Its body runs, with nothing before it to wait for.
     Body(BodyRun),
     /// Everything else (resolvers, a sealed state to open, a task, a listen stream, a
@@ -554,8 +553,7 @@ pub(crate) enum Started {
     Later(Later),
 }
 
-/// A call's answer, or its JSON-RPC error.
-pub(crate) type Answer = Result<Box<RawValue>, ErrorObject>;
+pub(crate) use crate::protocol::jsonrpc::Answer;
 
 /// A call's part that waits: one allocation for it and its registration with the call's
 /// cancellation. `None`: cancelled.
@@ -691,7 +689,7 @@ impl Setup {
     }
 
     /// A completion's values from its completer (none: no values).
-    async fn complete(self, server: &Server) -> Result<Box<RawValue>, ErrorObject> {
+    async fn complete(self, server: &Server) -> Answer {
         let Work::Complete { completer, value } = self.work else {
             return Err(ErrorObject::internal(
                 "Internal error: only a completion has a completer",
@@ -740,7 +738,7 @@ impl BodyRun {
         cx: &mut std::task::Context<'_>,
         server: &Server,
         seen: &mut Seen,
-    ) -> std::task::Poll<Result<Box<RawValue>, ErrorObject>> {
+    ) -> std::task::Poll<Answer> {
         let Some(running) = self.running.as_mut() else {
             return std::task::Poll::Ready(Err(ErrorObject::internal("Internal error: a call without a body")));
         };
@@ -777,7 +775,7 @@ impl BodyRun {
         server: &Server,
         ended: Result<Result<Finished, ErrorObject>, Box<dyn std::any::Any + Send>>,
         seen: &mut Seen,
-    ) -> Result<Box<RawValue>, ErrorObject> {
+    ) -> Answer {
         let (reply, name) = (self.reply, &self.name);
         match ended {
             Ok(Ok(Finished::Tool(result))) => {

@@ -15,7 +15,7 @@
 use super::Server;
 use crate::peer::{Mailbox, Outbound};
 use crate::principal::Principal;
-use crate::protocol::jsonrpc::{Outgoing, to_raw};
+use crate::protocol::jsonrpc::{Answer, Outgoing, to_body, to_raw};
 use crate::protocol::messages::{
     ListenAcknowledged, ListenEnd, ListenEndMeta, ListenFilter, SUBSCRIPTIONS_ACKNOWLEDGED, SubscriptionMeta,
 };
@@ -161,12 +161,7 @@ impl Listen {
 
     /// Serves the stream: the acknowledgment first, then the updates, until the lifetime ends
     /// it with the response (or the caller drops this future: cancellation, no response).
-    pub(crate) async fn serve(
-        self,
-        server: &Server,
-        id: &RequestId,
-        outbound: Outbound,
-    ) -> Result<Box<RawValue>, ErrorObject> {
+    pub(crate) async fn serve(self, server: &Server, id: &RequestId, outbound: Outbound) -> Answer {
         let tag: Arc<RawValue> = Arc::from(to_raw(id)?);
         // Updates queue here until the acknowledgment is out, so none goes before it.
         let (tx, mut rx) = mpsc::channel::<Outgoing>(MAX_QUEUED);
@@ -207,7 +202,7 @@ impl Listen {
             }
         }
         drop(subscriptions);
-        to_raw(&ListenEnd {
+        to_body(&ListenEnd {
             result_type: "complete",
             meta: ListenEndMeta {
                 subscription_id: id,

@@ -18,7 +18,6 @@ use crate::resolve::collect::Collect;
 use crate::resolve::engine::{Engine, Outcome};
 use crate::resolve::state::{CallBinding, RoundState};
 use futures_util::FutureExt;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -30,7 +29,7 @@ pub(super) enum Resolved {
     /// The call stops with this message (a tool's `isError` result, else a JSON-RPC error).
     Stop(String),
     /// The call's answer is this: an `InputRequiredResult` (2026-07-28), or a JSON-RPC error.
-    Answer(Result<Box<RawValue>, ErrorObject>),
+    Answer(crate::protocol::jsonrpc::Answer),
 }
 
 /// The resolver part of a call, the same for tools, prompts and resources.

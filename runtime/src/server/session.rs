@@ -7,11 +7,10 @@ use crate::access::Forbidden;
 use crate::peer::Mailbox;
 use crate::principal::Principal;
 use crate::protocol::envelope::{Envelope, EnvelopeCache, Meta};
-use crate::protocol::jsonrpc::to_raw;
+use crate::protocol::jsonrpc::{Answer, to_body};
 use crate::protocol::messages::{EmptyResult, InitializeParams, ParamsHead};
 use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, LogLevel, ProtocolVersion, codes};
 use crate::updates::{MAX_SUBSCRIPTIONS, Subscriptions};
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use std::sync::Arc;
 
@@ -262,7 +261,7 @@ fn handshake(
             });
             Route::Reply(server.initialize_result(version))
         }
-        "ping" => Route::Reply(to_raw(&EmptyResult {})),
+        "ping" => Route::Reply(to_body(&EmptyResult {})),
         "logging/setLevel" => {
             let Some(h) = hs else {
                 return Route::Reply(Err(not_initialized()));
@@ -274,7 +273,7 @@ fn handshake(
             };
             h.log_level = level;
             // Exactly `{}`: clients check it.
-            Route::Reply(to_raw(&EmptyResult {}))
+            Route::Reply(to_body(&EmptyResult {}))
         }
         "resources/subscribe" | "resources/unsubscribe" if server.has_resources() => {
             match subscription(server, hs.as_mut(), method, head, principal) {
@@ -309,7 +308,7 @@ fn subscription(
     method: &str,
     head: &ParamsHead<'_>,
     principal: Option<&Principal>,
-) -> Result<Result<Box<RawValue>, ErrorObject>, Forbidden> {
+) -> Result<Answer, Forbidden> {
     let Some(hs) = hs else {
         return Ok(Err(not_initialized()));
     };
@@ -331,5 +330,5 @@ fn subscription(
     } else {
         hs.subscriptions.unsubscribe(&uri);
     }
-    Ok(to_raw(&EmptyResult {}))
+    Ok(to_body(&EmptyResult {}))
 }

@@ -10,7 +10,7 @@ use super::registry::{Finished, Input, Item, panic_text};
 use crate::context::Context;
 use crate::peer::Outbound;
 use crate::principal::Principal;
-use crate::protocol::jsonrpc::{Outgoing, to_raw};
+use crate::protocol::jsonrpc::{Answer, Outgoing, to_body, to_raw};
 use crate::protocol::messages::EmptyResult;
 use crate::protocol::tasks::{
     CoreCreateTaskResult, CoreTask, CoreTaskList, RELATED_TASK, TASKS_EXTENSION, TaskHead, TaskStatus, TaskSupport,
@@ -22,7 +22,6 @@ use crate::resolve::ask::Imperative;
 use crate::resolve::back_channel::Line;
 use crate::tasks::{TaskLine, TaskRecord, TaskSettings, Tasks, now_ms};
 use futures_util::FutureExt;
-use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 use std::collections::HashMap;
 use std::panic::AssertUnwindSafe;
@@ -209,7 +208,7 @@ impl Server {
     /// Starts the body of a call as a task: its record is stored (readable from every replica)
     /// before the `CreateTaskResult` is written, and the body runs on in its own task, asking
     /// through the task's record.
-    pub(crate) async fn start_task(&self, start: TaskStart, reply: Reply) -> Result<Box<RawValue>, ErrorObject> {
+    pub(crate) async fn start_task(&self, start: TaskStart, reply: Reply) -> Answer {
         let settings = &self.config.tasks;
         let owner = crate::url_flow::tag(start.principal.as_ref());
         let place = self.config.running_tasks.take(&owner, settings)?;
@@ -279,7 +278,7 @@ impl Server {
         tokio::spawn(runner.drive(body, rx));
         match reply.era() {
             Era::Stateless => reply.result(self, view(&id, &record, false), "task"),
-            Era::Handshake => to_raw(&CoreCreateTaskResult {
+            Era::Handshake => to_body(&CoreCreateTaskResult {
                 task: core(&id, &record),
             }),
         }
@@ -295,7 +294,7 @@ impl Server {
         principal: Option<&Principal>,
         reply: Reply,
         peer: Option<crate::peer::Peer>,
-    ) -> Result<Box<RawValue>, ErrorObject> {
+    ) -> Answer {
         if !follows_tasks {
             return Err(ErrorObject::missing_capability(
                 json!({ "extensions": { TASKS_EXTENSION: {} } }),
@@ -309,7 +308,7 @@ impl Server {
         let core_era = reply.era() == Era::Handshake;
         match op {
             TaskOp::Get(id) => match tasks.get(&id, &owner).await? {
-                Some(record) if core_era => to_raw(&core(&id, &record)),
+                Some(record) if core_era => to_body(&core(&id, &record)),
                 Some(record) => reply.complete(self, view(&id, &record, true)),
                 None => Err(unknown_task(&id)),
             },
@@ -320,7 +319,7 @@ impl Server {
                         shown.push((id, record));
                     }
                 }
-                to_raw(&CoreTaskList {
+                to_body(&CoreTaskList {
                     tasks: shown.iter().map(|(id, r)| core(id, r)).collect(),
                 })
             }
@@ -362,7 +361,7 @@ impl Server {
                                 r.status.as_str()
                             )));
                         }
-                        to_raw(&core(&id, &r))
+                        to_body(&core(&id, &r))
                     }
                     Some(_) if mine => reply.complete(self, EmptyResult {}),
                     _ => Err(unknown_task(&id)),
@@ -377,13 +376,7 @@ impl Server {
     /// tool's result, or its error). While it waits, each question the task asks is sent on
     /// this request's back-channel (tied to the task by `_meta`), and the answer goes to the
     /// task as a `tasks/update` would.
-    async fn task_result(
-        &self,
-        tasks: &Tasks,
-        id: &str,
-        owner: &str,
-        peer: Option<crate::peer::Peer>,
-    ) -> Result<Box<RawValue>, ErrorObject> {
+    async fn task_result(&self, tasks: &Tasks, id: &str, owner: &str, peer: Option<crate::peer::Peer>) -> Answer {
         use futures_util::StreamExt;
         let waker = tasks.waker(id);
         let mut forwarded = std::collections::HashSet::new();
@@ -409,7 +402,7 @@ impl Server {
                             meta.insert(RELATED_TASK.into(), json!({ "taskId": id }));
                         }
                     }
-                    return to_raw(&result);
+                    return to_body(&result);
                 }
                 TaskStatus::Failed => {
                     return Err(record.error.unwrap_or_else(|| ErrorObject::internal("the task failed")));
