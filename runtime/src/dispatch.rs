@@ -14,7 +14,7 @@ use crate::protocol::inbound::Inbound;
 use crate::protocol::jsonrpc::Outgoing;
 use crate::protocol::messages::{CANCELLED, ParamsHead};
 use crate::protocol::{ErrorObject, RequestId};
-use crate::server::call::{Answer, Later, PendingCall, Seen, Started, Watch};
+use crate::server::call::{Answer, Caller, Later, PendingCall, Seen, Started, Watch};
 use crate::server::{Route, Server, Session};
 use crate::telemetry::{Method, RequestOutcome, TraceContext};
 use std::hash::BuildHasher;
@@ -363,9 +363,11 @@ impl Admitted {
             },
             step: Step::Start(Start {
                 call,
-                outbound,
-                peer,
-                principal,
+                caller: Caller {
+                    outbound,
+                    peer,
+                    principal,
+                },
             }),
         }
     }
@@ -398,9 +400,7 @@ struct Core {
 /// What a call starts with.
 struct Start {
     call: PendingCall,
-    outbound: Outbound,
-    peer: Option<Peer>,
-    principal: Option<Principal>,
+    caller: Caller,
 }
 
 /// Where a [`CallFuture`] is. (`Start` is the large variant, on purpose: a call that waits
@@ -493,19 +493,12 @@ impl Step {
         if registration.token.is_cancelled() {
             return Poll::Ready(None);
         }
-        let Start {
-            call,
-            outbound,
-            peer,
-            principal,
-        } = start;
+        let Start { call, caller } = start;
         let started = call.start(
             server,
             registration.id.clone(),
-            outbound,
-            peer,
             registration.token.clone(),
-            principal,
+            caller,
             seen,
         );
         let mut body = match started {

@@ -263,19 +263,16 @@ impl PendingCall {
     /// sealed state to open, not a task: most calls) goes on as a [`BodyRun`] that the request's
     /// future polls in place; any other goes on as [`PendingCall::run`], boxed. How it ended and
     /// in which round go into `seen` (its [`Watch`]).
-    #[allow(clippy::too_many_arguments)] // what a call needs, each once; bundling them would only rename them
     pub(crate) fn start(
         self,
         server: &Arc<Server>,
         id: RequestId,
-        outbound: Outbound,
-        peer: Option<Peer>,
         cancel: CancellationToken,
-        principal: Option<Principal>,
+        caller: Caller,
         seen: &mut Seen,
     ) -> Started {
         // Before anything runs: transports that can answer otherwise (HTTP's 403) ask first.
-        if let Err(forbidden) = self.allowed(principal.as_ref()) {
+        if let Err(forbidden) = self.allowed(caller.principal.as_ref()) {
             return Started::Done(Err(forbidden.error()));
         }
         let waits = match &self.work {
@@ -286,10 +283,10 @@ impl PendingCall {
             Work::Complete { .. } | Work::Listen(_) | Work::Task(_) => true,
         };
         if waits {
-            let run = self.run(server.clone(), id, outbound, peer, cancel.clone(), principal, *seen);
+            let run = self.run(server.clone(), id, cancel.clone(), caller, *seen);
             return Started::Later(Box::pin(Waiting::new(cancel, run)));
         }
-        match self.setup(server, id, outbound, peer, cancel, principal, None, seen) {
+        match self.setup(server, id, cancel, caller, None, seen) {
             Ok((setup, _channel)) => setup.body(server, None, seen),
             Err(answer) => Started::Done(answer),
         }
@@ -299,17 +296,19 @@ impl PendingCall {
     /// with `seen` as it ended (how, in which round). Every kind of call can run here; a call
     /// with nothing to wait for before its body runs through [`PendingCall::start`] instead,
     /// which shares its steps ([`PendingCall::setup`], [`Setup::body`]).
-    #[allow(clippy::too_many_arguments)] // as `start`
     async fn run(
         self,
         server: Arc<Server>,
         id: RequestId,
-        outbound: Outbound,
-        peer: Option<Peer>,
         cancel: CancellationToken,
-        principal: Option<Principal>,
+        caller: Caller,
         mut seen: Seen,
     ) -> (Answer, Seen) {
+        let Caller {
+            outbound,
+            peer,
+            principal,
+        } = caller;
         // One block, not a nested future: an `async fn` called here would hold these arguments
         // a second time.
         let answer = 'answer: {
@@ -361,11 +360,21 @@ impl PendingCall {
                 }
                 _ => None,
             };
-            let (mut setup, channel) =
-                match self.setup(&server, id, outbound, peer, cancel, principal, state, &mut seen) {
-                    Ok(setup) => setup,
-                    Err(answer) => break 'answer answer,
-                };
+            let (mut setup, channel) = match self.setup(
+                &server,
+                id,
+                cancel,
+                Caller {
+                    outbound,
+                    peer,
+                    principal,
+                },
+                state,
+                &mut seen,
+            ) {
+                Ok(setup) => setup,
+                Err(answer) => break 'answer answer,
+            };
             let item = match &setup.work {
                 Work::Item { item, .. } => item.clone(),
                 Work::Complete { .. } => break 'answer setup.complete(&server).await,
@@ -424,18 +433,20 @@ impl PendingCall {
     /// becomes a task, its round (from the sealed `state` of a retry), how its questions travel,
     /// its [`Context`], and a tool's arguments checked against its schema; with the channel its
     /// resolvers ask on. `Err`: the call's answer already.
-    #[allow(clippy::too_many_arguments)] // as `start`
     fn setup(
         self,
         server: &Arc<Server>,
         id: RequestId,
-        outbound: Outbound,
-        peer: Option<Peer>,
         cancel: CancellationToken,
-        principal: Option<Principal>,
+        caller: Caller,
         state: Option<RoundState>,
         seen: &mut Seen,
     ) -> Result<(Setup, Channel), Answer> {
+        let Caller {
+            outbound,
+            peer,
+            principal,
+        } = caller;
         let Self {
             task,
             work,
@@ -540,6 +551,14 @@ impl PendingCall {
         };
         Ok((setup, channel))
     }
+}
+
+/// What a transport runs a call with: where its notifications and requests to the client go,
+/// its connection's back-channel (handshake era), and who calls (from a bearer token).
+pub(crate) struct Caller {
+    pub(crate) outbound: Outbound,
+    pub(crate) peer: Option<Peer>,
+    pub(crate) principal: Option<Principal>,
 }
 
 /// How a call goes on after [`PendingCall::start`].
