@@ -528,11 +528,9 @@ impl Step {
 
 /// Polls what waits; what it noted goes into `seen` when it ends.
 fn poll_later(later: &mut Later, cx: &mut std::task::Context<'_>, seen: &mut Seen) -> Poll<Option<Answer>> {
-    later.as_mut().poll(cx).map(|ended| {
-        ended.map(|(answer, noted)| {
-            *seen = noted;
-            answer
-        })
+    later.as_mut().poll(cx).map(|(answer, noted)| {
+        *seen = noted;
+        answer
     })
 }
 
@@ -833,6 +831,82 @@ mod tests {
         fn event(&self, _: &tracing::Event<'_>) {}
         fn enter(&self, _: &tracing::span::Id) {}
         fn exit(&self, _: &tracing::span::Id) {}
+    }
+
+    /// A retry cancelled while its body waits is noted with its round (2, from its sealed
+    /// state) and as cancelled: the general path races its cancellation inside, so what it
+    /// noted before is kept.
+    #[tokio::test]
+    async fn a_cancelled_retry_is_noted_with_its_round() {
+        use crate::resolve::def::{ResolveInputs, ResolveSlot, ResolverSpec, Step as Resolve, into_step};
+        fn ask(_: ResolveInputs) -> futures_util::future::BoxFuture<'static, Resolve> {
+            Box::pin(async { into_step(crate::elicit::Elicit::<crate::elicit::Confirm>::form("Go on?")) })
+        }
+        static ASK: ResolverSpec = ResolverSpec {
+            name: "ask",
+            module: "tests",
+            key: "ask",
+            deps: &[],
+            states: &[],
+            once: false,
+            run: ask,
+        };
+        static SLOTS: [ResolveSlot; 1] = [ResolveSlot {
+            param: "ok",
+            resolver: &ASK,
+        }];
+        struct AsksThenWaits;
+        impl crate::tool::Tool for AsksThenWaits {
+            fn definition(&self) -> crate::tool::ToolDefinition {
+                crate::tool::ToolDefinition::new("asks", crate::tool::ArgsSchema::new().finish())
+            }
+            fn resolvers(&self) -> &'static [ResolveSlot] {
+                &SLOTS
+            }
+            fn call(
+                &self,
+                _: crate::tool::ToolCall,
+            ) -> futures_util::future::BoxFuture<'static, crate::tool_result::CallToolResult> {
+                Box::pin(std::future::pending())
+            }
+        }
+        let d = Dispatcher::stateless(Arc::new(Server::new("t").tool(AsksThenWaits)));
+        let meta = r#""_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}"#;
+        let first = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"asks",{meta}}}}}"#);
+        let Dispatch::Call(call) = d.dispatch(&mut Session::new(), None, None, classify(first.as_bytes()), None) else {
+            panic!("a call")
+        };
+        let asked: serde_json::Value =
+            serde_json::from_slice(&call.run_detached(None).await.unwrap().encode()).unwrap();
+        let state = asked["result"]["requestState"]
+            .as_str()
+            .expect("a first round asks")
+            .to_owned();
+        let retry = format!(
+            r#"{{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{{"name":"asks","inputResponses":{{"ask":{{"action":"accept","content":{{"ok":true}}}}}},"requestState":"{state}",{meta}}}}}"#
+        );
+
+        let recorded = Recorded::default();
+        let guard = tracing::subscriber::set_default(recorded.clone());
+        let Dispatch::Call(call) = d.dispatch(&mut Session::new(), None, None, classify(retry.as_bytes()), None) else {
+            panic!("a call")
+        };
+        let token = call.token();
+        let mut run = call.run_detached(None);
+        let mut cx = std::task::Context::from_waker(futures_util::task::noop_waker_ref());
+        assert!(Pin::new(&mut run).poll(&mut cx).is_pending(), "the body waits");
+        token.cancel();
+        assert!(
+            matches!(Pin::new(&mut run).poll(&mut cx), Poll::Ready(None)),
+            "a cancelled call has no response"
+        );
+        drop(guard);
+        let recorded = recorded.0.lock().map(|v| v.clone()).unwrap_or_default();
+        assert!(recorded.contains(&"mcp.round=2".to_owned()), "{recorded:?}");
+        assert!(
+            recorded.contains(&"mcp.outcome=\"cancelled\"".to_owned()),
+            "{recorded:?}"
+        );
     }
 
     /// A call the transport refuses before it runs (HTTP's 403 for missing scopes) ends its

@@ -283,8 +283,7 @@ impl PendingCall {
             Work::Complete { .. } | Work::Listen(_) | Work::Task(_) => true,
         };
         if waits {
-            let run = self.run(server.clone(), id, cancel.clone(), caller, *seen);
-            return Started::Later(Box::pin(Waiting::new(cancel, run)));
+            return Started::Later(Box::pin(self.run(server.clone(), id, cancel, caller, *seen)));
         }
         match self.setup(server, id, cancel, caller, None, seen) {
             Ok((setup, _channel)) => setup.body(server, None, seen),
@@ -292,10 +291,12 @@ impl PendingCall {
         }
     }
 
-    /// Runs the call to completion and returns its result (serialized) or its JSON-RPC error,
-    /// with `seen` as it ended (how, in which round). Every kind of call can run here; a call
-    /// with nothing to wait for before its body runs through [`PendingCall::start`] instead,
-    /// which shares its steps ([`PendingCall::setup`], [`Setup::body`]).
+    /// Runs the call (allowed already: [`PendingCall::start`]) to completion and returns its
+    /// result (serialized) or its JSON-RPC error (`None`: cancelled), with `seen` as it ended
+    /// (how, in which round: kept when it is cancelled, as the race with its cancellation runs
+    /// inside). Every kind of call can run here; a call with nothing to wait for before its body
+    /// runs through [`PendingCall::start`] instead, which shares its steps
+    /// ([`PendingCall::setup`], [`Setup::body`]).
     async fn run(
         self,
         server: Arc<Server>,
@@ -303,129 +304,130 @@ impl PendingCall {
         cancel: CancellationToken,
         caller: Caller,
         mut seen: Seen,
-    ) -> (Answer, Seen) {
-        let Caller {
-            outbound,
-            peer,
-            principal,
-        } = caller;
-        // One block, not a nested future: an `async fn` called here would hold these arguments
-        // a second time.
-        let answer = 'answer: {
-            if let Err(forbidden) = self.allowed(principal.as_ref()) {
-                break 'answer Err(forbidden.error());
-            }
-            if let Work::Listen(listen) = self.work {
-                // Boxed, as every path a plain call does not take.
-                break 'answer Box::pin(listen.serve(&server, &id, outbound)).await;
-            }
-            if let Work::Task(op) = self.work {
-                let reply = super::answers::Reply::of_call(self.envelope.version, true);
-                let follows = match self.envelope.version.era() {
-                    Era::Stateless => self.envelope.capabilities.tasks(),
-                    Era::Handshake => true,
-                };
-                break 'answer Box::pin(server.task_op(*op, follows, principal.as_ref(), reply, peer)).await;
-            }
-            // A retry's sealed state (2026-07-28): a handshake-era call has none (its questions are
-            // answered within the call).
-            let state = match (&self.request_state, self.envelope.version.era()) {
-                (Some(token), Era::Stateless) => {
-                    // A resource's state is bound to its URI and the variables read from it.
-                    let variables = match &self.work {
-                        Work::Item { item, variables } if item.kind() == Kind::Resource => {
-                            Some(variables_map(variables))
-                        }
-                        _ => None,
+    ) -> (Option<Answer>, Seen) {
+        let token = cancel.clone();
+        let run = async {
+            let Caller {
+                outbound,
+                peer,
+                principal,
+            } = caller;
+            // One block, not a nested future: an `async fn` called here would hold these
+            // arguments a second time.
+            let answer: Option<Answer> = 'answer: {
+                if let Work::Listen(listen) = self.work {
+                    // Boxed, as every path a plain call does not take.
+                    break 'answer Some(Box::pin(listen.serve(&server, &id, outbound)).await);
+                }
+                if let Work::Task(op) = self.work {
+                    let reply = super::answers::Reply::of_call(self.envelope.version, true);
+                    let follows = match self.envelope.version.era() {
+                        Era::Stateless => self.envelope.capabilities.tasks(),
+                        Era::Handshake => true,
                     };
-                    let bound = binding(
-                        self.work.method(),
-                        &self.name,
-                        variables.as_ref().unwrap_or(&self.arguments),
-                        &server,
-                        principal.as_ref(),
-                    );
-                    let sealer = &server.config.sealer;
-                    Some(if self.single_use {
-                        match Box::pin(bound.open_once::<RoundState>(sealer, &*server.config.store.0, token)).await {
-                            Ok(state) => state,
-                            Err(e) => break 'answer Err(e),
-                        }
-                    } else {
-                        match bound.open::<RoundState>(sealer, token) {
-                            Ok(state) => state,
-                            Err(e) => break 'answer Err(e),
-                        }
-                    })
+                    break 'answer Some(Box::pin(server.task_op(*op, follows, principal.as_ref(), reply, peer)).await);
                 }
-                _ => None,
-            };
-            let (mut setup, channel) = match self.setup(
-                &server,
-                id,
-                cancel,
-                Caller {
-                    outbound,
-                    peer,
-                    principal,
-                },
-                state,
-                &mut seen,
-            ) {
-                Ok(setup) => setup,
-                Err(answer) => break 'answer answer,
-            };
-            let item = match &setup.work {
-                Work::Item { item, .. } => item.clone(),
-                Work::Complete { .. } => break 'answer setup.complete(&server).await,
-                // Served above.
-                Work::Listen(_) | Work::Task(_) => {
-                    break 'answer Err(ErrorObject::internal(
-                        "Internal error: a listen stream or task method was run as a call",
-                    ));
-                }
-            };
-            // A resource's resolvers read its template's variables as their arguments.
-            let read = match (&setup.work, item.kind()) {
-                (Work::Item { variables, .. }, Kind::Resource) => variables_map(variables),
-                _ => std::mem::take(&mut setup.arguments),
-            };
-            let resolved = if item.resolvers().is_empty() {
-                Resolved::Ready(read, Vec::new())
-            } else {
-                let resolving = Resolving {
-                    item: item.clone(),
-                    channel,
-                    principal: setup.principal.clone(),
+                // A retry's sealed state (2026-07-28): a handshake-era call has none (its questions are
+                // answered within the call).
+                let state = match (&self.request_state, self.envelope.version.era()) {
+                    (Some(token), Era::Stateless) => {
+                        // A resource's state is bound to its URI and the variables read from it.
+                        let variables = match &self.work {
+                            Work::Item { item, variables } if item.kind() == Kind::Resource => {
+                                Some(variables_map(variables))
+                            }
+                            _ => None,
+                        };
+                        let bound = binding(
+                            self.work.method(),
+                            &self.name,
+                            variables.as_ref().unwrap_or(&self.arguments),
+                            &server,
+                            principal.as_ref(),
+                        );
+                        let sealer = &server.config.sealer;
+                        Some(if self.single_use {
+                            match Box::pin(bound.open_once::<RoundState>(sealer, &*server.config.store.0, token)).await
+                            {
+                                Ok(state) => state,
+                                Err(e) => break 'answer Some(Err(e)),
+                            }
+                        } else {
+                            match bound.open::<RoundState>(sealer, token) {
+                                Ok(state) => state,
+                                Err(e) => break 'answer Some(Err(e)),
+                            }
+                        })
+                    }
+                    _ => None,
                 };
-                resolving.run(&server, &setup.name, read, &setup.context).await
-            };
-            let (arguments, values) = match resolved {
-                Resolved::Ready(arguments, values) => (arguments, values),
-                Resolved::Stop(message) if item.kind() == Kind::Tool => {
-                    seen.outcome = CallOutcome::ToolError;
-                    break 'answer setup.reply.tool(&server, CallToolResult::error(message));
-                }
-                Resolved::Stop(message) => break 'answer Err(ErrorObject::internal(message)),
-                Resolved::Answer(answer) => {
-                    seen.outcome = CallOutcome::InputRequired;
-                    break 'answer answer;
-                }
-            };
-            setup.arguments = arguments;
-            match setup.body(&server, Some(values), &mut seen) {
-                Started::Done(answer) => answer,
-                Started::Body(mut body) => std::future::poll_fn(|cx| body.poll(cx, &server, &mut seen)).await,
-                // A task (this call, cancelled, is dropped by its own `Waiting`).
-                Started::Later(later) => match later.await {
-                    Some((answer, noted)) => {
+                let (mut setup, channel) = match self.setup(
+                    &server,
+                    id,
+                    cancel,
+                    Caller {
+                        outbound,
+                        peer,
+                        principal,
+                    },
+                    state,
+                    &mut seen,
+                ) {
+                    Ok(setup) => setup,
+                    Err(answer) => break 'answer Some(answer),
+                };
+                let item = match &setup.work {
+                    Work::Item { item, .. } => item.clone(),
+                    Work::Complete { .. } => break 'answer Some(setup.complete(&server).await),
+                    // Served above.
+                    Work::Listen(_) | Work::Task(_) => {
+                        break 'answer Some(Err(ErrorObject::internal(
+                            "Internal error: a listen stream or task method was run as a call",
+                        )));
+                    }
+                };
+                // A resource's resolvers read its template's variables as their arguments.
+                let read = match (&setup.work, item.kind()) {
+                    (Work::Item { variables, .. }, Kind::Resource) => variables_map(variables),
+                    _ => std::mem::take(&mut setup.arguments),
+                };
+                let resolved = if item.resolvers().is_empty() {
+                    Resolved::Ready(read, Vec::new())
+                } else {
+                    let resolving = Resolving {
+                        item: item.clone(),
+                        channel,
+                        principal: setup.principal.clone(),
+                    };
+                    resolving.run(&server, &setup.name, read, &setup.context).await
+                };
+                let (arguments, values) = match resolved {
+                    Resolved::Ready(arguments, values) => (arguments, values),
+                    Resolved::Stop(message) if item.kind() == Kind::Tool => {
+                        seen.outcome = CallOutcome::ToolError;
+                        break 'answer Some(setup.reply.tool(&server, CallToolResult::error(message)));
+                    }
+                    Resolved::Stop(message) => break 'answer Some(Err(ErrorObject::internal(message))),
+                    Resolved::Answer(answer) => {
+                        seen.outcome = CallOutcome::InputRequired;
+                        break 'answer Some(answer);
+                    }
+                };
+                setup.arguments = arguments;
+                match setup.body(&server, Some(values), &mut seen) {
+                    Started::Done(answer) => Some(answer),
+                    Started::Body(mut body) => Some(std::future::poll_fn(|cx| body.poll(cx, &server, &mut seen)).await),
+                    // A task.
+                    Started::Later(later) => {
+                        let (answer, noted) = later.await;
                         seen = noted;
                         answer
                     }
-                    None => Err(ErrorObject::internal("Internal error: the call was cancelled")),
-                },
-            }
+                }
+            };
+            answer
         };
+        let answer = Waiting::new(token, run).await.flatten();
         (answer, seen)
     }
 
@@ -567,16 +569,16 @@ pub(crate) enum Started {
     Done(Answer),
     /// Its body runs, with nothing before it to wait for.
     Body(BodyRun),
-    /// Everything else (resolvers, a sealed state to open, a task, a listen stream, a
-    /// completion): [`PendingCall::run`], boxed with its cancellation; it gives what it noted.
+    /// Everything else, boxed with its cancellation: [`PendingCall::run`] (resolvers, a sealed
+    /// state to open, a listen stream, a completion), or a task starting.
     Later(Later),
 }
 
 pub(crate) use crate::protocol::jsonrpc::Answer;
 
 /// A call's part that waits: one allocation for it and its registration with the call's
-/// cancellation. `None`: cancelled.
-pub(crate) type Later = std::pin::Pin<Box<dyn Future<Output = Option<(Answer, Seen)>> + Send>>;
+/// cancellation. It gives its answer (`None`: cancelled) and what it noted.
+pub(crate) type Later = std::pin::Pin<Box<dyn Future<Output = (Option<Answer>, Seen)> + Send>>;
 
 pin_project_lite::pin_project! {
     /// Runs `run` unless `token` is cancelled first: `None` then. Cancellation wins a tie with a
@@ -585,7 +587,8 @@ pin_project_lite::pin_project! {
     /// to be woken by it. (Not `tokio::select!`, which returns `Pending` when the task's budget
     /// is spent: a call that is ready when first polled must complete then.)
     pub(crate) struct Waiting<F> {
-        token: CancellationToken,
+        // Given to `woken` once it registers (the registration holds the token).
+        token: Option<CancellationToken>,
         #[pin]
         woken: Option<tokio_util::sync::WaitForCancellationFutureOwned>,
         #[pin]
@@ -596,7 +599,7 @@ pin_project_lite::pin_project! {
 impl<F: Future> Waiting<F> {
     pub(crate) fn new(token: CancellationToken, run: F) -> Self {
         Self {
-            token,
+            token: Some(token),
             woken: None,
             run,
         }
@@ -606,8 +609,10 @@ impl<F: Future> Waiting<F> {
     /// came while the call was polled is seen): whether it is cancelled.
     pub(crate) fn register(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> bool {
         let mut this = self.project();
-        if this.woken.is_none() {
-            this.woken.set(Some(this.token.clone().cancelled_owned()));
+        if this.woken.is_none()
+            && let Some(token) = this.token.take()
+        {
+            this.woken.set(Some(token.cancelled_owned()));
         }
         this.woken.as_pin_mut().is_some_and(|w| w.poll(cx).is_ready())
     }
@@ -620,7 +625,7 @@ impl<F: Future> Future for Waiting<F> {
         let this = self.as_mut().project();
         let stop = match this.woken.as_pin_mut() {
             Some(woken) => woken.poll(cx).is_ready(),
-            None => this.token.is_cancelled(),
+            None => this.token.as_ref().is_some_and(CancellationToken::is_cancelled),
         };
         if stop {
             return std::task::Poll::Ready(None);
@@ -681,12 +686,14 @@ impl Setup {
                 ttl_ms: self.task.and_then(|t| t.ttl),
             };
             seen.outcome = CallOutcome::Task;
-            let (server, seen, reply, finished) = (server.clone(), *seen, self.reply, self.finished);
-            return Started::Later(Box::pin(Waiting::new(token, async move {
-                let answer = server.start_task(start, reply).await;
-                drop(finished);
+            let (server, seen, reply) = (server.clone(), *seen, self.reply);
+            // Its context and its share of the JSON budget are held until the task started.
+            let held = (self.finished, self.memory);
+            return Started::Later(Box::pin(async move {
+                let answer = Waiting::new(token, server.start_task(start, reply)).await;
+                drop(held);
                 (answer, seen)
-            })));
+            }));
         }
         // One guard for every kind: a panic where the body is called, or while it runs.
         let running = std::panic::catch_unwind(AssertUnwindSafe(|| item.run(input, values)));
@@ -758,15 +765,28 @@ impl BodyRun {
         server: &Server,
         seen: &mut Seen,
     ) -> std::task::Poll<Answer> {
-        let Some(running) = self.running.as_mut() else {
+        let slot = &mut self.running;
+        if slot.is_none() {
             return std::task::Poll::Ready(Err(ErrorObject::internal("Internal error: a call without a body")));
-        };
-        let ended = match std::panic::catch_unwind(AssertUnwindSafe(|| std::pin::Pin::new(running).poll(cx))) {
+        }
+        // The body's future is dropped inside the guard too: its `Drop` is the body's code.
+        let polled = std::panic::catch_unwind(AssertUnwindSafe(|| {
+            let polled = slot
+                .as_mut()
+                .map_or(std::task::Poll::Pending, |running| std::pin::Pin::new(running).poll(cx));
+            if polled.is_ready() {
+                drop(slot.take());
+            }
+            polled
+        }));
+        let ended = match polled {
             Ok(std::task::Poll::Pending) => return std::task::Poll::Pending,
             Ok(std::task::Poll::Ready(finished)) => Ok(finished),
-            Err(payload) => Err(payload),
+            Err(payload) => {
+                self.running = None;
+                Err(payload)
+            }
         };
-        self.running = None;
         std::task::Poll::Ready(self.answer(server, ended, seen))
     }
 
@@ -778,13 +798,15 @@ impl BodyRun {
         token: &CancellationToken,
         seen: Seen,
     ) -> Option<Later> {
-        let server = server.clone();
-        let mut body = self;
-        let mut seen = seen;
-        let mut later = Box::pin(Waiting::new(
-            token.clone(),
-            std::future::poll_fn(move |cx| body.poll(cx, &server, &mut seen).map(|answer| (answer, seen))),
-        ));
+        let run = BodyWaits {
+            body: self,
+            server: server.clone(),
+            seen,
+        };
+        let mut later = Box::pin(Noted {
+            waiting: Waiting::new(token.clone(), run),
+            seen,
+        });
         (!later.as_mut().register(cx)).then_some(later)
     }
 
@@ -821,6 +843,53 @@ impl BodyRun {
                 }
             }
         }
+    }
+}
+
+/// A body that waits, on its own: its answer and what it noted.
+struct BodyWaits {
+    body: BodyRun,
+    server: Arc<Server>,
+    seen: Seen,
+}
+
+impl Future for BodyWaits {
+    type Output = (Answer, Seen);
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        let this = self.get_mut();
+        this.body
+            .poll(cx, &this.server, &mut this.seen)
+            .map(|answer| (answer, this.seen))
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// What waits, raced with its cancellation, as a [`Later`]: cancelled, it gives what was
+    /// noted when it began to wait.
+    struct Noted<F> {
+        #[pin]
+        waiting: Waiting<F>,
+        seen: Seen,
+    }
+}
+
+impl<F: Future> Noted<F> {
+    fn register(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> bool {
+        self.project().waiting.register(cx)
+    }
+}
+
+impl<F: Future<Output = (Answer, Seen)>> Future for Noted<F> {
+    type Output = (Option<Answer>, Seen);
+
+    fn poll(self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        let this = self.project();
+        let seen = *this.seen;
+        this.waiting.poll(cx).map(|ended| match ended {
+            Some((answer, noted)) => (Some(answer), noted),
+            None => (None, seen),
+        })
     }
 }
 

@@ -303,19 +303,20 @@ impl Starter {
         // client; they are given back when the last handle on the slot goes, with the call.
         let slot = Slot::new(self.permits.clone());
         let peer = self.peer.for_call(slot.clone());
-        let mut run = q.call.run(out.clone(), Some(peer), None);
         let Ok(running) = self.permits.clone().try_acquire_owned() else {
-            // No running slot: it starts in its own task once one frees.
+            // No running slot: it runs in its own task once one frees (its time counted from
+            // then).
             let permits = self.permits.clone();
             tasks.spawn(async move {
                 let Ok(running) = permits.acquire_owned().await else {
                     return;
                 };
                 slot.hold(running, Some(admitted));
-                answer(run, out, slot).await;
+                answer(q.call.run(out.clone(), Some(peer), None), out, slot).await;
             });
             return None;
         };
+        let mut run = q.call.run(out.clone(), Some(peer), None);
         slot.hold(running, Some(admitted));
         // Polled here, where it stands: a call that is done at once moves nowhere, and one that
         // waits moves into its task as what is left of it (the call's future is `Unpin`).
