@@ -413,16 +413,20 @@ impl Body {
 /// An answer to a request: its result's text, or its JSON-RPC error.
 pub(crate) type Answer = Result<Body, ErrorObject>;
 
+/// The most of an answer's buffer a thread keeps for the next one: the buffer of a larger
+/// answer is freed once it is copied out.
+const KEPT_BODY_BYTES: usize = 16 * 1024;
+
+thread_local! {
+    /// The buffer answers are written into on this thread ([`to_body`]).
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// Serializes `value` as an answer's result. Written into a buffer this thread keeps, then
 /// copied out at its length: one allocation of the right size, where `to_raw` grows serde_json's
 /// buffer past its first 128 bytes and shrinks it again (a `realloc` each, and the chunk it
 /// splits off is a free the allocator's thread cache does not take).
 pub(crate) fn to_body<T: Serialize + ?Sized>(value: &T) -> Result<Body, ErrorObject> {
-    /// A result larger than this is not kept for the next one.
-    const KEPT: usize = 16 * 1024;
-    thread_local! {
-        static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
     let write = |buf: &mut Vec<u8>| -> Result<Body, ErrorObject> {
         buf.clear();
         let written = serde_json::to_writer(&mut *buf, value).map_err(|e| {
@@ -435,7 +439,7 @@ pub(crate) fn to_body<T: Serialize + ?Sized>(value: &T) -> Result<Body, ErrorObj
                 "Internal error: the response could not be serialized",
             )),
         });
-        if buf.capacity() > KEPT {
+        if buf.capacity() > KEPT_BODY_BYTES {
             *buf = Vec::new();
         }
         body
@@ -584,11 +588,17 @@ mod tests {
     fn answers_are_written_whole_through_the_reused_buffer() {
         let big = json!({"text": "x".repeat(40_000)});
         let small = json!({"content": [{"type": "text", "text": "hello"}], "isError": false});
+        let kept = || SCRATCH.with(|b| b.borrow().capacity());
         for value in [&big, &small, &json!([]), &big, &small] {
             let body = to_body(value).unwrap();
             assert_eq!(&serde_json::from_str::<Value>(body.get()).unwrap(), value);
             assert_eq!(body.get(), serde_json::to_string(value).unwrap());
+            assert!(
+                kept() <= KEPT_BODY_BYTES,
+                "a thread keeps at most {KEPT_BODY_BYTES} bytes"
+            );
         }
+        assert!(kept() > 0, "the buffer of a small answer is kept for the next");
 
         struct Nested;
         impl Serialize for Nested {
