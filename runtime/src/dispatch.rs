@@ -838,30 +838,13 @@ mod tests {
     /// noted before is kept.
     #[tokio::test]
     async fn a_cancelled_retry_is_noted_with_its_round() {
-        use crate::resolve::def::{ResolveInputs, ResolveSlot, ResolverSpec, Step as Resolve, into_step};
-        fn ask(_: ResolveInputs) -> futures_util::future::BoxFuture<'static, Resolve> {
-            Box::pin(async { into_step(crate::elicit::Elicit::<crate::elicit::Confirm>::form("Go on?")) })
-        }
-        static ASK: ResolverSpec = ResolverSpec {
-            name: "ask",
-            module: "tests",
-            key: "ask",
-            deps: &[],
-            states: &[],
-            once: false,
-            run: ask,
-        };
-        static SLOTS: [ResolveSlot; 1] = [ResolveSlot {
-            param: "ok",
-            resolver: &ASK,
-        }];
         struct AsksThenWaits;
         impl crate::tool::Tool for AsksThenWaits {
             fn definition(&self) -> crate::tool::ToolDefinition {
                 crate::tool::ToolDefinition::new("asks", crate::tool::ArgsSchema::new().finish())
             }
-            fn resolvers(&self) -> &'static [ResolveSlot] {
-                &SLOTS
+            fn resolvers(&self) -> &'static [crate::resolve::def::ResolveSlot] {
+                &crate::server::call::tests::SLOTS
             }
             fn call(
                 &self,

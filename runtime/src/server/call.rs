@@ -902,7 +902,7 @@ fn variables_map(variables: &[(String, String)]) -> Map<String, Value> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use crate::dispatch::{Dispatch, Dispatcher};
     use crate::elicit::{Confirm, Elicit};
     use crate::peer::Outbound;
@@ -925,7 +925,8 @@ mod tests {
         once: false,
         run: ask,
     };
-    static SLOTS: [ResolveSlot; 1] = [ResolveSlot {
+    /// One `#[resolve]` parameter whose resolver asks a yes/no form (also `dispatch.rs`'s tests).
+    pub(crate) static SLOTS: [ResolveSlot; 1] = [ResolveSlot {
         param: "ok",
         resolver: &ASK,
     }];
