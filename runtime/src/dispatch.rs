@@ -474,55 +474,46 @@ impl Step {
         registration: &Registration,
         seen: &mut Seen,
     ) -> Poll<Option<Answer>> {
-        let start = match std::mem::replace(self, Self::Done) {
-            Self::Start(start) => start,
-            Self::Later(mut later) => {
-                let polled = poll_later(&mut later, cx, seen);
-                if polled.is_pending() {
+        if let Self::Start(_) = self
+            && let Self::Start(Start { call, caller }) = std::mem::replace(self, Self::Done)
+        {
+            // Cancelled before it started: nothing of it runs.
+            if registration.token.is_cancelled() {
+                return Poll::Ready(None);
+            }
+            let started = call.start(
+                server,
+                registration.id.clone(),
+                registration.token.clone(),
+                caller,
+                seen,
+            );
+            match started {
+                Started::Done(answer) => return Poll::Ready(Some(answer)),
+                Started::Body(mut body) => {
+                    if let Poll::Ready(answer) = body.poll(cx, server, seen) {
+                        return Poll::Ready(Some(answer));
+                    }
+                    // It waits: from now on on its own, woken by a cancellation too.
+                    let Some(later) = body.waiting(cx, server, &registration.token, *seen) else {
+                        return Poll::Ready(None);
+                    };
                     *self = Self::Later(later);
+                    return Poll::Pending;
                 }
-                return polled;
+                Started::Later(later) => *self = Self::Later(later),
             }
-            Self::Done => {
-                return Poll::Ready(Some(Err(ErrorObject::internal(
-                    "Internal error: a call was polled after it ended",
-                ))));
-            }
+        }
+        let Self::Later(later) = self else {
+            return Poll::Ready(Some(Err(ErrorObject::internal(
+                "Internal error: a call was polled after it ended",
+            ))));
         };
-        // Cancelled before it started: nothing of it runs.
-        if registration.token.is_cancelled() {
-            return Poll::Ready(None);
+        let polled = poll_later(later, cx, seen);
+        if polled.is_ready() {
+            *self = Self::Done;
         }
-        let Start { call, caller } = start;
-        let started = call.start(
-            server,
-            registration.id.clone(),
-            registration.token.clone(),
-            caller,
-            seen,
-        );
-        let mut body = match started {
-            Started::Done(answer) => return Poll::Ready(Some(answer)),
-            Started::Body(body) => body,
-            Started::Later(mut later) => {
-                let polled = poll_later(&mut later, cx, seen);
-                if polled.is_pending() {
-                    *self = Self::Later(later);
-                }
-                return polled;
-            }
-        };
-        if let Poll::Ready(answer) = body.poll(cx, server, seen) {
-            return Poll::Ready(Some(answer));
-        }
-        // It waits: from now on on its own, woken by a cancellation too.
-        match body.waiting(cx, server, &registration.token, *seen) {
-            Some(later) => {
-                *self = Self::Later(later);
-                Poll::Pending
-            }
-            None => Poll::Ready(None),
-        }
+        polled
     }
 }
 

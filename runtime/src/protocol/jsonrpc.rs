@@ -457,10 +457,7 @@ pub(crate) fn to_body<T: Serialize + ?Sized>(value: &T) -> Result<Body, ErrorObj
 #[derive(Debug)]
 pub(crate) enum Outgoing {
     /// The answer to a request (`id` is null when the request's id could not be read).
-    Response {
-        id: Option<RequestId>,
-        outcome: Result<Body, ErrorObject>,
-    },
+    Response { id: Option<RequestId>, outcome: Answer },
     /// A request to the client (handshake era: `elicitation/create`).
     Request {
         id: RequestId,

@@ -286,7 +286,7 @@ impl PendingCall {
             return Started::Later(Box::pin(self.run(server.clone(), id, cancel, caller, *seen)));
         }
         match self.setup(server, id, cancel, caller, None, seen) {
-            Ok((setup, _channel)) => setup.body(server, None, seen),
+            Ok((setup, _channel)) => setup.body(server, Vec::new(), seen),
             Err(answer) => Started::Done(answer),
         }
     }
@@ -306,14 +306,14 @@ impl PendingCall {
         mut seen: Seen,
     ) -> (Option<Answer>, Seen) {
         let token = cancel.clone();
+        // Its steps as one labelled block (an `async fn` called for them would hold these
+        // arguments once more), raced with the cancellation around it, which leaves `seen` here.
         let run = async {
             let Caller {
                 outbound,
                 peer,
                 principal,
             } = caller;
-            // One block, not a nested future: an `async fn` called here would hold these
-            // arguments a second time.
             let answer: Option<Answer> = 'answer: {
                 if let Work::Listen(listen) = self.work {
                     // Boxed, as every path a plain call does not take.
@@ -414,7 +414,7 @@ impl PendingCall {
                     }
                 };
                 setup.arguments = arguments;
-                match setup.body(&server, Some(values), &mut seen) {
+                match setup.body(&server, values, &mut seen) {
                     Started::Done(answer) => Some(answer),
                     Started::Body(mut body) => Some(std::future::poll_fn(|cx| body.poll(cx, &server, &mut seen)).await),
                     // A task.
@@ -656,9 +656,9 @@ struct Setup {
 }
 
 impl Setup {
-    /// Starts an item's body with its arguments and its resolved `values` (none: it has no
+    /// Starts an item's body with its arguments and its resolved `values` (empty: it has no
     /// resolvers), or its task.
-    fn body(self, server: &Arc<Server>, values: Option<Vec<crate::question::Settled>>, seen: &mut Seen) -> Started {
+    fn body(self, server: &Arc<Server>, values: Vec<crate::question::Settled>, seen: &mut Seen) -> Started {
         let Work::Item { item, variables } = self.work else {
             return Started::Done(Err(ErrorObject::internal(
                 "Internal error: only an item's call has a body",
@@ -675,7 +675,6 @@ impl Setup {
             variables,
             context: self.context,
         };
-        let values = values.unwrap_or_default();
         if self.as_task {
             let token = input.context.token().clone();
             let start = super::task::TaskStart {
@@ -748,7 +747,7 @@ impl Setup {
 /// An item's body running: polled in place by the request's future, its panics caught at
 /// each poll. Holds the call's JSON budget and its context until it ends.
 pub(crate) struct BodyRun {
-    /// `None` only while it is made.
+    /// `None` while it is made and once it ended.
     running: Option<Running>,
     reply: super::answers::Reply,
     item: Arc<Item>,
@@ -765,27 +764,22 @@ impl BodyRun {
         server: &Server,
         seen: &mut Seen,
     ) -> std::task::Poll<Answer> {
-        let slot = &mut self.running;
-        if slot.is_none() {
+        let Some(running) = self.running.as_mut() else {
             return std::task::Poll::Ready(Err(ErrorObject::internal("Internal error: a call without a body")));
-        }
-        // The body's future is dropped inside the guard too: its `Drop` is the body's code.
-        let polled = std::panic::catch_unwind(AssertUnwindSafe(|| {
-            let polled = slot
-                .as_mut()
-                .map_or(std::task::Poll::Pending, |running| std::pin::Pin::new(running).poll(cx));
-            if polled.is_ready() {
-                drop(slot.take());
-            }
-            polled
-        }));
-        let ended = match polled {
+        };
+        let polled = match std::panic::catch_unwind(AssertUnwindSafe(|| std::pin::Pin::new(running).poll(cx))) {
             Ok(std::task::Poll::Pending) => return std::task::Poll::Pending,
             Ok(std::task::Poll::Ready(finished)) => Ok(finished),
-            Err(payload) => {
-                self.running = None;
-                Err(payload)
-            }
+            Err(payload) => Err(payload),
+        };
+        // The body's future is dropped inside a guard too: its `Drop` is the body's code.
+        let running = self.running.take();
+        let ended = match (
+            polled,
+            std::panic::catch_unwind(AssertUnwindSafe(move || drop(running))),
+        ) {
+            (Ok(finished), Ok(())) => Ok(finished),
+            (Err(payload), _) | (Ok(_), Err(payload)) => Err(payload),
         };
         std::task::Poll::Ready(self.answer(server, ended, seen))
     }
