@@ -346,6 +346,7 @@ impl Admitted {
     /// Runs the call: its future gives its response, or `None` when it was cancelled (a
     /// cancelled request gets no response; cancellation wins a tie with a ready result).
     /// Notifications and requests to the client go to `outbound` meanwhile.
+    #[inline]
     pub(crate) fn run(self, outbound: Outbound, peer: Option<Peer>, principal: Option<Principal>) -> CallFuture {
         let Self {
             registration,
@@ -554,8 +555,7 @@ fn request_ended(span: &tracing::Span, method: Method, error: Option<i64>, cance
         (Some(code), _) => (RequestOutcome::Error, Some(code)),
         (None, _) => (RequestOutcome::Ok, None),
     };
-    // One record (a filter layer looks the span up on each).
-    tracing::record_all!(span, mcp.outcome = outcome.as_str(), error.type = error);
+    crate::telemetry::record_ended(span, outcome.as_str(), error, None);
     crate::telemetry::metric::request(method, outcome);
 }
 

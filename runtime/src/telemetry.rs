@@ -273,6 +273,36 @@ pub(crate) fn request_span(method: Method, called: Option<Called<'_>>, principal
     )
 }
 
+/// Records how a request ended on its `mcp.request` span, in one record (a filter layer looks the
+/// span up on each record): `mcp.outcome`, `error.type` (the JSON-RPC code) when it failed, and a
+/// call's `mcp.round`. The three fields are looked up by name once per process:
+/// `tracing::record_all!` searches the span's thirteen names for each field on every record.
+pub(crate) fn record_ended(span: &tracing::Span, outcome: &'static str, error: Option<i64>, round: Option<u64>) {
+    use tracing::field::{Field, Value};
+    static FIELDS: std::sync::OnceLock<Option<[Field; 3]>> = std::sync::OnceLock::new();
+    // A disabled span (no subscriber wants it) has no metadata: nothing to record.
+    let Some(meta) = span.metadata() else { return };
+    let fields = meta.fields();
+    let found = FIELDS.get_or_init(|| {
+        Some([
+            fields.field("mcp.outcome")?,
+            fields.field("error.type")?,
+            fields.field("mcp.round")?,
+        ])
+    });
+    match found {
+        // Fields belong to one callsite: the cached ones serve only spans made where they were.
+        Some([o, e, r]) if o.callsite() == meta.callsite() => {
+            span.record_all(&fields.value_set(&[
+                (r, round.as_ref().map(|c| c as &dyn Value)),
+                (o, Some(&outcome as &dyn Value)),
+                (e, error.as_ref().map(|c| c as &dyn Value)),
+            ]));
+        }
+        _ => tracing::record_all!(span, mcp.round = round, mcp.outcome = outcome, error.type = error),
+    }
+}
+
 /// How a request other than a call ended, as `mcp.outcome` on `mcp.request`, and any request as
 /// a metric label.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -78,12 +78,7 @@ impl Watch {
             }
             Some(Ok(_)) => None,
         };
-        tracing::record_all!(
-            self.span,
-            mcp.round = self.seen.round,
-            mcp.outcome = self.seen.outcome.as_str(),
-            error.type = error,
-        );
+        crate::telemetry::record_ended(&self.span, self.seen.outcome.as_str(), error, Some(self.seen.round));
         #[cfg(feature = "metrics")]
         let seconds = self.started.elapsed().as_secs_f64();
         // No clock read without metrics.
@@ -221,6 +216,7 @@ impl PendingCall {
 
     /// The call's [`Watch`]: `span` is the request's, made by [`PendingCall::span`]; its kind is
     /// the one the span was named with ([`PendingCall::noted`]).
+    #[inline]
     pub(crate) fn watch(&self, span: tracing::Span) -> Watch {
         let kind = self.noted().map(|(kind, _)| kind);
         let (item, completed) = match &self.work {
