@@ -33,8 +33,10 @@ pub struct Context {
     inner: Arc<ContextInner>,
 }
 
+/// A context's parts, with the handshake era's back-channel last (`asker`): a call's asker lives
+/// in the context's own allocation, as an unsized tail, rather than in one of its own.
 #[derive(Debug)]
-struct ContextInner {
+struct ContextInner<A: ?Sized + AskNow = dyn AskNow> {
     request_id: Option<RequestId>,
     version: ProtocolVersion,
     capabilities: ClientCapabilities,
@@ -48,14 +50,14 @@ struct ContextInner {
     updates: Option<ResourceUpdates>,
     /// The server's URL-mode flows (`None` when detached).
     flows: Option<crate::url_flow::UrlFlows>,
-    /// The back-channel a tool body may ask on (handshake era only).
-    imperative: Option<Arc<dyn AskNow>>,
     /// The server's application state (`None` when detached).
     states: Option<Arc<States>>,
     /// The last progress value sent (progress: "The `progress` value MUST increase with each
     /// notification"), and whether the call answered already (progress notifications "MUST stop
     /// after completion"), shared by every clone.
     progress: std::sync::Mutex<ProgressState>,
+    /// The back-channel a tool body may ask on (handshake era only; else [`NoBackChannel`]).
+    asker: A,
 }
 
 /// What [`Context::progress`] may still send.
@@ -77,12 +79,12 @@ pub(crate) struct ContextParts {
     pub(crate) cancel: CancellationToken,
     pub(crate) updates: ResourceUpdates,
     pub(crate) flows: crate::url_flow::UrlFlows,
-    pub(crate) imperative: Option<Arc<dyn AskNow>>,
     pub(crate) states: Arc<States>,
 }
 
 impl Context {
-    pub(crate) fn new(p: ContextParts) -> Self {
+    /// A call's context; `asker` is how its body asks now ([`NoBackChannel`] on 2026-07-28).
+    pub(crate) fn new(p: ContextParts, asker: impl AskNow + 'static) -> Self {
         Self {
             inner: Arc::new(ContextInner {
                 request_id: Some(p.request_id),
@@ -96,9 +98,9 @@ impl Context {
                 cancel: p.cancel,
                 updates: Some(p.updates),
                 flows: Some(p.flows),
-                imperative: p.imperative,
                 states: Some(p.states),
                 progress: std::sync::Mutex::default(),
+                asker,
             }),
         }
     }
@@ -109,7 +111,7 @@ impl Context {
     pub(crate) fn for_task(
         &self,
         cancel: CancellationToken,
-        imperative: Option<Arc<dyn AskNow>>,
+        imperative: impl AskNow + 'static,
         outbound: Outbound,
     ) -> Self {
         let i = &self.inner;
@@ -126,9 +128,9 @@ impl Context {
                 cancel,
                 updates: i.updates.clone(),
                 flows: i.flows.clone(),
-                imperative,
                 states: i.states.clone(),
                 progress: std::sync::Mutex::default(),
+                asker: imperative,
             }),
         }
     }
@@ -149,9 +151,9 @@ impl Context {
                 cancel: CancellationToken::new(),
                 updates: None,
                 flows: None,
-                imperative: None,
                 states: None,
                 progress: std::sync::Mutex::default(),
+                asker: NoBackChannel,
             }),
         }
     }
@@ -383,11 +385,11 @@ impl Context {
         &self,
         ask: impl Into<crate::elicit::Ask<T>>,
     ) -> Result<crate::elicit::ElicitationResult<T>, ElicitError> {
-        let Some(imperative) = &self.inner.imperative else {
+        if !self.inner.asker.asks() {
             return Err(ElicitError::NoBackChannel);
-        };
+        }
         let spec = AskSpec::erase(ask.into());
-        let settled = imperative.ask(&spec, self).await?;
+        let settled = self.inner.asker.ask(&spec, self).await?;
         // (The kind names the call in a refusal's message; an `ElicitationResult` carries every
         // outcome, so it has none to name.)
         <crate::elicit::ElicitationResult<T> as FromResolved<T>>::from_resolved(&settled, "the question", "call")
@@ -491,6 +493,25 @@ impl ElicitError {
 pub(crate) trait AskNow: Send + Sync + std::fmt::Debug {
     /// Asks `ask` and waits for its answer.
     fn ask<'a>(&'a self, ask: &'a AskSpec, context: &'a Context) -> BoxFuture<'a, Result<Settled, ElicitError>>;
+
+    /// Whether there is a back-channel to ask on.
+    fn asks(&self) -> bool {
+        true
+    }
+}
+
+/// No back-channel: 2026-07-28 (a body's questions are its resolvers'), or a detached context.
+#[derive(Debug)]
+pub(crate) struct NoBackChannel;
+
+impl AskNow for NoBackChannel {
+    fn ask<'a>(&'a self, _: &'a AskSpec, _: &'a Context) -> BoxFuture<'a, Result<Settled, ElicitError>> {
+        Box::pin(std::future::ready(Err(ElicitError::NoBackChannel)))
+    }
+
+    fn asks(&self) -> bool {
+        false
+    }
 }
 
 #[cfg(test)]

@@ -138,31 +138,39 @@ impl Mailbox {
     }
 }
 
-type Waiters = Arc<Mutex<Option<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>>>;
+type Waiters = Mutex<Option<HashMap<RequestId, oneshot::Sender<Result<Value, ErrorObject>>>>>;
 
 /// The client, as a handshake-era connection lets the server call it back: requests with ids of
 /// the server's own, answered by responses the transport routes here.
 #[derive(Clone, Debug)]
 pub(crate) struct Peer {
     outbound: Outbound,
-    waiters: Waiters,
-    next_id: Arc<AtomicI64>,
-    /// Woken each time a question goes out, so a transport that stopped reading can start again:
-    /// the answer must get through.
-    asked: Arc<tokio::sync::Notify>,
-    /// Questions of this connection or session waiting for their answers, bounded
-    /// ([`crate::Server::max_waiting`]).
-    waiting: Arc<Semaphore>,
-    max_waiting: usize,
+    /// What every handle of the connection (or session) shares: one count to clone, as each call
+    /// takes a handle of its own.
+    shared: Arc<Shared>,
     /// The running slot of the one call this handle belongs to, left while it waits (stdio).
     slot: Option<Arc<Slot>>,
+}
+
+/// The part of a [`Peer`] its handles share.
+#[derive(Debug)]
+struct Shared {
+    waiters: Waiters,
+    next_id: AtomicI64,
+    /// Woken each time a question goes out, so a transport that stopped reading can start again:
+    /// the answer must get through.
+    asked: tokio::sync::Notify,
+    /// Questions of this connection or session waiting for their answers, bounded
+    /// ([`crate::Server::max_waiting`]).
+    waiting: Semaphore,
+    max_waiting: usize,
     /// The client sent `notifications/initialized`: requests may go out (lifecycle: "The server
     /// SHOULD NOT send requests other than pings and logging before receiving the initialized
     /// notification").
-    initialized: Arc<tokio::sync::watch::Sender<bool>>,
+    initialized: tokio::sync::watch::Sender<bool>,
     /// Closed because the server is shutting down ([`Peer::shut_down`]), not because the client
     /// went away: waiting questions fail saying so.
-    stopping: Arc<std::sync::atomic::AtomicBool>,
+    stopping: std::sync::atomic::AtomicBool,
 }
 
 /// A call's running slot (and its place in the admission queue), given up while the call waits
@@ -300,25 +308,27 @@ impl Peer {
     pub(crate) fn new(outbound: Outbound, max_waiting: usize) -> Self {
         Self {
             outbound,
-            waiters: Arc::new(Mutex::new(Some(HashMap::new()))),
-            next_id: Arc::new(AtomicI64::new(1)),
-            asked: Arc::default(),
-            waiting: Arc::new(Semaphore::new(max_waiting.max(1))),
-            max_waiting: max_waiting.max(1),
+            shared: Arc::new(Shared {
+                waiters: Mutex::new(Some(HashMap::new())),
+                next_id: AtomicI64::new(1),
+                asked: tokio::sync::Notify::new(),
+                waiting: Semaphore::new(max_waiting.max(1)),
+                max_waiting: max_waiting.max(1),
+                initialized: tokio::sync::watch::Sender::new(false),
+                stopping: std::sync::atomic::AtomicBool::new(false),
+            }),
             slot: None,
-            initialized: Arc::new(tokio::sync::watch::Sender::new(false)),
-            stopping: Arc::default(),
         }
     }
 
     /// The client sent `notifications/initialized`: requests waiting for it go out.
     pub(crate) fn initialized(&self) {
-        self.initialized.send_replace(true);
+        self.shared.initialized.send_replace(true);
     }
 
     /// Resolves once the client sent `notifications/initialized`.
     pub(crate) async fn wait_initialized(&self) {
-        let mut ready = self.initialized.subscribe();
+        let mut ready = self.shared.initialized.subscribe();
         let _ = ready.wait_for(|done| *done).await;
     }
 
@@ -336,14 +346,8 @@ impl Peer {
     pub(crate) fn sharing(other: &Peer, outbound: Outbound) -> Self {
         Self {
             outbound,
-            waiters: other.waiters.clone(),
-            next_id: other.next_id.clone(),
-            asked: other.asked.clone(),
-            waiting: other.waiting.clone(),
-            max_waiting: other.max_waiting,
+            shared: other.shared.clone(),
             slot: None,
-            initialized: other.initialized.clone(),
-            stopping: other.stopping.clone(),
         }
     }
 
@@ -357,36 +361,36 @@ impl Peer {
         let params = to_raw(params).map_err(PeerError::Client)?;
         // Nothing goes out before the client said it is initialized (it may still be setting
         // up); it has the same time to say so as to answer.
-        let mut ready = self.initialized.subscribe();
+        let mut ready = self.shared.initialized.subscribe();
         if tokio::time::timeout(timeout, ready.wait_for(|done| *done))
             .await
             .is_err()
         {
             return Err(PeerError::NotInitialized);
         }
-        let Ok(_waiting) = self.waiting.clone().try_acquire_owned() else {
-            return Err(PeerError::Busy(self.max_waiting));
+        let Ok(_waiting) = self.shared.waiting.try_acquire() else {
+            return Err(PeerError::Busy(self.shared.max_waiting));
         };
         let away = self.slot.as_ref().map(Slot::leave);
-        let id = RequestId::from(self.next_id.fetch_add(1, Ordering::Relaxed));
+        let id = RequestId::from(self.shared.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
-        match self.waiters.lock() {
+        match self.shared.waiters.lock() {
             Ok(mut w) => match w.as_mut() {
                 Some(map) => {
                     map.insert(id.clone(), tx);
                 }
-                None if self.stopping.load(Ordering::Relaxed) => return Err(PeerError::Stopping),
+                None if self.shared.stopping.load(Ordering::Relaxed) => return Err(PeerError::Stopping),
                 None => return Err(PeerError::Closed),
             },
             Err(_) => return Err(PeerError::Closed),
         }
         let mut guard = WaiterGuard {
-            waiters: &self.waiters,
+            waiters: &self.shared.waiters,
             id: id.clone(),
             outbound: &self.outbound,
             reason: "the server stopped waiting: the call it asked for was cancelled",
         };
-        self.asked.notify_one();
+        self.shared.asked.notify_one();
         let message = Outgoing::Request {
             id: id.clone(),
             method,
@@ -407,7 +411,7 @@ impl Peer {
         match answer {
             Ok(Ok(Ok(v))) => Ok(v),
             Ok(Ok(Err(e))) => Err(PeerError::Client(e)),
-            Ok(Err(_)) if self.stopping.load(Ordering::Relaxed) => Err(PeerError::Stopping),
+            Ok(Err(_)) if self.shared.stopping.load(Ordering::Relaxed) => Err(PeerError::Stopping),
             Ok(Err(_)) => Err(PeerError::Closed),
             Err(_) => Err(PeerError::Timeout),
         }
@@ -423,7 +427,8 @@ impl Peer {
 
     /// Whether a request to the client is waiting for its answer.
     pub(crate) fn awaiting_client(&self) -> bool {
-        self.waiters
+        self.shared
+            .waiters
             .lock()
             .is_ok_and(|w| w.as_ref().is_some_and(|m| !m.is_empty()))
     }
@@ -431,12 +436,13 @@ impl Peer {
     /// Resolves once a question went out since the last call (or at once if one went out before
     /// and nobody was waiting).
     pub(crate) async fn asked(&self) {
-        self.asked.notified().await;
+        self.shared.asked.notified().await;
     }
 
     /// Hands a response to its waiter; `false` when no request of ours has that id.
     pub(crate) fn deliver(&self, id: &RequestId, outcome: Result<Value, ErrorObject>) -> bool {
         let waiter = self
+            .shared
             .waiters
             .lock()
             .ok()
@@ -450,13 +456,13 @@ impl Peer {
     /// The server is shutting down: as [`Peer::close`], and the questions fail saying so.
     #[cfg(feature = "http")]
     pub(crate) fn shut_down(&self) {
-        self.stopping.store(true, Ordering::Relaxed);
+        self.shared.stopping.store(true, Ordering::Relaxed);
         self.close();
     }
 
     /// The client is gone: every waiting request fails now, and new ones fail at once.
     pub(crate) fn close(&self) {
-        if let Ok(mut w) = self.waiters.lock() {
+        if let Ok(mut w) = self.shared.waiters.lock() {
             w.take();
         }
     }

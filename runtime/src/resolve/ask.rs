@@ -504,6 +504,7 @@ impl Asker {
 pub(crate) struct Imperative {
     pub(crate) peer: super::back_channel::Line,
     pub(crate) timeout: Duration,
+    /// What URL-mode questions need; its caller is the context's, taken when the body asks.
     pub(crate) asking: AskContext,
     pub(crate) kind: &'static str,
     /// What is called: a tool's or prompt's name, a resource's URI.
@@ -538,7 +539,10 @@ impl Imperative {
             timeout: self.timeout,
             max_questions: u64::MAX,
             questions: 0,
-            asking: self.asking.clone(),
+            asking: AskContext {
+                principal: context.principal().cloned(),
+                ..self.asking.clone()
+            },
         });
         match asker.ask(origin, ask, context).await {
             Asked::Done(Ok(settled)) => Ok(settled),

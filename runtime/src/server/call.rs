@@ -477,7 +477,7 @@ impl PendingCall {
         let channel = Channel::of(version.era(), retry, peer, state, input_responses);
         // How the answer is written (stamped for the era, cached or not): the channel's.
         let reply = channel.reply();
-        let context = Context::new(ContextParts {
+        let parts = ContextParts {
             request_id: id,
             version,
             capabilities: envelope.capabilities,
@@ -489,11 +489,16 @@ impl PendingCall {
             cancel,
             updates: server.resource_updates(),
             flows: server.url_flows(),
-            imperative: match channel.back_channel() {
-                Some(peer) => Some(std::sync::Arc::new(crate::resolve::ask::Imperative {
+            states: server.states.clone(),
+        };
+        let context = match channel.back_channel() {
+            Some(peer) => Context::new(
+                parts,
+                crate::resolve::ask::Imperative {
                     peer: crate::resolve::back_channel::Line::Peer(peer.clone()),
                     timeout: server.config.elicitation_timeout,
-                    asking: server.ask_context(principal.clone()),
+                    // The caller is the context's.
+                    asking: server.ask_context(None),
                     kind: work.kind(),
                     target: work.target(&name),
                     item: work.item(&name),
@@ -501,11 +506,10 @@ impl PendingCall {
                         Work::Item { item, .. } => item.metrics.clone(),
                         _ => Arc::new(crate::telemetry::ItemMetrics::new(&name)),
                     },
-                })),
-                _ => None,
-            },
-            states: server.states.clone(),
-        });
+                },
+            ),
+            None => Context::new(parts, crate::context::NoBackChannel),
+        };
         // However the call ends, its context sends no progress after its answer.
         let finished = FinishOnDrop(context.clone());
         if let Work::Item { item, .. } = &work

@@ -250,19 +250,20 @@ impl Server {
             answer_poll: settings.answer_poll,
         });
         let name = start.item.id.to_string();
-        let imperative = Arc::new(Imperative {
+        let imperative = Imperative {
             peer: line,
             timeout: self.config.elicitation_timeout,
-            asking: self.ask_context(start.principal.clone()),
+            // The caller is the context's (the call's).
+            asking: self.ask_context(None),
             kind: start.item.kind().as_str(),
             target: start.item.id.clone(),
             item: start.item.id.clone(),
             metrics: start.item.metrics.clone(),
-        });
+        };
         let context: Context = start
             .input
             .context
-            .for_task(cancel.clone(), Some(imperative), Outbound::new(tx));
+            .for_task(cancel.clone(), imperative, Outbound::new(tx));
         let input = Input { context, ..start.input };
         let body = start.item.run(input, start.resolved);
         self.config.running_tasks.runs(&id, cancel.clone());
