@@ -212,6 +212,18 @@ impl Slot {
         }
     }
 
+    /// The call's admission, handed over after its first poll (a call done by then gives it
+    /// back to its connection instead): held until its first question goes out, or let go now
+    /// if one is out already.
+    pub(crate) fn admit(&self, admitted: OwnedSemaphorePermit) {
+        if let Ok(mut h) = self.held.lock()
+            && h.out == 0
+            && h.running.is_some()
+        {
+            h.admitted = Some(admitted);
+        }
+    }
+
     /// A question goes out: the first one gives the permits back.
     fn leave(self: &Arc<Self>) -> Away {
         if let Ok(mut h) = self.held.lock() {

@@ -65,6 +65,10 @@ async fn read_messages<R: AsyncRead + Unpin>(
     // the client (handshake era), or the answer would never get through: the queue then grows up
     // to `max_queued_bytes`, and requests beyond it are refused with a "busy" error.
     let admission = Arc::new(Semaphore::new(server.config.max_in_flight * 2));
+    // The admission of a call that was done at once, kept for the next one: only this loop draws
+    // on `admission`, so keeping one changes no bound, and saves the semaphore's lock that each
+    // release takes.
+    let mut spare: Option<OwnedSemaphorePermit> = None;
     let max_queued_bytes = server.config.max_frame_bytes.saturating_mul(8);
     let mut queue = Queue::default();
     let mut tasks = JoinSet::new();
@@ -89,11 +93,11 @@ async fn read_messages<R: AsyncRead + Unpin>(
         while tasks.try_join_next().is_some() {}
         // Start what waits, in arrival order, while there is room.
         while !queue.is_empty() {
-            let Ok(slot) = admission.clone().try_acquire_owned() else {
+            let Some(slot) = spare.take().or_else(|| admission.clone().try_acquire_owned().ok()) else {
                 break;
             };
             if let Some(q) = queue.pop()
-                && let Some(reply) = starter.start(&mut tasks, q, slot)
+                && let Some(reply) = starter.start(&mut tasks, q, slot, &mut spare)
             {
                 outbound.send(reply).await;
             }
@@ -132,7 +136,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
             Event::Slot(slot) => {
                 match (slot, queue.pop()) {
                     (Ok(slot), Some(q)) => {
-                        if let Some(reply) = starter.start(&mut tasks, q, slot) {
+                        if let Some(reply) = starter.start(&mut tasks, q, slot, &mut spare) {
                             outbound.send(reply).await;
                         }
                     }
@@ -184,9 +188,9 @@ async fn read_messages<R: AsyncRead + Unpin>(
                     bytes: frame_bytes,
                 };
                 if queue.is_empty()
-                    && let Ok(slot) = admission.clone().try_acquire_owned()
+                    && let Some(slot) = spare.take().or_else(|| admission.clone().try_acquire_owned().ok())
                 {
-                    if let Some(reply) = starter.start(&mut tasks, queued, slot) {
+                    if let Some(reply) = starter.start(&mut tasks, queued, slot, &mut spare) {
                         outbound.send(reply).await;
                     }
                 } else if queue.bytes + queued.bytes > max_queued_bytes {
@@ -212,10 +216,14 @@ async fn read_messages<R: AsyncRead + Unpin>(
     peer.close();
     session.end();
     while let Some(q) = queue.pop() {
-        let Ok(slot) = admission.clone().acquire_owned().await else {
-            break;
+        let slot = match spare.take() {
+            Some(slot) => slot,
+            None => match admission.clone().acquire_owned().await {
+                Ok(slot) => slot,
+                Err(_) => break,
+            },
         };
-        if let Some(reply) = starter.start(&mut tasks, q, slot) {
+        if let Some(reply) = starter.start(&mut tasks, q, slot, &mut spare) {
             outbound.send(reply).await;
         }
     }
@@ -294,10 +302,17 @@ struct Starter {
 
 impl Starter {
     /// Starts an admitted call. With a running slot free, it is polled once here: a call that is
-    /// already done returns its response, for the caller to send without a task; one that waits
-    /// goes on in its own task. Without one, it runs in its own task once a slot frees.
+    /// already done returns its response, for the caller to send without a task, and its
+    /// admission in `spare`; one that waits goes on in its own task. Without one, it runs in its
+    /// own task once a slot frees.
     #[must_use = "the response of a call that completed at once must be sent"]
-    fn start(&self, tasks: &mut JoinSet<()>, q: Queued, admitted: OwnedSemaphorePermit) -> Option<Outgoing> {
+    fn start(
+        &self,
+        tasks: &mut JoinSet<()>,
+        q: Queued,
+        admitted: OwnedSemaphorePermit,
+        spare: &mut Option<OwnedSemaphorePermit>,
+    ) -> Option<Outgoing> {
         let out = self.outbound.clone();
         // The call holds its permits through its slot, and leaves them while it waits for the
         // client; they are given back when the last handle on the slot goes, with the call.
@@ -317,16 +332,23 @@ impl Starter {
             return None;
         };
         let mut run = q.call.run(out.clone(), Some(peer), None);
-        slot.hold(running, Some(admitted));
+        slot.hold(running, None);
         // Polled here, where it stands: a call that is done at once moves nowhere, and one that
         // waits moves into its task as what is left of it (the call's future is `Unpin`).
         let mut cx = std::task::Context::from_waker(futures_util::task::noop_waker_ref());
         match std::panic::catch_unwind(AssertUnwindSafe(|| run.poll_unpin(&mut cx))) {
-            Ok(std::task::Poll::Ready(reply)) => reply,
+            Ok(std::task::Poll::Ready(reply)) => {
+                *spare = Some(admitted);
+                reply
+            }
             // A panic the call's own guards did not catch: the call is dropped, unanswered, as
             // a panicked task would be.
-            Err(_) => None,
+            Err(_) => {
+                *spare = Some(admitted);
+                None
+            }
             Ok(std::task::Poll::Pending) => {
+                slot.admit(admitted);
                 match run.into_waiting() {
                     Ok(waiting) => tasks.spawn(answer(waiting, out, slot)),
                     Err(run) => tasks.spawn(answer(run, out, slot)),
