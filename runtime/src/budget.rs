@@ -7,18 +7,24 @@
 //! estimated from the text in one pass, before anything is built, by [`tree_cost`].
 
 use std::sync::Arc;
-use tokio::sync::{OwnedSemaphorePermit, Semaphore};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// A number of bytes shared by everything that holds part of it.
+///
+/// A count, not a semaphore: nothing ever waits for a budget (a request that does not fit is
+/// refused at once), so taking and giving back are one atomic operation each, with no lock.
 #[derive(Clone, Debug)]
 pub(crate) struct Budget {
-    bytes: Arc<Semaphore>,
+    used: Arc<AtomicUsize>,
     limit: usize,
 }
 
 /// Part of a [`Budget`], given back when dropped.
 #[derive(Debug, Default)]
-pub(crate) struct Hold(Option<OwnedSemaphorePermit>);
+pub(crate) struct Hold {
+    from: Option<Arc<AtomicUsize>>,
+    bytes: usize,
+}
 
 /// Why a [`Budget`] could not give what was asked.
 #[derive(Debug, PartialEq, Eq)]
@@ -34,7 +40,7 @@ impl Budget {
     pub(crate) fn new(limit: usize) -> Self {
         let limit = limit.clamp(1, u32::MAX as usize);
         Self {
-            bytes: Arc::new(Semaphore::new(limit)),
+            used: Arc::new(AtomicUsize::new(0)),
             limit,
         }
     }
@@ -49,10 +55,16 @@ impl Budget {
             return Err(Short::TooLarge);
         }
         if bytes == 0 {
-            return Ok(Hold(None));
+            return Ok(Hold::default());
         }
-        match self.bytes.clone().try_acquire_many_owned(bytes as u32) {
-            Ok(p) => Ok(Hold(Some(p))),
+        let limit = self.limit;
+        match self.used.fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+            used.checked_add(bytes).filter(|&after| after <= limit)
+        }) {
+            Ok(_) => Ok(Hold {
+                from: Some(self.used.clone()),
+                bytes,
+            }),
             Err(_) => Err(Short::Busy),
         }
     }
@@ -63,11 +75,13 @@ impl Budget {
         if have.saturating_add(bytes) > self.limit {
             return Err(Short::TooLarge);
         }
-        let more = self.take(bytes)?;
-        match (&mut hold.0, more.0) {
-            (Some(p), Some(m)) => p.merge(m),
-            (slot @ None, m) => *slot = m,
-            (Some(_), None) => {}
+        let mut more = self.take(bytes)?;
+        if more.bytes > 0 {
+            // Only a hold of this budget is grown (read.rs draws each hold from one budget).
+            hold.bytes += std::mem::take(&mut more.bytes);
+            if hold.from.is_none() {
+                hold.from = more.from.take();
+            }
         }
         Ok(())
     }
@@ -76,7 +90,15 @@ impl Budget {
 impl Hold {
     /// How many bytes it holds.
     pub(crate) fn bytes(&self) -> usize {
-        self.0.as_ref().map_or(0, OwnedSemaphorePermit::num_permits)
+        self.bytes
+    }
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        if let Some(used) = &self.from {
+            used.fetch_sub(self.bytes, Ordering::AcqRel);
+        }
     }
 }
 
@@ -188,5 +210,13 @@ mod tests {
         b.grow(&mut h, 50).unwrap();
         assert_eq!(h.bytes(), 100);
         assert_eq!(b.grow(&mut h, 1).unwrap_err(), Short::TooLarge);
+        drop(h);
+        // A hold grown from nothing gives back all it grew to.
+        let mut h = Hold::default();
+        b.grow(&mut h, 30).unwrap();
+        b.grow(&mut h, 70).unwrap();
+        assert_eq!(b.take(1).unwrap_err(), Short::Busy);
+        drop(h);
+        assert_eq!(b.take(100).unwrap().bytes(), 100);
     }
 }
