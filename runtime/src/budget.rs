@@ -77,7 +77,12 @@ impl Budget {
         }
         let mut more = self.take(bytes)?;
         if more.bytes > 0 {
-            // Only a hold of this budget is grown (read.rs draws each hold from one budget).
+            // Only a hold of this budget is grown (each caller draws a hold from one budget):
+            // given back to another, the bytes would be lost to this one for good.
+            debug_assert!(
+                hold.from.as_ref().is_none_or(|from| Arc::ptr_eq(from, &self.used)),
+                "a hold grown from a budget it was not taken from"
+            );
             hold.bytes += std::mem::take(&mut more.bytes);
             if hold.from.is_none() {
                 hold.from = more.from.take();

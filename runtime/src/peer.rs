@@ -383,7 +383,6 @@ impl Peer {
         let Ok(_waiting) = self.shared.waiting.try_acquire() else {
             return Err(PeerError::Busy(self.shared.max_waiting));
         };
-        let away = self.slot.as_ref().map(Slot::leave);
         let id = RequestId::from(self.shared.next_id.fetch_add(1, Ordering::Relaxed));
         let (tx, rx) = oneshot::channel();
         match self.shared.waiters.lock() {
@@ -396,6 +395,9 @@ impl Peer {
             },
             Err(_) => return Err(PeerError::Closed),
         }
+        // The call leaves its slot only for a question that is out: one refused above keeps it,
+        // and one that cannot be sent takes it again before the call goes on.
+        let away = self.slot.as_ref().map(Slot::leave);
         let mut guard = WaiterGuard {
             waiters: &self.shared.waiters,
             id: id.clone(),
@@ -409,6 +411,11 @@ impl Peer {
             params,
         };
         if !self.outbound.send(message).await {
+            drop(guard);
+            drop(_waiting);
+            if let Some(away) = away {
+                away.back().await;
+            }
             return Err(PeerError::Closed);
         }
         let answer = tokio::time::timeout(timeout, rx).await;
@@ -477,5 +484,47 @@ impl Peer {
         if let Ok(mut w) = self.shared.waiters.lock() {
             w.take();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A question that cannot go out (the connection closed) does not let its call run on
+    /// outside its running slot: the call keeps its slot, or takes it again, before going on.
+    #[tokio::test]
+    async fn a_question_that_cannot_go_out_keeps_its_call_in_its_slot() {
+        let running = Arc::new(Semaphore::new(1));
+        // The writer is gone: sending fails after the question was registered.
+        let (tx, rx) = mpsc::channel(4);
+        drop(rx);
+        let peer = Peer::new(Outbound::new(tx), 8);
+        peer.initialized();
+        let slot = Slot::new(running.clone());
+        let Ok(permit) = running.clone().try_acquire_owned() else {
+            panic!("a fresh semaphore has its permit");
+        };
+        slot.hold(permit, None);
+        let call = peer.for_call(slot.clone());
+        let asked = call
+            .request("elicitation/create", &serde_json::json!({}), Duration::from_secs(5))
+            .await;
+        assert!(matches!(asked, Err(PeerError::Closed)), "{asked:?}");
+        assert_eq!(running.available_permits(), 0, "the call holds its running slot again");
+        // Closed before asking: refused without leaving the slot.
+        peer.close();
+        let asked = call
+            .request("elicitation/create", &serde_json::json!({}), Duration::from_secs(5))
+            .await;
+        assert!(matches!(asked, Err(PeerError::Closed)), "{asked:?}");
+        assert_eq!(running.available_permits(), 0, "the call never left its running slot");
+        drop(call);
+        drop(slot);
+        assert_eq!(
+            running.available_permits(),
+            1,
+            "the slot gives its permit back with the call"
+        );
     }
 }
