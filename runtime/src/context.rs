@@ -46,18 +46,26 @@ struct ContextInner<A: ?Sized + AskNow = dyn AskNow> {
     log_level: Option<LogLevel>,
     outbound: Option<Outbound>,
     cancel: CancellationToken,
-    /// The server's resource subscriptions (`None` when detached).
-    updates: Option<ResourceUpdates>,
-    /// The server's URL-mode flows (`None` when detached).
-    flows: Option<crate::url_flow::UrlFlows>,
-    /// The server's application state (`None` when detached).
-    states: Option<Arc<States>>,
+    /// The server's parts every call's context shares (`None` when detached).
+    server: Option<Arc<ServerParts>>,
     /// The last progress value sent (progress: "The `progress` value MUST increase with each
     /// notification"), and whether the call answered already (progress notifications "MUST stop
     /// after completion"), shared by every clone.
     progress: std::sync::Mutex<ProgressState>,
     /// The back-channel a tool body may ask on (handshake era only; else [`NoBackChannel`]).
     asker: A,
+}
+
+/// The server's parts every call's context shares, made once per server: a call takes one count
+/// on them, not one on each.
+#[derive(Debug)]
+pub(crate) struct ServerParts {
+    /// Its resource subscriptions.
+    pub(crate) updates: ResourceUpdates,
+    /// Its URL-mode flows.
+    pub(crate) flows: crate::url_flow::UrlFlows,
+    /// Its application state.
+    pub(crate) states: Arc<States>,
 }
 
 /// What [`Context::progress`] may still send.
@@ -77,9 +85,7 @@ pub(crate) struct ContextParts {
     pub(crate) log_level: Option<LogLevel>,
     pub(crate) outbound: Outbound,
     pub(crate) cancel: CancellationToken,
-    pub(crate) updates: ResourceUpdates,
-    pub(crate) flows: crate::url_flow::UrlFlows,
-    pub(crate) states: Arc<States>,
+    pub(crate) server: Arc<ServerParts>,
 }
 
 impl Context {
@@ -96,9 +102,7 @@ impl Context {
                 log_level: p.log_level,
                 outbound: Some(p.outbound),
                 cancel: p.cancel,
-                updates: Some(p.updates),
-                flows: Some(p.flows),
-                states: Some(p.states),
+                server: Some(p.server),
                 progress: std::sync::Mutex::default(),
                 asker,
             }),
@@ -126,9 +130,7 @@ impl Context {
                 log_level: i.log_level,
                 outbound: Some(outbound),
                 cancel,
-                updates: i.updates.clone(),
-                flows: i.flows.clone(),
-                states: i.states.clone(),
+                server: i.server.clone(),
                 progress: std::sync::Mutex::default(),
                 asker: imperative,
             }),
@@ -149,9 +151,7 @@ impl Context {
                 log_level: None,
                 outbound: None,
                 cancel: CancellationToken::new(),
-                updates: None,
-                flows: None,
-                states: None,
+                server: None,
                 progress: std::sync::Mutex::default(),
                 asker: NoBackChannel,
             }),
@@ -168,7 +168,7 @@ impl Context {
     /// assert!(cx.state::<String>().is_none());
     /// ```
     pub fn state<T: Send + Sync + 'static>(&self) -> Option<State<T>> {
-        self.inner.states.as_ref()?.get::<T>()
+        self.inner.server.as_ref()?.states.get::<T>()
     }
 
     /// The JSON-RPC id of the request being served (`None` when detached).
@@ -332,7 +332,7 @@ impl Context {
     /// assert_eq!(save("hello", &cx), 0); // detached: nobody to tell
     /// ```
     pub fn resource_updated(&self, uri: &str) -> usize {
-        self.inner.updates.as_ref().map_or(0, |u| u.updated(uri))
+        self.inner.server.as_ref().map_or(0, |s| s.updates.updated(uri))
     }
     /// The server's URL-mode flows (`None` when detached): what a tool that serves a URL-mode
     /// page's outcome, or a page handler given the context, reads and completes. See
@@ -344,7 +344,7 @@ impl Context {
     /// assert!(cx.url_flows().is_none());
     /// ```
     pub fn url_flows(&self) -> Option<&crate::url_flow::UrlFlows> {
-        self.inner.flows.as_ref()
+        self.inner.server.as_ref().map(|s| &s.flows)
     }
     /// Asks the user to fill in form `F` now, from a tool body, on the handshake era's
     /// back-channel (an `elicitation/create` request the call waits for), and returns all three

@@ -505,7 +505,7 @@ pub(crate) struct Imperative {
     pub(crate) peer: super::back_channel::Line,
     pub(crate) timeout: Duration,
     /// What URL-mode questions need; its caller is the context's, taken when the body asks.
-    pub(crate) asking: AskContext,
+    pub(crate) asking: std::sync::Arc<AskContext>,
     pub(crate) kind: &'static str,
     /// What is called: a tool's or prompt's name, a resource's URI.
     pub(crate) target: std::sync::Arc<str>,
@@ -541,7 +541,7 @@ impl Imperative {
             questions: 0,
             asking: AskContext {
                 principal: context.principal().cloned(),
-                ..self.asking.clone()
+                ..AskContext::clone(&self.asking)
             },
         });
         match asker.ask(origin, ask, context).await {
@@ -1112,7 +1112,7 @@ mod tests {
         let imperative = Imperative {
             peer: crate::resolve::back_channel::Line::Peer(peer),
             timeout: Duration::from_secs(10),
-            asking: alice(),
+            asking: std::sync::Arc::new(alice()),
             kind: "tool",
             target: "notes".into(),
             item: "notes".into(),

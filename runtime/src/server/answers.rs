@@ -118,6 +118,25 @@ impl Server {
         }
     }
 
+    /// The parts of the server every call's context shares (made once).
+    pub(crate) fn call_parts(&self) -> Arc<crate::context::ServerParts> {
+        self.call_parts
+            .get_or_init(|| {
+                Arc::new(crate::context::ServerParts {
+                    updates: self.resource_updates(),
+                    flows: self.url_flows(),
+                    states: self.states.clone(),
+                })
+            })
+            .clone()
+    }
+
+    /// What a tool body's questions start from, without a caller (made once): the caller is the
+    /// call's context's, taken when the body asks.
+    pub(crate) fn ask_base(&self) -> Arc<crate::resolve::ask::AskContext> {
+        self.ask_base.get_or_init(|| Arc::new(self.ask_context(None))).clone()
+    }
+
     /// The audience bound into sealed state.
     pub(crate) fn audience(&self) -> &str {
         self.config.audience.as_deref().unwrap_or(&self.info.name)

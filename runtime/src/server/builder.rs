@@ -61,6 +61,10 @@ pub struct Server {
     pub(crate) updates: crate::updates::ResourceUpdates,
     /// The application state ([`Server::state`]).
     pub(crate) states: Arc<States>,
+    /// What every call's context shares, and what a body's questions start from, made at the
+    /// first call (the server is built by then): one count per call instead of one per part.
+    pub(crate) call_parts: OnceLock<Arc<crate::context::ServerParts>>,
+    pub(crate) ask_base: OnceLock<Arc<crate::resolve::ask::AskContext>>,
 }
 
 impl std::fmt::Debug for Server {
@@ -107,6 +111,8 @@ impl Server {
             config: Config::default(),
             updates: crate::updates::ResourceUpdates::default(),
             states: Arc::default(),
+            call_parts: OnceLock::new(),
+            ask_base: OnceLock::new(),
         }
     }
     /// Sets the version reported in `serverInfo`.

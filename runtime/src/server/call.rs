@@ -487,9 +487,7 @@ impl PendingCall {
             log_level: envelope.log_level,
             outbound,
             cancel,
-            updates: server.resource_updates(),
-            flows: server.url_flows(),
-            states: server.states.clone(),
+            server: server.call_parts(),
         };
         let context = match channel.back_channel() {
             Some(peer) => Context::new(
@@ -498,7 +496,7 @@ impl PendingCall {
                     peer: crate::resolve::back_channel::Line::Peer(peer.clone()),
                     timeout: server.config.elicitation_timeout,
                     // The caller is the context's.
-                    asking: server.ask_context(None),
+                    asking: server.ask_base(),
                     kind: work.kind(),
                     target: work.target(&name),
                     item: work.item(&name),

@@ -254,7 +254,7 @@ impl Server {
             peer: line,
             timeout: self.config.elicitation_timeout,
             // The caller is the context's (the call's).
-            asking: self.ask_context(None),
+            asking: self.ask_base(),
             kind: start.item.kind().as_str(),
             target: start.item.id.clone(),
             item: start.item.id.clone(),
