@@ -385,9 +385,6 @@ impl Context {
         &self,
         ask: impl Into<crate::elicit::Ask<T>>,
     ) -> Result<crate::elicit::ElicitationResult<T>, ElicitError> {
-        if !self.inner.asker.asks() {
-            return Err(ElicitError::NoBackChannel);
-        }
         let spec = AskSpec::erase(ask.into());
         let settled = self.inner.asker.ask(&spec, self).await?;
         // (The kind names the call in a refusal's message; an `ElicitationResult` carries every
@@ -493,11 +490,6 @@ impl ElicitError {
 pub(crate) trait AskNow: Send + Sync + std::fmt::Debug {
     /// Asks `ask` and waits for its answer.
     fn ask<'a>(&'a self, ask: &'a AskSpec, context: &'a Context) -> BoxFuture<'a, Result<Settled, ElicitError>>;
-
-    /// Whether there is a back-channel to ask on.
-    fn asks(&self) -> bool {
-        true
-    }
 }
 
 /// No back-channel: 2026-07-28 (a body's questions are its resolvers'), or a detached context.
@@ -507,10 +499,6 @@ pub(crate) struct NoBackChannel;
 impl AskNow for NoBackChannel {
     fn ask<'a>(&'a self, _: &'a AskSpec, _: &'a Context) -> BoxFuture<'a, Result<Settled, ElicitError>> {
         Box::pin(std::future::ready(Err(ElicitError::NoBackChannel)))
-    }
-
-    fn asks(&self) -> bool {
-        false
     }
 }
 
