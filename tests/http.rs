@@ -3292,3 +3292,87 @@ async fn past_the_grace_what_still_runs_is_cancelled_and_the_server_returns() {
         "the call still running was cancelled"
     );
 }
+
+/// What the linking page records.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+struct Linked {
+    account: String,
+}
+
+/// Asks from its body, in URL mode (handshake era).
+#[tool]
+async fn link_now(cx: Context) -> String {
+    match cx
+        .elicit_url::<Linked>("Link your account", "https://notes.example/link")
+        .await
+    {
+        Ok(ElicitationResult::Accepted(l)) => format!("linked as {}", l.account),
+        Ok(other) => format!("not linked: {other:?}"),
+        Err(e) => format!("cannot ask: {e}"),
+    }
+}
+
+/// A tool body's own URL-mode question on a 2025-11-25 session is its caller's: asked of an
+/// authenticated caller by a server that refuses URL-mode questions of anonymous ones, and its
+/// flow completed by that caller only (elicitation, URL mode: the server "MUST verify the
+/// identity of the user who opens the URL").
+#[tokio::test]
+async fn a_tool_bodys_url_question_in_a_session_is_bound_to_its_caller() {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let server = Server::new("http-test")
+        .tool(link_now)
+        .state_keys(StateKeys::new(&[7; 32]).unwrap());
+    let flows = server.url_flows();
+    tokio::spawn(server.serve_http_on(listener, HttpOptions::default().bearer(Tokens)));
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25", "capabilities": {"elicitation": {"url": {}}}, "clientInfo": {"name": "t", "version": "0"}}}).to_string();
+    let auth = [JSON, ("authorization", "Bearer alice")];
+    let sid = session_id(&send(addr, "POST", &auth, &init).await);
+    let h = [
+        JSON,
+        ("authorization", "Bearer alice"),
+        ("mcp-session-id", sid.as_str()),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+    assert_eq!(send(addr, "POST", &h, initialized).await.status, 202);
+
+    let call =
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "link_now", "arguments": {}}})
+            .to_string();
+    let mut stream = open_with(addr, "POST", &h, &call).await;
+    let question = stream.event().await;
+    assert_eq!(
+        question["method"], "elicitation/create",
+        "asked, not refused: {question}"
+    );
+    assert_eq!(question["params"]["mode"], "url", "{question}");
+    let url = question["params"]["url"].as_str().unwrap();
+    let flow = url
+        .split(['?', '&'])
+        .find_map(|p| p.strip_prefix("flow="))
+        .unwrap_or_else(|| panic!("no flow in {url}"))
+        .to_owned();
+    let answer = json!({"jsonrpc": "2.0", "id": question["id"], "result": {"action": "accept"}}).to_string();
+    assert_eq!(send(addr, "POST", &h, &answer).await.status, 202);
+
+    let as_user = |subject: &str| mcp_resolve::Principal {
+        subject: subject.into(),
+        issuer: Some("test".into()),
+        scopes: vec!["notes:read".into()],
+    };
+    let linked = Linked { account: "a1".into() };
+    assert!(
+        flows.complete(&flow, Some(&as_user("bob")), &linked).await.is_err(),
+        "another caller's page"
+    );
+    assert!(flows.complete(&flow, None, &linked).await.is_err(), "nobody's page");
+    flows.complete(&flow, Some(&as_user("alice")), &linked).await.unwrap();
+    let result = loop {
+        let event = stream.event().await;
+        if event["id"] == 2 {
+            break event;
+        }
+    };
+    assert_eq!(result["result"]["content"][0]["text"], "linked as a1", "{result}");
+}
