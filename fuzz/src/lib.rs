@@ -153,6 +153,27 @@ pub fn classify(data: &[u8]) {
         assert!(matches!(code, -32602 | -32022), "unexpected envelope error code {code}");
     }
     assert!(c.cache_agrees, "the envelope cache disagrees with a fresh read");
+    // A connection that knows the frame's `_meta` (or the first object in it, wherever it lies)
+    // from an earlier request reads the frame as a fresh read does.
+    assert!(
+        bench::classify_knowing_agrees(data, None),
+        "a known `_meta` changed the reading"
+    );
+    if let Some(object) = first_object(data) {
+        assert!(
+            bench::classify_knowing_agrees(data, Some(object)),
+            "a known object changed the reading"
+        );
+    }
+}
+
+/// The first `{…}` in `data` that is a JSON object by itself (inside the frame's first object).
+fn first_object(data: &[u8]) -> Option<&str> {
+    let text = std::str::from_utf8(data).ok()?;
+    let start = text.char_indices().skip(1).find(|&(_, c)| c == '{')?.0;
+    let mut de = serde_json::Deserializer::from_str(&text[start..]).into_iter::<serde::de::IgnoredAny>();
+    de.next()?.ok()?;
+    text.get(start..start + de.byte_offset())
 }
 
 // ---------------------------------------------------------------- unseal

@@ -5,8 +5,8 @@
 use crate::dispatch::{Dispatch, Dispatcher};
 use crate::elicit::Elicit;
 use crate::form::{FormSchema, RenderOptions};
-use crate::protocol::envelope::{ClientCapabilities, EnvelopeCache};
-use crate::protocol::inbound::{Inbound, classify};
+use crate::protocol::envelope::{ClientCapabilities, EnvelopeCache, KnownMeta};
+use crate::protocol::inbound::{Inbound, classify, classify_knowing};
 use crate::protocol::jsonrpc::{RequestId, raw_str};
 use crate::protocol::messages::ParamsHead;
 use crate::protocol::{Implementation, ProtocolVersion};
@@ -215,6 +215,25 @@ pub fn classify_frame(bytes: &[u8]) -> Classified {
         Inbound::Invalid { error, .. } => out.error = Some(error.code),
     }
     out
+}
+
+/// Whether a connection that knows `known` as an earlier request's `_meta` classifies the frame
+/// as a fresh read does (the reading that skips a repeated `_meta`). `known` is the frame's own
+/// params' `_meta` when `None`; the frame is taken as it is when it has none.
+pub fn classify_knowing_agrees(bytes: &[u8], known: Option<&str>) -> bool {
+    let plain = classify(bytes);
+    let own = match &plain {
+        Inbound::Request { params, .. } | Inbound::Notification { params, .. } => params.meta.text(),
+        _ => None,
+    };
+    let Some(known) = known.or(own) else { return true };
+    // Only an object a client could have sent as its `_meta` is ever known.
+    if !known.starts_with('{') || serde_json::from_str::<serde::de::IgnoredAny>(known).is_err() {
+        return true;
+    }
+    let known = KnownMeta::new(known);
+    let mut scratch = String::new();
+    format!("{plain:?}") == format!("{:?}", classify_knowing(bytes, Some(&known), &mut scratch))
 }
 
 /// How the 2026-07-28 asker took one answer to a form question.

@@ -225,8 +225,9 @@ pub(crate) struct Envelope {
 /// has seen by its text, without reading it again.
 #[derive(Debug, Default)]
 pub(crate) struct Meta<'a> {
-    /// The object as sent; `None` when absent or not an object (which has none of the members).
-    raw: Option<&'a RawValue>,
+    /// The object's text as sent; `None` when absent or not an object (which has none of the
+    /// members).
+    raw: Option<&'a str>,
     /// The members, or why they cannot be read (a key given twice).
     members: std::cell::OnceCell<Result<Members<'a>, String>>,
 }
@@ -278,9 +279,23 @@ impl<'a> Meta<'a> {
     /// `_meta` as its raw text: anything but an object has none of the members.
     pub(crate) fn of(raw: &'a RawValue) -> Self {
         Self {
-            raw: Some(raw).filter(|r| super::jsonrpc::is_object(r)),
+            raw: Some(raw).filter(|r| super::jsonrpc::is_object(r)).map(RawValue::get),
             members: std::cell::OnceCell::new(),
         }
+    }
+
+    /// The text of a `_meta` known to be this object (a [`KnownMeta`] found in the frame), not
+    /// read again.
+    pub(crate) fn known(text: &'a str) -> Self {
+        Self {
+            raw: Some(text),
+            members: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// The object's text, where it lies in the frame.
+    pub(crate) fn text(&self) -> Option<&'a str> {
+        self.raw
     }
 
     /// The members, read on first use. An object whose members cannot be read (one given
@@ -292,7 +307,7 @@ impl<'a> Meta<'a> {
     fn read_members(&self) -> &Result<Members<'a>, String> {
         self.members.get_or_init(|| match self.raw {
             None => Ok(Members::NONE),
-            Some(r) => serde_json::from_str(r.get()).map_err(|e| e.to_string()),
+            Some(r) => serde_json::from_str(r).map_err(|e| e.to_string()),
         })
     }
 
@@ -376,8 +391,8 @@ impl<'a> Meta<'a> {
     /// capabilities and info on every request of a connection.
     pub(crate) fn envelope_cached(&self, cache: &mut EnvelopeCache) -> Result<Envelope, ErrorObject> {
         // The same `_meta` as the last request's: the same envelope, its members not read again.
-        if let (Some(raw), Some((text, envelope))) = (self.raw, &cache.last)
-            && **text == *raw.get()
+        if let (Some(raw), Some((known, envelope))) = (self.raw, &cache.last)
+            && known.text() == raw.as_bytes()
         {
             return Ok(envelope.clone());
         }
@@ -385,7 +400,7 @@ impl<'a> Meta<'a> {
         if cache.remember
             && let Some(raw) = self.raw
         {
-            cache.last = Some((raw.get().into(), envelope.clone()));
+            cache.last = Some((KnownMeta::new(raw), envelope.clone()));
         }
         Ok(envelope)
     }
@@ -432,9 +447,53 @@ pub(crate) struct EnvelopeCache {
     /// 2026-07-28) would only copy the text to throw it away.
     pub(crate) remember: bool,
     /// The last request's whole `_meta`, and what it said.
-    last: Option<(Box<str>, Envelope)>,
+    last: Option<(KnownMeta, Envelope)>,
     capabilities: Option<(Box<str>, ClientCapabilities)>,
     client_info: Option<(Box<str>, Option<Arc<Implementation>>)>,
+}
+
+impl EnvelopeCache {
+    /// The last request's `_meta`, to look for in the next frame ([`classify_knowing`]).
+    ///
+    /// [`classify_knowing`]: super::inbound::classify_knowing
+    pub(crate) fn known(&self) -> Option<&KnownMeta> {
+        self.last.as_ref().map(|(known, _)| known)
+    }
+}
+
+/// The text of a `_meta` a connection's client sent: a client repeats its envelope on every
+/// request, and a frame holding the same text again need not have it parsed again
+/// ([`classify_knowing`]).
+///
+/// [`classify_knowing`]: super::inbound::classify_knowing
+#[derive(Debug)]
+pub(crate) struct KnownMeta(Box<str>);
+
+impl KnownMeta {
+    pub(crate) fn new(text: &str) -> Self {
+        Self(text.into())
+    }
+
+    /// The text, as the client wrote it.
+    pub(crate) fn text(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+
+    /// Where the text lies in `frame` as the value of its first `"_meta"` key, if it does.
+    pub(crate) fn find(&self, frame: &str) -> Option<std::ops::Range<usize>> {
+        static KEY: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+            std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"_meta\""));
+        let bytes = frame.as_bytes();
+        let key_end = KEY.find(bytes)? + KEY.needle().len();
+        let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+        let rest = bytes.get(key_end..)?;
+        let colon = rest.iter().position(|b| !is_space(b))?;
+        let rest = rest.get(colon..)?.strip_prefix(b":")?;
+        let value = rest.iter().position(|b| !is_space(b))?;
+        let start = bytes.len() - rest.len() + value;
+        let end = start + self.0.len();
+        (bytes.get(start..end)? == self.0.as_bytes()).then_some(start..end)
+    }
 }
 
 /// -32022 with `{supported, requested}`.

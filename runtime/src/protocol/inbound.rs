@@ -1,6 +1,7 @@
 //! Reading one inbound message: the JSON-RPC members and the params' members, found in one pass
 //! over the frame and borrowed from it. No `serde_json::Value` tree of the message is built.
 
+use super::envelope::{KnownMeta, Meta};
 use super::jsonrpc::{ErrorObject, RequestId, member_names, raw_str, read_members};
 use super::messages::{ParamsHead, ParamsInto, ParamsShape};
 use serde::de::DeserializeSeed;
@@ -97,43 +98,113 @@ fn invalid<'a>(id: Option<RequestId>, message: impl Into<String>) -> Inbound<'a>
 
 /// Classifies one frame's bytes.
 pub(crate) fn classify(bytes: &[u8]) -> Inbound<'_> {
-    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
-        return classify_other(bytes);
-    }
-    // Validated as UTF-8 once, here: raw members read from a `str` are not validated again.
-    let text = match std::str::from_utf8(bytes) {
-        Ok(t) => t,
-        Err(e) => {
-            return Inbound::Invalid {
-                id: None,
-                error: ErrorObject::parse_error(e),
-            };
-        }
+    let text = match object_text(bytes) {
+        Ok(text) => text,
+        Err(error) => return Inbound::Invalid { id: None, error },
     };
     let mut m = Members::default();
-    let mut de = serde_json::Deserializer::from_str(text);
-    let read = MembersInto(&mut m).deserialize(&mut de).and_then(|()| de.end());
+    match read(text, &mut m) {
+        Ok(()) => classify_members(m),
+        Err(error) => Inbound::Invalid { id: None, error },
+    }
+}
+
+/// Frames longer than this are read whole even when they hold a known `_meta`
+/// ([`classify_knowing`]): the copy it makes is bounded by this, and in a larger frame the
+/// envelope is a small part of the reading anyway.
+const KNOWN_META_MAX_FRAME: usize = 16 * 1024;
+
+/// [`classify`], for a frame from a client that sent `known` as an earlier request's `_meta`:
+/// where the frame holds that text again as its params' `_meta`, the text is not read again.
+///
+/// The text is looked for after the frame's first `"_meta"` key. The frame is copied into
+/// `scratch` with the text replaced by `{}`, and the copy is read. When the reader met the `{}`
+/// exactly where the text was, as the params' `_meta`, reading the frame itself would have been
+/// the same in every other member (the text is a whole JSON object: reading it ends where it
+/// ends, in the state reading `{}` ends in), and the params' `_meta` is the text, in the frame.
+/// In any other case (the key and text lie elsewhere, in the arguments or another member; the
+/// copy does not read) the frame itself is read: a frame costs at most two readings.
+pub(crate) fn classify_knowing<'a>(bytes: &'a [u8], known: Option<&KnownMeta>, scratch: &'a mut String) -> Inbound<'a> {
+    let text = match object_text(bytes) {
+        Ok(text) => text,
+        Err(error) => return Inbound::Invalid { id: None, error },
+    };
+    let mut m = Members::default();
+    let read = match known
+        .filter(|_| text.len() <= KNOWN_META_MAX_FRAME)
+        .and_then(|k| k.find(text))
+    {
+        Some(at) => read_replacing(text, at, scratch, &mut m),
+        None => read(text, &mut m),
+    };
     match read {
-        Ok(()) => {}
+        Ok(()) => classify_members(m),
+        Err(error) => Inbound::Invalid { id: None, error },
+    }
+}
+
+/// Reads `text` into `m` with its bytes `at` (a known `_meta`, [`classify_knowing`]) replaced by
+/// `{}` in a copy, when they are the params' `_meta`; reads `text` itself otherwise.
+fn read_replacing<'a>(
+    text: &'a str,
+    at: std::ops::Range<usize>,
+    scratch: &'a mut String,
+    m: &mut Members<'a>,
+) -> Result<(), ErrorObject> {
+    let (Some(before), Some(known), Some(after)) = (text.get(..at.start), text.get(at.clone()), text.get(at.end..))
+    else {
+        return read(text, m);
+    };
+    scratch.clear();
+    scratch.reserve(before.len() + 2 + after.len());
+    scratch.push_str(before);
+    scratch.push_str("{}");
+    scratch.push_str(after);
+    let copy: &'a str = scratch;
+    let mut de = serde_json::Deserializer::from_str(copy);
+    let read_whole = MembersInto(m).deserialize(&mut de).and_then(|()| de.end()).is_ok();
+    let in_place = m
+        .params
+        .meta
+        .text()
+        .is_some_and(|t| std::ptr::eq(t.as_ptr(), copy.as_ptr().wrapping_add(at.start)));
+    if read_whole && in_place {
+        m.params.meta = Meta::known(known);
+        return Ok(());
+    }
+    *m = Members::default();
+    read(text, m)
+}
+
+/// The frame's text, when it is an object in UTF-8; the error it is answered with otherwise.
+#[inline(always)]
+fn object_text(bytes: &[u8]) -> Result<&str, ErrorObject> {
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return Err(classify_other(bytes));
+    }
+    // Validated as UTF-8 once, here: raw members read from a `str` are not validated again.
+    std::str::from_utf8(bytes).map_err(ErrorObject::parse_error)
+}
+
+/// Reads an object's text into `m`; the error it is answered with when it is not a message.
+fn read<'a>(text: &'a str, m: &mut Members<'a>) -> Result<(), ErrorObject> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    match MembersInto(m).deserialize(&mut de).and_then(|()| de.end()) {
+        Ok(()) => Ok(()),
         // JSON that does not fit (a member given twice): not a request. The read stops at the
         // second member, so the rest of the frame is checked too: if it is not JSON, it is a
         // parse error like any other (found by fuzzing).
-        Err(e) if e.is_data() => {
-            return match serde_json::from_str::<serde::de::IgnoredAny>(text) {
-                Ok(_) => invalid(None, format!("Invalid Request: {e}")),
-                Err(syntax) => Inbound::Invalid {
-                    id: None,
-                    error: ErrorObject::parse_error(syntax),
-                },
-            };
-        }
-        Err(e) => {
-            return Inbound::Invalid {
-                id: None,
-                error: ErrorObject::parse_error(e),
-            };
-        }
+        Err(e) if e.is_data() => Err(match serde_json::from_str::<serde::de::IgnoredAny>(text) {
+            Ok(_) => ErrorObject::invalid_request(format!("Invalid Request: {e}")),
+            Err(syntax) => ErrorObject::parse_error(syntax),
+        }),
+        Err(e) => Err(ErrorObject::parse_error(e)),
     }
+}
+
+/// What a message with these members is. Inlined: its caller's members are not moved.
+#[inline(always)]
+fn classify_members(m: Members<'_>) -> Inbound<'_> {
     let id = match m.id {
         None => None,
         Some(raw) => match RequestId::from_raw(raw) {
@@ -197,18 +268,18 @@ pub(crate) fn classify(bytes: &[u8]) -> Inbound<'_> {
 }
 
 /// Frames that are not a JSON object: a parse error, a batch, or a scalar.
-fn classify_other<'a>(bytes: &[u8]) -> Inbound<'a> {
+fn classify_other(bytes: &[u8]) -> ErrorObject {
     // Checked as UTF-8 first, as objects are: skipping a value does not validate its strings.
     let parsed = match std::str::from_utf8(bytes) {
         Ok(text) => serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(ErrorObject::parse_error),
         Err(e) => Err(ErrorObject::parse_error(e)),
     };
     match parsed {
-        Err(error) => Inbound::Invalid { id: None, error },
+        Err(error) => error,
         Ok(_) if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') => {
-            invalid(None, "Invalid Request: batches are not supported")
+            ErrorObject::invalid_request("Invalid Request: batches are not supported")
         }
-        Ok(_) => invalid(None, "Invalid Request: a message must be a JSON object"),
+        Ok(_) => ErrorObject::invalid_request("Invalid Request: a message must be a JSON object"),
     }
 }
 
@@ -323,5 +394,129 @@ mod tests {
             panic!("`params: null` is no params")
         };
         assert!(params.name.is_none());
+    }
+
+    /// A frame read knowing an earlier `_meta` is read as it is without, wherever the text lies
+    /// (the params' `_meta`, the arguments, another member, twice, spaced, after a syntax error);
+    /// the copy is used only where the text is the params' `_meta`.
+    #[test]
+    fn a_known_meta_is_skipped_only_where_it_is_the_params_meta() {
+        let m = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}"#;
+        let known = KnownMeta::new(m);
+        // (frame, whether the copy is what was read)
+        let cases = [
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"_meta":{m},"name":"echo","arguments":{{"text":"hi"}}}}}}"#
+                ),
+                true,
+            ),
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{}},"_meta" :  {m} }}}}"#
+                ),
+                true,
+            ),
+            (
+                format!(r#"{{"jsonrpc":"2.0","method":"notifications/x","params":{{"_meta":{m}}}}}"#),
+                true,
+            ),
+            // The text in the arguments too, under another key: the `_meta` key is what is found.
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"x":{m}}},"_meta":{m}}}}}"#
+                ),
+                true,
+            ),
+            // A `_meta` key first in the arguments: the frame itself is read, its `_meta` where it is.
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"_meta":{m}}},"_meta":{m}}}}}"#
+                ),
+                false,
+            ),
+            // Only in the arguments, or nested deeper, or outside the params: no `_meta` taken from it.
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"echo","arguments":{{"_meta":{m}}}}}}}"#
+                ),
+                false,
+            ),
+            (
+                format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","_meta":{m},"params":{{"name":"echo"}}}}"#),
+                false,
+            ),
+            (format!(r#"{{"jsonrpc":"2.0","id":1,"result":{{"_meta":{m}}}}}"#), false),
+            // Given twice (refused, -32600), or with a syntax error further on (-32700, at the
+            // frame's own column).
+            (
+                format!(r#"{{"jsonrpc":"2.0","id":1,"method":"x","params":{{"_meta":{m},"_meta":{m}}}}}"#),
+                false,
+            ),
+            (
+                format!(r#"{{"jsonrpc":"2.0","id":1,"method":"x","params":{{"_meta":{m},"name":}}}}"#),
+                false,
+            ),
+            (
+                format!(r#"{{"jsonrpc":"2.0","id":1,"method":"x","params":{{"_meta":{m}}}}} tail"#),
+                false,
+            ),
+            // Another `_meta`: not found.
+            (
+                r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{}}}"#.to_owned(),
+                false,
+            ),
+            // Too large to copy: read whole.
+            (
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"x","params":{{"_meta":{m},"pad":"{}"}}}}"#,
+                    "x".repeat(KNOWN_META_MAX_FRAME)
+                ),
+                false,
+            ),
+        ];
+        for (frame, copied) in cases {
+            let mut scratch = String::new();
+            let plain = format!("{:?}", classify(frame.as_bytes()));
+            let knowing = classify_knowing(frame.as_bytes(), Some(&known), &mut scratch);
+            assert_eq!(format!("{knowing:?}"), plain, "{frame}");
+            let params = match &knowing {
+                Inbound::Request { params, .. } | Inbound::Notification { params, .. } => Some(params),
+                _ => None,
+            };
+            if let Some(meta) = params.and_then(|p| p.meta.text()) {
+                let at = meta.as_ptr() as usize - frame.as_ptr() as usize;
+                assert!(at < frame.len(), "the `_meta` lies in the frame itself: {frame}");
+            }
+            // Read from the copy: the method's text is not the frame's.
+            let method_in_copy = match &knowing {
+                Inbound::Request { method, .. } | Inbound::Notification { method, .. } => {
+                    !frame.as_bytes().as_ptr_range().contains(&method.as_ptr())
+                }
+                _ => false,
+            };
+            assert_eq!(method_in_copy, copied, "{frame}");
+        }
+        // The text, or a `_meta` member of it, put at every place of a frame (most of them make
+        // it unreadable): read the same either way.
+        let base = r#"{"jsonrpc":"2.0","id":"c-1","method":"tools/call","params":{"name":"echo","arguments":{"text":"a\"b","n":[1,{}]}}}"#;
+        let mut places = 0;
+        for at in (0..=base.len()).filter(|&i| base.is_char_boundary(i)) {
+            for insert in [m.to_owned(), format!(r#""_meta":{m},"#), format!(r#","_meta":{m}"#)] {
+                let frame = format!("{}{insert}{}", &base[..at], &base[at..]);
+                let mut scratch = String::new();
+                let knowing = classify_knowing(frame.as_bytes(), Some(&known), &mut scratch);
+                assert_eq!(
+                    format!("{knowing:?}"),
+                    format!("{:?}", classify(frame.as_bytes())),
+                    "{frame}"
+                );
+                places += usize::from(matches!(&knowing, Inbound::Request { method, .. }
+                    if !frame.as_bytes().as_ptr_range().contains(&method.as_ptr())));
+            }
+        }
+        // The copy was read at the four insertions that make a params member: first, between
+        // `name` and `arguments` (either way round its comma), and last.
+        assert_eq!(places, 4, "the copy was read at {places} places");
     }
 }

@@ -6,7 +6,7 @@ use super::call::{PendingCall, Route};
 use crate::access::Forbidden;
 use crate::peer::Mailbox;
 use crate::principal::Principal;
-use crate::protocol::envelope::{Envelope, EnvelopeCache, Meta};
+use crate::protocol::envelope::{Envelope, EnvelopeCache, KnownMeta, Meta};
 use crate::protocol::jsonrpc::{Answer, to_body};
 use crate::protocol::messages::{EmptyResult, InitializeParams, ParamsHead};
 use crate::protocol::{ClientCapabilities, ErrorObject, Implementation, LogLevel, ProtocolVersion, codes};
@@ -64,6 +64,12 @@ impl Session {
         // A connection's requests repeat their `_meta`: the last one's is kept.
         session.envelopes.remember = true;
         session
+    }
+
+    /// The last request's `_meta`, which the next frame likely repeats
+    /// ([`classify_knowing`](crate::protocol::inbound::classify_knowing)).
+    pub(crate) fn known_meta(&self) -> Option<&KnownMeta> {
+        self.envelopes.known()
     }
 
     /// Where its notifications go (HTTP: the session's GET stream, attached there).

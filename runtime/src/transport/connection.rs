@@ -9,7 +9,7 @@ use super::frames::{Frame, FrameReader};
 use crate::dispatch::{Admitted, Dispatch, Dispatcher};
 use crate::peer::{Mailbox, Outbound, Peer, Slot};
 use crate::protocol::ErrorObject;
-use crate::protocol::inbound::classify;
+use crate::protocol::inbound::classify_knowing;
 use crate::protocol::jsonrpc::Outgoing;
 use crate::server::rate::CallerKey;
 use crate::server::{Server, Session};
@@ -59,6 +59,8 @@ async fn read_messages<R: AsyncRead + Unpin>(
     let mut frames = FrameReader::new(reader, server.config.max_frame_bytes);
     // Notifications for its subscriptions go on the connection too, never waiting for room.
     let mut session = Session::with_mailbox(Mailbox::attached(&outbound));
+    // A copy of a frame whose known `_meta` is skipped (at most `KNOWN_META_MAX_FRAME` bytes).
+    let mut scratch = String::new();
     // Calls run up to `max_in_flight` at once; up to as many again are admitted and wait for a
     // slot. Beyond that, requests queue here in arrival order and the reader stops reading: that
     // is the backpressure. It keeps reading, though, while a running call waits for an answer from
@@ -163,8 +165,10 @@ async fn read_messages<R: AsyncRead + Unpin>(
             }
             Ok(Frame::Line(bytes)) => bytes,
         };
+        // The envelope the client sent last is likely in this frame again: found, not read.
+        let inbound = classify_knowing(&bytes, session.known_meta(), &mut scratch);
         // No principal: stdio carries no token.
-        let dispatched = match dispatcher.dispatch(&mut session, Some(&peer), None, classify(&bytes), None) {
+        let dispatched = match dispatcher.dispatch(&mut session, Some(&peer), None, inbound, None) {
             // A caller over its rate: refused before anything runs.
             Dispatch::Call(call) => match call.over_rate(&caller) {
                 Ok(()) => Dispatch::Call(call),
