@@ -403,6 +403,18 @@ mod tests {
     fn a_known_meta_is_skipped_only_where_it_is_the_params_meta() {
         let m = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}"#;
         let known = KnownMeta::new(m);
+        // A request of `len` bytes with the text as its `_meta`.
+        let padded = |len: usize| {
+            let frame = |pad: usize| {
+                format!(
+                    r#"{{"jsonrpc":"2.0","id":1,"method":"x","params":{{"_meta":{m},"pad":"{}"}}}}"#,
+                    "x".repeat(pad)
+                )
+            };
+            let frame = frame(len - frame(0).len());
+            assert_eq!(frame.len(), len);
+            frame
+        };
         // (frame, whether the copy is what was read)
         let cases = [
             (
@@ -466,14 +478,9 @@ mod tests {
                 r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{}}}"#.to_owned(),
                 false,
             ),
-            // Too large to copy: read whole.
-            (
-                format!(
-                    r#"{{"jsonrpc":"2.0","id":1,"method":"x","params":{{"_meta":{m},"pad":"{}"}}}}"#,
-                    "x".repeat(KNOWN_META_MAX_FRAME)
-                ),
-                false,
-            ),
+            // At the bound, copied; one byte over it, read whole.
+            (padded(KNOWN_META_MAX_FRAME), true),
+            (padded(KNOWN_META_MAX_FRAME + 1), false),
         ];
         for (frame, copied) in cases {
             let mut scratch = String::new();
