@@ -824,6 +824,24 @@ mod tests {
         fn exit(&self, _: &tracing::span::Id) {}
     }
 
+    /// Sets `recorded` as this thread's subscriber until the guard drops, once the request span's
+    /// callsite asks it. Tests share the process: a callsite another test's thread met first,
+    /// with no subscriber there, can keep an interest computed before this one was set (a
+    /// registration that was under way when the interest was rebuilt), so it is rebuilt until a
+    /// request span is enabled here.
+    fn recording(recorded: &Recorded) -> tracing::subscriber::DefaultGuard {
+        let guard = tracing::subscriber::set_default(recorded.clone());
+        for _ in 0..1_000 {
+            tracing::callsite::rebuild_interest_cache();
+            let probe = crate::telemetry::request_span(crate::telemetry::Method::of("tools/call"), None, None);
+            if !probe.is_disabled() {
+                break;
+            }
+            std::thread::yield_now();
+        }
+        guard
+    }
+
     /// A retry cancelled while its body waits is noted with its round (2, from its sealed
     /// state) and as cancelled: the general path races its cancellation inside, so what it
     /// noted before is kept.
@@ -861,7 +879,7 @@ mod tests {
         );
 
         let recorded = Recorded::default();
-        let guard = tracing::subscriber::set_default(recorded.clone());
+        let guard = recording(&recorded);
         let Dispatch::Call(call) = d.dispatch(&mut Session::new(), None, None, classify(retry.as_bytes()), None) else {
             panic!("a call")
         };
@@ -901,16 +919,15 @@ mod tests {
             }
         }
         let recorded = Recorded::default();
-        tracing::subscriber::with_default(recorded.clone(), || {
-            let d = Dispatcher::stateless(Arc::new(Server::new("t").tool(Guarded)));
-            let frame = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"guarded","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
-            let reader = crate::principal::Principal::new("reader");
-            let Dispatch::Call(call) = d.dispatch(&mut Session::new(), None, Some(&reader), classify(frame), None)
-            else {
-                panic!("a call to run")
-            };
-            assert!(call.allowed(Some(&reader)).is_err(), "the reader lacks notes:admin");
-        });
+        let guard = recording(&recorded);
+        let d = Dispatcher::stateless(Arc::new(Server::new("t").tool(Guarded)));
+        let frame = br#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"guarded","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
+        let reader = crate::principal::Principal::new("reader");
+        let Dispatch::Call(call) = d.dispatch(&mut Session::new(), None, Some(&reader), classify(frame), None) else {
+            panic!("a call to run")
+        };
+        assert!(call.allowed(Some(&reader)).is_err(), "the reader lacks notes:admin");
+        drop((call, guard));
         let recorded = recorded.0.lock().map(|v| v.clone()).unwrap_or_default();
         assert_eq!(recorded, ["mcp.outcome=\"forbidden\""], "{recorded:?}");
     }
