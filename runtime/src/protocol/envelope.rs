@@ -524,8 +524,11 @@ mod tests {
             ..EnvelopeCache::default()
         };
         let first = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}},"progressToken":1}"#;
+        assert!(cache.known().is_none());
         let env = read(first).envelope_cached(&mut cache).unwrap();
         assert_eq!(env.progress_token, Some(RequestId::from(1)));
+        // The connection looks for this text in its next frame.
+        assert_eq!(cache.known().map(KnownMeta::text), Some(first.as_bytes()));
         let again = read(first);
         let env = again.envelope_cached(&mut cache).unwrap();
         assert!(env.capabilities.elicitation_form());

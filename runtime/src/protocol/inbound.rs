@@ -156,7 +156,6 @@ fn read_replacing<'a>(
         return read(text, m);
     };
     scratch.clear();
-    scratch.reserve(before.len() + 2 + after.len());
     scratch.push_str(before);
     scratch.push_str("{}");
     scratch.push_str(after);
@@ -290,8 +289,19 @@ mod tests {
     #[test]
     fn classifies_every_shape() {
         assert!(matches!(classify(b"{nope"), Inbound::Invalid { id: None, error } if error.code == -32700));
-        assert!(matches!(classify(b"[]"), Inbound::Invalid { error, .. } if error.code == -32600));
-        assert!(matches!(classify(b"42"), Inbound::Invalid { error, .. } if error.code == -32600));
+        // A batch (an array, even after blanks) is told so; any other non-object is not a message.
+        for (frame, says) in [
+            (&b"[]"[..], "batches are not supported"),
+            (b" \n[{\"jsonrpc\":\"2.0\"}]", "batches are not supported"),
+            (b"42", "a message must be a JSON object"),
+            (b" \"x\"", "a message must be a JSON object"),
+        ] {
+            assert!(
+                matches!(classify(frame), Inbound::Invalid { id: None, error } if error.code == -32600 && error.message.contains(says)),
+                "{}",
+                String::from_utf8_lossy(frame)
+            );
+        }
         // Not UTF-8, so not JSON, whether or not the frame is an object (found by fuzzing: a
         // string or an array with invalid UTF-8 inside was taken as JSON and got -32600).
         for frame in [&b"\"\x8a\""[..], b"[1,\"\xff\"]", b"{\"\x8a\":1}"] {
@@ -478,9 +488,9 @@ mod tests {
                 r#"{"jsonrpc":"2.0","id":1,"method":"x","params":{"_meta":{}}}"#.to_owned(),
                 false,
             ),
-            // At the bound, copied; one byte over it, read whole.
-            (padded(KNOWN_META_MAX_FRAME), true),
-            (padded(KNOWN_META_MAX_FRAME + 1), false),
+            // At the bound (16 KiB, as docs/SECURITY.md says), copied; one byte over it, read whole.
+            (padded(16 * 1024), true),
+            (padded(16 * 1024 + 1), false),
         ];
         for (frame, copied) in cases {
             let mut scratch = String::new();
