@@ -485,11 +485,10 @@ impl KnownMeta {
             std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"\"_meta\""));
         let bytes = frame.as_bytes();
         let key_end = KEY.find(bytes)? + KEY.needle().len();
-        let is_space = |b: &u8| matches!(b, b' ' | b'\t' | b'\n' | b'\r');
         let rest = bytes.get(key_end..)?;
-        let colon = rest.iter().position(|b| !is_space(b))?;
+        let colon = rest.iter().position(|b| !b.is_ascii_whitespace())?;
         let rest = rest.get(colon..)?.strip_prefix(b":")?;
-        let value = rest.iter().position(|b| !is_space(b))?;
+        let value = rest.iter().position(|b| !b.is_ascii_whitespace())?;
         let start = bytes.len() - rest.len() + value;
         let end = start + self.0.len();
         (bytes.get(start..end)? == self.0.as_bytes()).then_some(start..end)

@@ -98,15 +98,7 @@ fn invalid<'a>(id: Option<RequestId>, message: impl Into<String>) -> Inbound<'a>
 
 /// Classifies one frame's bytes.
 pub(crate) fn classify(bytes: &[u8]) -> Inbound<'_> {
-    let text = match object_text(bytes) {
-        Ok(text) => text,
-        Err(error) => return Inbound::Invalid { id: None, error },
-    };
-    let mut m = Members::default();
-    match read(text, &mut m) {
-        Ok(()) => classify_members(m),
-        Err(error) => Inbound::Invalid { id: None, error },
-    }
+    classify_with(bytes, read)
 }
 
 /// Frames longer than this are read whole even when they hold a known `_meta`
@@ -125,19 +117,30 @@ const KNOWN_META_MAX_FRAME: usize = 16 * 1024;
 /// In any other case (the key and text lie elsewhere, in the arguments or another member; the
 /// copy does not read) the frame itself is read: a frame costs at most two readings.
 pub(crate) fn classify_knowing<'a>(bytes: &'a [u8], known: Option<&KnownMeta>, scratch: &'a mut String) -> Inbound<'a> {
+    classify_with(bytes, |text, m| {
+        match known
+            .filter(|_| text.len() <= KNOWN_META_MAX_FRAME)
+            .and_then(|k| k.find(text))
+        {
+            Some(at) => read_replacing(text, at, scratch, m),
+            None => read(text, m),
+        }
+    })
+}
+
+/// Classifies a frame whose object text `read` reads into its members. Inlined: the members are
+/// not moved between the reading and the classifying.
+#[inline(always)]
+fn classify_with<'a>(
+    bytes: &'a [u8],
+    read: impl FnOnce(&'a str, &mut Members<'a>) -> Result<(), ErrorObject>,
+) -> Inbound<'a> {
     let text = match object_text(bytes) {
         Ok(text) => text,
         Err(error) => return Inbound::Invalid { id: None, error },
     };
     let mut m = Members::default();
-    let read = match known
-        .filter(|_| text.len() <= KNOWN_META_MAX_FRAME)
-        .and_then(|k| k.find(text))
-    {
-        Some(at) => read_replacing(text, at, scratch, &mut m),
-        None => read(text, &mut m),
-    };
-    match read {
+    match read(text, &mut m) {
         Ok(()) => classify_members(m),
         Err(error) => Inbound::Invalid { id: None, error },
     }
@@ -201,7 +204,7 @@ fn read<'a>(text: &'a str, m: &mut Members<'a>) -> Result<(), ErrorObject> {
     }
 }
 
-/// What a message with these members is. Inlined: its caller's members are not moved.
+/// What a message with these members is. Inlined, as [`classify_with`] is.
 #[inline(always)]
 fn classify_members(m: Members<'_>) -> Inbound<'_> {
     let id = match m.id {
