@@ -1,7 +1,8 @@
 //! What the metrics count (`mcp_resolve::telemetry`, feature `metrics`), through the in-memory
 //! client with a recorder of this test's own: an answer is counted once however many rounds
 //! keep it, a back-channel question nobody answers counts as expired, a tampered state and a
-//! spent question limit are counted by reason, and calls by outcome with the round they ended in.
+//! spent question limit are counted by reason, calls by outcome with the round they ended in, and
+//! two servers in one process count their requests apart.
 //! (The Prometheus exporter over real HTTP: tests/axum.rs. What a call asks of a tracing
 //! subscriber: tests/spans.rs.)
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -263,4 +264,26 @@ async fn back_channel_answers_expiries_and_the_question_limit_are_counted() {
         "{}",
         recorded.all()
     );
+}
+
+/// A server's request counters are its own: two servers in one process, each under its own
+/// local recorder, count apart. (Handles kept process-wide would stay bound to the recorder in
+/// force at their first use: the second server's requests would go to the first's.)
+#[tokio::test(flavor = "current_thread")]
+async fn two_servers_under_two_recorders_count_their_requests_apart() {
+    for round in 1..=2 {
+        let recorded = Arc::new(Recorded::default());
+        let _local = metrics::set_default_local_recorder(&*recorded);
+        let mut c = TestClient::stateless(server(), caps());
+        for _ in 0..round {
+            let listed = c.request("tools/list", json!({})).await;
+            assert!(listed.get("result").is_some(), "{listed}");
+        }
+        assert_eq!(
+            recorded.count("mcp_requests_total{method=tools/list,outcome=ok}"),
+            round,
+            "server {round}: {}",
+            recorded.all()
+        );
+    }
 }

@@ -142,12 +142,18 @@ impl Dispatcher {
                 };
                 match route {
                     Route::Reply(outcome) => {
-                        request_ended(&span, label, outcome.as_ref().err().map(|e| e.code), false);
+                        request_ended(
+                            &self.server,
+                            &span,
+                            label,
+                            outcome.as_ref().err().map(|e| e.code),
+                            false,
+                        );
                         Dispatch::Reply(Outgoing::Response { id: Some(id), outcome })
                     }
                     Route::Forbidden(forbidden) => {
                         span.record("mcp.outcome", RequestOutcome::Forbidden.as_str());
-                        crate::telemetry::metric::request(label, RequestOutcome::Forbidden);
+                        self.server.request_metrics.request(label, RequestOutcome::Forbidden);
                         Dispatch::Forbidden(id, forbidden)
                     }
                     Route::Call(call) => match self.admit(id, call) {
@@ -157,7 +163,13 @@ impl Dispatcher {
                             Dispatch::Call(admitted)
                         }
                         Err(reply) => {
-                            request_ended(&span, label, Some(crate::protocol::codes::INVALID_REQUEST), false);
+                            request_ended(
+                                &self.server,
+                                &span,
+                                label,
+                                Some(crate::protocol::codes::INVALID_REQUEST),
+                                false,
+                            );
                             Dispatch::Reply(reply)
                         }
                     },
@@ -314,7 +326,7 @@ impl Admitted {
         match &self.server.config.call_rate {
             Some(rate) if !self.call.is_listen() => rate.take(caller).inspect_err(|(e, _)| {
                 crate::telemetry::metric::limit_hit("call_rate");
-                request_ended(&self.span, self.method, Some(e.code), false);
+                request_ended(&self.server, &self.span, self.method, Some(e.code), false);
             }),
             _ => Ok(()),
         }
@@ -331,7 +343,9 @@ impl Admitted {
     pub(crate) fn allowed(&self, principal: Option<&Principal>) -> Result<(), crate::access::Forbidden> {
         self.call.allowed(principal).inspect_err(|_| {
             self.span.record("mcp.outcome", RequestOutcome::Forbidden.as_str());
-            crate::telemetry::metric::request(self.method, RequestOutcome::Forbidden);
+            self.server
+                .request_metrics
+                .request(self.method, RequestOutcome::Forbidden);
         })
     }
 
@@ -457,8 +471,14 @@ impl Core {
         // A call's outcome is on the span already; the request's metric is counted either way.
         let span = watch.finish(outcome.as_ref()).unwrap_or_else(tracing::Span::none);
         match &outcome {
-            None => request_ended(&span, self.method, None, true),
-            Some(o) => request_ended(&span, self.method, o.as_ref().err().map(|e| e.code), false),
+            None => request_ended(&self.server, &span, self.method, None, true),
+            Some(o) => request_ended(
+                &self.server,
+                &span,
+                self.method,
+                o.as_ref().err().map(|e| e.code),
+                false,
+            ),
         }
         Poll::Ready(outcome.map(|outcome| Outgoing::Response { id: Some(id), outcome }))
     }
@@ -549,14 +569,14 @@ impl Future for WaitingCall {
 }
 
 /// Notes how a request ended on its span and in the metrics: an error's code, or cancelled.
-fn request_ended(span: &tracing::Span, method: Method, error: Option<i64>, cancelled: bool) {
+fn request_ended(server: &Server, span: &tracing::Span, method: Method, error: Option<i64>, cancelled: bool) {
     let (outcome, error) = match (error, cancelled) {
         (_, true) => (RequestOutcome::Cancelled, None),
         (Some(code), _) => (RequestOutcome::Error, Some(code)),
         (None, _) => (RequestOutcome::Ok, None),
     };
     crate::telemetry::record_ended(span, outcome.as_str(), error, None);
-    crate::telemetry::metric::request(method, outcome);
+    server.request_metrics.request(method, outcome);
 }
 
 #[cfg(test)]

@@ -463,6 +463,30 @@ impl ItemMetrics {
     }
 }
 
+/// One server's `mcp_requests_total` handles, by method and outcome, each registered with the
+/// recorder at its first use and kept, like [`ItemMetrics`]: the server's own, not the process's,
+/// so two servers in one process (each under its own local recorder, as tests have them) count
+/// apart.
+#[derive(Default)]
+pub(crate) struct RequestMetrics {
+    #[cfg(feature = "metrics")]
+    counters: [[std::sync::OnceLock<metrics::Counter>; 4]; 21],
+}
+
+impl RequestMetrics {
+    /// One request ended.
+    #[inline]
+    #[cfg_attr(not(feature = "metrics"), allow(unused_variables))]
+    pub(crate) fn request(&self, method: Method, outcome: RequestOutcome) {
+        #[cfg(feature = "metrics")]
+        self.counters[usize::from(method.0)][outcome as usize]
+            .get_or_init(
+                || metrics::counter!("mcp_requests_total", "method" => method.as_str(), "outcome" => outcome.as_str()),
+            )
+            .increment(1);
+    }
+}
+
 /// Polls a pinned future with `span` entered: [`tracing::Instrument`] without moving the
 /// future (the call futures are large: moving one costs more than the span).
 pub(crate) struct InSpan<'a, F> {
@@ -506,24 +530,6 @@ impl Drop for Open {
 pub(crate) mod metric {
     #[cfg(feature = "metrics")]
     use metrics::{counter, gauge};
-
-    /// One request ended. Its counter is registered once per method and outcome (see
-    /// [`ItemMetrics`](super::ItemMetrics)).
-    #[inline]
-    pub(crate) fn request(method: crate::telemetry::Method, outcome: crate::telemetry::RequestOutcome) {
-        #[cfg(feature = "metrics")]
-        {
-            static REQUESTS: [[std::sync::OnceLock<metrics::Counter>; 4]; 21] =
-                [const { [const { std::sync::OnceLock::new() }; 4] }; 21];
-            REQUESTS[usize::from(method.0)][outcome as usize]
-                .get_or_init(
-                    || counter!("mcp_requests_total", "method" => method.as_str(), "outcome" => outcome.as_str()),
-                )
-                .increment(1);
-        }
-        #[cfg(not(feature = "metrics"))]
-        let _ = (method, outcome);
-    }
 
     /// A `requestState` was refused.
     #[inline]

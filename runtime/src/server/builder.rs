@@ -65,6 +65,8 @@ pub struct Server {
     /// first call (the server is built by then): one count per call instead of one per part.
     pub(crate) call_parts: OnceLock<Arc<crate::context::ServerParts>>,
     pub(crate) ask_base: OnceLock<Arc<crate::resolve::ask::AskContext>>,
+    /// Its requests' counters (`mcp_requests_total`).
+    pub(crate) request_metrics: crate::telemetry::RequestMetrics,
 }
 
 impl std::fmt::Debug for Server {
@@ -113,6 +115,7 @@ impl Server {
             states: Arc::default(),
             call_parts: OnceLock::new(),
             ask_base: OnceLock::new(),
+            request_metrics: crate::telemetry::RequestMetrics::default(),
         }
     }
     /// Sets the version reported in `serverInfo`.
