@@ -114,18 +114,22 @@ impl Dispatcher {
                 }
                 Dispatch::Done
             }
-            Inbound::Request { id, method, params } => {
-                let label = Method::of(&method);
+            Inbound::Request {
+                id,
+                ref method,
+                ref params,
+            } => {
+                let label = Method::of(method);
                 // A call's span is made once the call is known, with all its fields; it runs in
                 // the span later, and its params are only read here (no event, no server code).
                 // Any other request is in its span while the session answers it.
                 let early = (!label.is_call()).then(|| crate::telemetry::request_span(label, None, principal));
                 if let Some(span) = early.as_ref().filter(|s| !s.is_disabled()) {
-                    self.join_trace(span, &params, carried);
+                    self.join_trace(span, params, carried);
                 }
                 let route = {
                     let _entered = early.as_ref().map(tracing::Span::enter);
-                    session.on_request(&self.server, &method, &params, principal)
+                    session.on_request(&self.server, method, params, principal)
                 };
                 let span = match (early, &route) {
                     (Some(span), _) => span,
@@ -135,7 +139,7 @@ impl Dispatcher {
                             _ => crate::telemetry::request_span(label, None, principal),
                         };
                         if !span.is_disabled() {
-                            self.join_trace(&span, &params, carried);
+                            self.join_trace(&span, params, carried);
                         }
                         span
                     }
@@ -156,12 +160,16 @@ impl Dispatcher {
                         self.server.request_metrics.request(label, RequestOutcome::Forbidden);
                         Dispatch::Forbidden(id, forbidden)
                     }
-                    Route::Call(call) => match self.admit(id, call) {
-                        Ok(mut admitted) => {
-                            admitted.span = span;
-                            admitted.method = label;
-                            Dispatch::Call(admitted)
-                        }
+                    Route::Call(call) => match self.admit(id) {
+                        // Built where it is returned: a call is a few hundred bytes, and each
+                        // move of it is a copy.
+                        Ok(registration) => Dispatch::Call(Admitted {
+                            registration,
+                            call,
+                            server: self.server.clone(),
+                            span,
+                            method: label,
+                        }),
                         Err(reply) => {
                             request_ended(
                                 &self.server,
@@ -196,7 +204,7 @@ impl Dispatcher {
     }
 
     /// Registers a call under its id; a second call with an id still in flight is refused.
-    pub(crate) fn admit(&self, id: RequestId, call: PendingCall) -> Result<Admitted, Outgoing> {
+    fn admit(&self, id: RequestId) -> Result<Registration, Outgoing> {
         let token = CancellationToken::new();
         let place = if let Some(registry) = &self.registry {
             let mut map = match registry.lock() {
@@ -229,13 +237,7 @@ impl Dispatcher {
         } else {
             None
         };
-        Ok(Admitted {
-            registration: Registration { id, token, place },
-            call,
-            server: self.server.clone(),
-            span: tracing::Span::none(),
-            method: Method::of(""),
-        })
+        Ok(Registration { id, token, place })
     }
 
     /// `notifications/cancelled`: cancels the named call if it is in flight here.

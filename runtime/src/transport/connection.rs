@@ -99,7 +99,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
                 break;
             };
             if let Some(q) = queue.pop()
-                && let Some(reply) = starter.start(&mut tasks, q, slot, &mut spare)
+                && let Some(reply) = starter.start(&mut tasks, q.call, slot, &mut spare)
             {
                 outbound.send(reply).await;
             }
@@ -138,7 +138,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
             Event::Slot(slot) => {
                 match (slot, queue.pop()) {
                     (Ok(slot), Some(q)) => {
-                        if let Some(reply) = starter.start(&mut tasks, q, slot, &mut spare) {
+                        if let Some(reply) = starter.start(&mut tasks, q.call, slot, &mut spare) {
                             outbound.send(reply).await;
                         }
                     }
@@ -168,14 +168,19 @@ async fn read_messages<R: AsyncRead + Unpin>(
         // The envelope the client sent last is likely in this frame again: found, not read.
         let inbound = classify_knowing(&bytes, session.known_meta(), &mut scratch);
         // No principal: stdio carries no token.
-        let dispatched = match dispatcher.dispatch(&mut session, Some(&peer), None, inbound, None) {
-            // A caller over its rate: refused before anything runs.
-            Dispatch::Call(call) => match call.over_rate(&caller) {
-                Ok(()) => Dispatch::Call(call),
-                Err((e, _)) => Dispatch::Reply(Outgoing::error(Some(call.id().clone()), e)),
-            },
-            other => other,
+        let mut dispatched = dispatcher.dispatch(&mut session, Some(&peer), None, inbound, None);
+        // A caller over its rate: refused before anything runs. (Looked at where it stands: a
+        // call is a few hundred bytes, and each move of it is a copy.)
+        let refused = match &dispatched {
+            Dispatch::Call(call) => call
+                .over_rate(&caller)
+                .err()
+                .map(|(e, _)| Outgoing::error(Some(call.id().clone()), e)),
+            _ => None,
         };
+        if let Some(reply) = refused {
+            dispatched = Dispatch::Reply(reply);
+        }
         let frame_bytes = bytes.len();
         frames.recycle(bytes);
         match dispatched {
@@ -187,29 +192,28 @@ async fn read_messages<R: AsyncRead + Unpin>(
                 outbound.send(Outgoing::error(Some(id), forbidden.error())).await;
             }
             Dispatch::Call(call) => {
-                let queued = Queued {
-                    call,
-                    bytes: frame_bytes,
-                };
                 if queue.is_empty()
                     && let Some(slot) = spare.take().or_else(|| admission.clone().try_acquire_owned().ok())
                 {
-                    if let Some(reply) = starter.start(&mut tasks, queued, slot, &mut spare) {
+                    if let Some(reply) = starter.start(&mut tasks, call, slot, &mut spare) {
                         outbound.send(reply).await;
                     }
-                } else if queue.bytes + queued.bytes > max_queued_bytes {
-                    let id = queued.call.id().clone();
+                } else if queue.bytes + frame_bytes > max_queued_bytes {
+                    let id = call.id().clone();
                     static BUSY: Throttle = Throttle::new();
                     if let Some(left_out) = BUSY.admit() {
                         tracing::warn!(%id, queued = queue.len(), left_out, "request refused: too many waiting");
                     }
-                    drop(queued);
+                    drop(call);
                     let e = ErrorObject::internal(
                         "Server busy: too many requests are waiting while the client owes answers; retry later",
                     );
                     outbound.send(Outgoing::error(Some(id), e)).await;
                 } else {
-                    queue.push(queued);
+                    queue.push(Queued {
+                        call,
+                        bytes: frame_bytes,
+                    });
                 }
             }
         }
@@ -227,7 +231,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
                 Err(_) => break,
             },
         };
-        if let Some(reply) = starter.start(&mut tasks, q, slot, &mut spare) {
+        if let Some(reply) = starter.start(&mut tasks, q.call, slot, &mut spare) {
             outbound.send(reply).await;
         }
     }
@@ -313,7 +317,7 @@ impl Starter {
     fn start(
         &self,
         tasks: &mut JoinSet<()>,
-        q: Queued,
+        call: Admitted,
         admitted: OwnedSemaphorePermit,
         spare: &mut Option<OwnedSemaphorePermit>,
     ) -> Option<Outgoing> {
@@ -331,11 +335,11 @@ impl Starter {
                     return;
                 };
                 slot.hold(running, Some(admitted));
-                answer(q.call.run(out.clone(), Some(peer), None), out, slot).await;
+                answer(call.run(out.clone(), Some(peer), None), out, slot).await;
             });
             return None;
         };
-        let mut run = q.call.run(out.clone(), Some(peer), None);
+        let mut run = call.run(out.clone(), Some(peer), None);
         slot.hold(running, None);
         // Polled here, where it stands: a call that is done at once moves nowhere, and one that
         // waits moves into its task as what is left of it (the call's future is `Unpin`).
