@@ -855,6 +855,99 @@ async fn questions_past_the_waiting_bound_fail_at_once() {
     assert_eq!(served + busy.len(), ids.len());
 }
 
+/// A gate the `held` tool waits at until the test opens it.
+#[derive(Clone)]
+struct Gate(std::sync::Arc<tokio::sync::Semaphore>);
+
+/// Runs until the test opens its gate: a call that keeps its running slot and its admission.
+#[tool]
+async fn held(gate: State<Gate>) -> String {
+    drop(gate.0.acquire().await);
+    "released".into()
+}
+
+/// A stdio connection keeps reading while the client owes an answer (or the answer would never
+/// get through), so requests that find no room queue; past 8 × `max_frame_bytes` of queued
+/// frames each further request is refused at once with -32603 "busy" (docs/SECURITY.md, calls
+/// running at once per connection). The bound is exact, and what was queued is served.
+#[tokio::test]
+async fn requests_past_the_queued_bytes_while_the_client_owes_an_answer_are_refused_busy() {
+    // 8 × 256 bytes of queue: exactly 16 frames of 128 bytes.
+    const FRAME: usize = 128;
+    let gate = Gate(std::sync::Arc::new(tokio::sync::Semaphore::new(0)));
+    let server = server()
+        .tool(held)
+        .state(gate.clone())
+        .max_in_flight(1)
+        .max_frame_bytes(256);
+    let mut c = TestClient::handshake(
+        server,
+        ProtocolVersion::V2025_11_25,
+        json!({"elicitation": {"form": {}}}),
+    )
+    .await;
+    // A question out and unanswered: the client owes an answer from here on.
+    let asking = c
+        .start("tools/call", json!({"name": "unwrapped", "arguments": {}}))
+        .await;
+    let question = c.recv().await;
+    assert_eq!(question["method"], "elicitation/create", "{question}");
+    // Calls of `held`, each frame padded in `_meta` to exactly FRAME bytes.
+    let frame = |id: i64| {
+        let mut pad = String::new();
+        loop {
+            let text = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "held", "arguments": {}, "_meta": {"pad": pad}}})
+            .to_string();
+            if text.len() >= FRAME {
+                assert_eq!(text.len(), FRAME);
+                return text;
+            }
+            pad.push('x');
+        }
+    };
+    // The first runs (the one running slot), the second is admitted and waits for that slot
+    // (admission is twice `max_in_flight`), the next 16 queue; the last 12 find the queue full.
+    let ids: Vec<i64> = (1000..1030).collect();
+    for id in &ids {
+        c.send_raw(&frame(*id)).await;
+    }
+    let mut busy = Vec::new();
+    while busy.len() < 12 {
+        let f = c.recv().await;
+        assert_eq!(
+            f["error"]["code"], -32603,
+            "only refusals come before the gate opens: {f}"
+        );
+        assert!(
+            f["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("Server busy: too many requests are waiting")),
+            "{f}"
+        );
+        busy.push(f["id"].as_i64().unwrap());
+    }
+    assert_eq!(busy, ids[18..], "exactly the frames past 16 queued ones are refused");
+    // Nothing queued is lost: the held calls finish once the gate opens, the asking one once
+    // answered.
+    gate.0.add_permits(1);
+    c.send(&json!({"jsonrpc": "2.0", "id": question["id"], "result": accept(json!({"name": "Ada"}))}))
+        .await;
+    let mut done = HashMap::new();
+    let finished = tokio::time::timeout(Duration::from_secs(20), async {
+        while done.len() < 19 {
+            let f = c.recv().await;
+            done.insert(f["id"].as_i64().unwrap(), f);
+        }
+    })
+    .await;
+    assert!(finished.is_ok(), "stalled after {} of 19 calls: {done:?}", done.len());
+    assert_eq!(text(&done[&asking]), "hello Ada");
+    for id in &ids[..18] {
+        assert_eq!(text(&done[id]), "released", "{}", done[id]);
+    }
+}
+
 /// Handshake era: calls waiting for the client's answers leave their running slots, so plain
 /// calls run while 64 questions (every running slot of the default configuration) wait.
 #[tokio::test]
