@@ -929,22 +929,10 @@ mod tests {
     #[test]
     fn a_requests_trace_context_goes_to_the_hook_with_its_recorded_span() {
         const PARENT: &str = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
-        struct Waits;
-        impl crate::tool::Tool for Waits {
-            fn definition(&self) -> crate::tool::ToolDefinition {
-                crate::tool::ToolDefinition::new("waits", crate::tool::ArgsSchema::new().finish())
-            }
-            fn call(
-                &self,
-                _: crate::tool::ToolCall,
-            ) -> futures_util::future::BoxFuture<'static, crate::tool_result::CallToolResult> {
-                Box::pin(std::future::pending())
-            }
-        }
         let joined = Arc::new(std::sync::Mutex::new(Vec::new()));
         let server = {
             let joined = joined.clone();
-            Server::new("t").tool(Waits).on_trace_context(move |span, trace| {
+            Server::new("t").tool(Slow).on_trace_context(move |span, trace| {
                 if let Ok(mut j) = joined.lock() {
                     j.push((span.is_disabled(), trace.traceparent().to_owned()));
                 }
@@ -956,7 +944,7 @@ mod tests {
         let meta = format!(
             r#""_meta":{{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{{}},"traceparent":"{PARENT}"}}"#
         );
-        let call = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"waits",{meta}}}}}"#);
+        let call = format!(r#"{{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{{"name":"slow",{meta}}}}}"#);
         let Dispatch::Call(call) = d.dispatch(&mut Session::new(), None, None, classify(call.as_bytes()), None) else {
             panic!("a call")
         };
