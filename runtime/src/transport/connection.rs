@@ -98,8 +98,8 @@ async fn read_messages<R: AsyncRead + Unpin>(
             let Some(slot) = spare.take().or_else(|| admission.clone().try_acquire_owned().ok()) else {
                 break;
             };
-            if let Some(q) = queue.pop()
-                && let Some(reply) = starter.start(&mut tasks, q.call, slot, &mut spare)
+            if let Some(call) = queue.pop()
+                && let Some(reply) = starter.start(&mut tasks, call, slot, &mut spare)
             {
                 outbound.send(reply).await;
             }
@@ -137,8 +137,8 @@ async fn read_messages<R: AsyncRead + Unpin>(
             }
             Event::Slot(slot) => {
                 match (slot, queue.pop()) {
-                    (Ok(slot), Some(q)) => {
-                        if let Some(reply) = starter.start(&mut tasks, q.call, slot, &mut spare) {
+                    (Ok(slot), Some(call)) => {
+                        if let Some(reply) = starter.start(&mut tasks, call, slot, &mut spare) {
                             outbound.send(reply).await;
                         }
                     }
@@ -210,10 +210,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
                     );
                     outbound.send(Outgoing::error(Some(id), e)).await;
                 } else {
-                    queue.push(Queued {
-                        call,
-                        bytes: frame_bytes,
-                    });
+                    queue.push(call, frame_bytes);
                 }
             }
         }
@@ -223,7 +220,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
     // last sender is dropped).
     peer.close();
     session.end();
-    while let Some(q) = queue.pop() {
+    while let Some(call) = queue.pop() {
         let slot = match spare.take() {
             Some(slot) => slot,
             None => match admission.clone().acquire_owned().await {
@@ -231,7 +228,7 @@ async fn read_messages<R: AsyncRead + Unpin>(
                 Err(_) => break,
             },
         };
-        if let Some(reply) = starter.start(&mut tasks, q.call, slot, &mut spare) {
+        if let Some(reply) = starter.start(&mut tasks, call, slot, &mut spare) {
             outbound.send(reply).await;
         }
     }
@@ -289,14 +286,15 @@ impl Queue {
     fn len(&self) -> usize {
         self.calls.len()
     }
-    fn push(&mut self, q: Queued) {
-        self.bytes += q.bytes;
-        self.calls.push_back(q);
+    /// Queues `call`, whose frame was `bytes` long.
+    fn push(&mut self, call: Admitted, bytes: usize) {
+        self.bytes += bytes;
+        self.calls.push_back(Queued { call, bytes });
     }
-    fn pop(&mut self) -> Option<Queued> {
+    fn pop(&mut self) -> Option<Admitted> {
         let q = self.calls.pop_front()?;
         self.bytes -= q.bytes;
-        Some(q)
+        Some(q.call)
     }
 }
 
